@@ -1,0 +1,31 @@
+/**
+ * `npm run bench [-- SECTION...]`: runs benchmark sections and prints one table.
+ * Sections register below (name -> lazy loader); with no argument every section runs.
+ * Speed goals live here, never as timed assertions in tests.
+ */
+import { renderTable, type BenchRow, type BenchSection } from "./table.js";
+
+const sections: Record<string, () => Promise<BenchSection>> = {
+  // name: async () => (await import("./section.js")).default,
+};
+
+async function main(): Promise<void> {
+  const asked = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+  const json = process.argv.includes("--json");
+  const names = asked.length > 0 ? asked : Object.keys(sections);
+  const rows: BenchRow[] = [];
+  for (const name of names) {
+    const load = sections[name];
+    if (!load) {
+      process.stderr.write(`bench: unknown section "${name}"; known: ${Object.keys(sections).join(", ")}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`bench: running ${name}...\n`);
+    const section = await load();
+    rows.push(...(await section()));
+  }
+  process.stdout.write((json ? JSON.stringify(rows, null, 2) : renderTable(rows)) + "\n");
+}
+
+await main();

@@ -1,0 +1,6 @@
+/**
+ * codegen-sandbox: generate, validate, run and repair model-written code in a WebAssembly
+ * sandbox, as a LangGraph state machine and LangChain tools.
+ */
+export * from "./sandbox/types.js";
+export * from "./errors.js";

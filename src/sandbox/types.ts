@@ -1,0 +1,173 @@
+/**
+ * The public contract of the sandbox: what a run takes and what it gives back.
+ * Every engine (QuickJS for JavaScript/TypeScript, Pyodide-in-Deno for Python) returns the
+ * same `ExecutionResult`, so callers never care which engine ran the code.
+ */
+
+/** A value that survives `JSON.stringify` / `JSON.parse` unchanged. */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+
+/** Languages the sandbox runs. */
+export type Language = "javascript" | "typescript" | "python";
+
+/** Every language `runCode` accepts, in a stable order (for schemas and error messages). */
+export const LANGUAGES: readonly Language[] = ["javascript", "typescript", "python"];
+
+/**
+ * How a run ended. Failures of the user's code are statuses, never exceptions.
+ * - `success`: the program finished; `result` holds its value.
+ * - `syntax_error`: the code does not parse (found before running).
+ * - `runtime_error`: the code threw, or an engine fault was caused by the code.
+ * - `timeout`: the run passed `timeoutMs` (including time waiting on host functions).
+ * - `memory_limit`: the run passed `memoryLimitBytes`.
+ * - `output_limit`: console output passed `maxOutputBytes`; output up to the limit is kept.
+ * - `forbidden`: the code imports a module the sandbox does not provide (found before running).
+ */
+export type ExecutionStatus =
+  | "success"
+  | "syntax_error"
+  | "runtime_error"
+  | "timeout"
+  | "memory_limit"
+  | "output_limit"
+  | "forbidden";
+
+/** Every status, in a stable order (for summaries and schemas). */
+export const EXECUTION_STATUSES: readonly ExecutionStatus[] = [
+  "success",
+  "syntax_error",
+  "runtime_error",
+  "timeout",
+  "memory_limit",
+  "output_limit",
+  "forbidden",
+];
+
+/** An error raised by the user's code (or a limit it hit), located in the user's source. */
+export interface ExecutionError {
+  /** Error class, e.g. `ReferenceError`, `SyntaxError`, `ZeroDivisionError`, `TimeoutError`. */
+  name: string;
+  message: string;
+  /** 1-based line in the code the caller passed (the TypeScript source for TypeScript). */
+  line?: number;
+  /** 1-based column in that line, when the engine knows it. */
+  column?: number;
+  /** A short stack or traceback that points only at the user's code. */
+  stack?: string;
+}
+
+/** What one run of code produced. */
+export interface ExecutionResult {
+  status: ExecutionStatus;
+  /** `console.log`/`info`/`debug` (JS) or `sys.stdout` (Python) output, capped. */
+  stdout: string;
+  /** `console.error`/`warn` (JS) or `sys.stderr` (Python) output, capped. */
+  stderr: string;
+  /** True when output was cut at `maxOutputBytes`. */
+  outputTruncated: boolean;
+  /**
+   * The JSON value of the program's result: the last expression of a script, the awaited
+   * `export default` of a module, or the last expression of a Python cell. `undefined` when
+   * the program has none or the value is not representable as JSON.
+   */
+  result?: JsonValue;
+  error?: ExecutionError;
+  /** Wall time of the run, from start of execution to its end, in milliseconds. */
+  durationMs: number;
+  language: Language;
+}
+
+/**
+ * A function of the host that sandboxed code may call as `await name(...args)`.
+ * Arguments and the return value cross the boundary as JSON copies. A throw (or rejection)
+ * becomes an exception inside the sandbox.
+ */
+export type HostFunction = (...args: JsonValue[]) => unknown;
+
+/** Options of one run. Every field is optional; defaults are listed on each. */
+export interface RunOptions {
+  /** Default `"javascript"`. */
+  language?: Language;
+  /** Wall-clock limit of the run, including waiting on host functions. Default 5000. */
+  timeoutMs?: number;
+  /** Memory the engine may allocate. Default 64 MiB. */
+  memoryLimitBytes?: number;
+  /** Bytes of stdout + stderr kept before the run ends with `output_limit`. Default 1 MiB. */
+  maxOutputBytes?: number;
+  /** JSON values the code sees as global variables (copied in). */
+  globals?: Record<string, JsonValue>;
+  /** Host functions the code may call (`await name(...)`). JavaScript/TypeScript only for now. */
+  hostFunctions?: Record<string, HostFunction>;
+}
+
+/** `RunOptions` with every default filled in and every value checked. */
+export interface ResolvedRunOptions {
+  language: Language;
+  timeoutMs: number;
+  memoryLimitBytes: number;
+  maxOutputBytes: number;
+  globals: Record<string, JsonValue>;
+  hostFunctions: Record<string, HostFunction>;
+}
+
+/** Outcome of checking code without running it (syntax and imports). */
+export type CheckResult =
+  | { ok: true; language: Language }
+  | { ok: false; language: Language; status: "syntax_error" | "forbidden"; error: ExecutionError };
+
+/**
+ * A long-lived sandbox session: one engine context whose global state survives between
+ * `run` calls (for live instances of generated code). Each call has the same limits as a run.
+ */
+export interface SandboxSession {
+  readonly language: Language;
+  /** Runs code in the session's context; globals it defines stay for later calls. */
+  run(code: string, options?: Omit<RunOptions, "language">): Promise<ExecutionResult>;
+  /** Calls a global function defined by earlier code with JSON arguments; `result` is its awaited value. */
+  call(name: string, args?: JsonValue[], options?: Omit<RunOptions, "language" | "globals">): Promise<ExecutionResult>;
+  /** Names of the global functions the session's code has defined (for clear errors). */
+  functionNames(): Promise<string[]>;
+  /** Releases the session's engine; later calls throw `SandboxDisposedError`. */
+  dispose(): Promise<void>;
+  readonly disposed: boolean;
+}
+
+/** Options of a long-lived sandbox. */
+export interface SandboxOptions {
+  /** Worker threads for JavaScript/TypeScript. Default: the number of CPUs. */
+  poolSize?: number;
+  /** Defaults for every run of this sandbox (a run's own options win). */
+  defaults?: Omit<RunOptions, "hostFunctions" | "globals">;
+}
+
+/** A pool of warm engines. `run` is `runCode` on this pool. */
+export interface Sandbox {
+  run(code: string, options?: RunOptions): Promise<ExecutionResult>;
+  /** Syntax and import check without running. */
+  check(code: string, options?: Pick<RunOptions, "language">): Promise<CheckResult>;
+  createSession(options?: { language?: Language; memoryLimitBytes?: number }): Promise<SandboxSession>;
+  /** Starts engines ahead of the first run (Python's start-up takes seconds). */
+  warm(languages?: Language[]): Promise<void>;
+  /** Stops every worker and process; later calls throw `SandboxDisposedError`. */
+  dispose(): Promise<void>;
+  readonly disposed: boolean;
+}
+
+/**
+ * What each language engine implements. The sandbox resolves options, then dispatches here.
+ * Engines never throw for failures of user code; they return a result.
+ */
+export interface LanguageEngine {
+  run(code: string, options: ResolvedRunOptions): Promise<ExecutionResult>;
+  check(code: string): Promise<CheckResult>;
+  warm(): Promise<void>;
+  /** A session with state kept between calls; engines that cannot keep one leave this out. */
+  createSession?(options: { memoryLimitBytes: number }): Promise<SandboxSession>;
+  dispose(): Promise<void>;
+}
