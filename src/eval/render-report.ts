@@ -1,0 +1,72 @@
+/** Renders an evaluation report as a plain-text table for a terminal. */
+import type { EvalReport, EvalSummary } from "./run-evaluation.js";
+
+function percent(rate: number): string {
+  return `${(rate * 100).toFixed(1)}%`;
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  return [fmt(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(fmt)].join("\n");
+}
+
+function summaryRow(name: string, s: EvalSummary): string[] {
+  return [
+    name,
+    String(s.tasks),
+    `${s.passedFirstAttempt} (${percent(s.passAt1FirstAttempt)})`,
+    `${s.passedAfterRepair} (${percent(s.passAt1AfterRepair)})`,
+    s.meanAttempts.toFixed(2),
+    String(s.inputTokens + s.outputTokens),
+    seconds(s.meanDurationMs),
+  ];
+}
+
+/**
+ * Per-task rows, then totals overall, per language and per difficulty.
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(renderEvalReport(report) + "\n");
+ * ```
+ */
+export function renderEvalReport(report: EvalReport): string {
+  const taskRows = report.results.map((r) => [
+    r.id,
+    r.language,
+    r.difficulty ?? "",
+    r.passedFirstAttempt ? "yes" : "no",
+    r.passedAfterRepair ? "yes" : "no",
+    String(r.attempts),
+    r.attemptStatuses.join(">") || (r.solverError ? "error" : ""),
+    String(r.inputTokens + r.outputTokens),
+    seconds(r.durationMs),
+  ]);
+  const perTask = table(
+    ["task", "language", "difficulty", "pass@1 first", "pass after repair", "attempts", "statuses", "tokens", "time"],
+    taskRows,
+  );
+  const summaryHeader = ["group", "tasks", "pass@1 first attempt", "pass@1 after repair", "mean attempts", "tokens", "mean time"];
+  const summaryRows = [
+    summaryRow("all", report.summary),
+    ...Object.entries(report.byLanguage).map(([name, s]) => summaryRow(name, s)),
+    ...Object.entries(report.byDifficulty).map(([name, s]) => summaryRow(name, s)),
+  ];
+  const header = `model: ${report.model ?? "(default)"}  max retries: ${report.maxRetries ?? "(default)"}  started: ${report.startedAt}`;
+  const failures = report.results
+    .filter((r) => !r.passedAfterRepair && r.explanation)
+    .map((r) => `- ${r.id}: ${r.explanation!.replace(/\s+/g, " ").slice(0, 240)}`);
+  return [
+    header,
+    "",
+    perTask,
+    "",
+    table(summaryHeader, summaryRows),
+    ...(failures.length > 0 ? ["", "failures:", ...failures] : []),
+  ].join("\n");
+}

@@ -1,0 +1,227 @@
+/**
+ * Runs evaluation tasks through a solver (normally the code-generation graph) and measures
+ * pass@1 on the first attempt and after repair, attempts, tokens and time per task.
+ */
+import type { EvalTask } from "./task-set.js";
+
+/** One attempt of a solver, reduced to what the evaluation counts. */
+export interface EvalAttempt {
+  /** True when this attempt's code ran and passed the task's tests. */
+  passed: boolean;
+  /** The attempt's outcome, e.g. `success`, `syntax_error`, `runtime_error`, `timeout`. */
+  status: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** What a solver returns for one task. */
+export interface SolveOutcome {
+  /** True when the final code passed the tests. */
+  passed: boolean;
+  attempts: EvalAttempt[];
+  /** Why the task failed, in words (the graph's explanation or the last error). */
+  explanation?: string;
+  /** The final code. */
+  code?: string;
+}
+
+/** Solves one task; failures of the model's code are outcomes, not exceptions. */
+export type EvalSolver = (task: EvalTask, signal?: AbortSignal) => Promise<SolveOutcome>;
+
+/** One task's row of the report. */
+export interface EvalTaskResult {
+  id: string;
+  language: EvalTask["language"];
+  difficulty?: string;
+  /** The first attempt passed the tests (pass@1 without repair). */
+  passedFirstAttempt: boolean;
+  /** The final code passed the tests (pass@1 with the repair loop). */
+  passedAfterRepair: boolean;
+  /** Attempts used (generate + refinements that produced code). */
+  attempts: number;
+  /** Status of each attempt, in order. */
+  attemptStatuses: string[];
+  inputTokens: number;
+  outputTokens: number;
+  /** Wall time of the whole task, model and sandbox included. */
+  durationMs: number;
+  /** Why the task failed, or the message of an error the solver threw. */
+  explanation?: string;
+  /** Set when the solver threw instead of returning an outcome. */
+  solverError?: string;
+}
+
+/** Pass rates and totals over a group of task results. */
+export interface EvalSummary {
+  tasks: number;
+  passedFirstAttempt: number;
+  passedAfterRepair: number;
+  /** `passedFirstAttempt / tasks` (0 for no tasks). */
+  passAt1FirstAttempt: number;
+  /** `passedAfterRepair / tasks` (0 for no tasks). */
+  passAt1AfterRepair: number;
+  meanAttempts: number;
+  inputTokens: number;
+  outputTokens: number;
+  meanDurationMs: number;
+  medianDurationMs: number;
+  totalDurationMs: number;
+  /** Tasks whose solver threw (counted as failed). */
+  solverErrors: number;
+}
+
+/** The result of an evaluation run. */
+export interface EvalReport {
+  /** Model name as given, for the record. */
+  model?: string;
+  maxRetries?: number;
+  startedAt: string;
+  results: EvalTaskResult[];
+  summary: EvalSummary;
+  /** Summaries per language and per difficulty. */
+  byLanguage: Record<string, EvalSummary>;
+  byDifficulty: Record<string, EvalSummary>;
+}
+
+/** Options of {@link runEvaluation}. */
+export interface RunEvaluationOptions {
+  tasks: EvalTask[];
+  solve: EvalSolver;
+  /** Recorded in the report. */
+  model?: string;
+  /** Recorded in the report. */
+  maxRetries?: number;
+  /** Tasks solved at once. Default 1 (timings per task stay meaningful). */
+  concurrency?: number;
+  /** Called as each task finishes (progress output). */
+  onResult?: (result: EvalTaskResult, index: number, total: number) => void;
+  /**
+   * Decides whether an error the solver threw ends the whole run (true: rethrown) or only
+   * fails that task. Default: every error only fails its task.
+   */
+  isFatal?: (error: unknown) => boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs every task through `solve` and builds the report.
+ *
+ * @example
+ * ```ts
+ * const report = await runEvaluation({ tasks, solve: graphSolver(graph) });
+ * console.log(report.summary.passAt1FirstAttempt, report.summary.passAt1AfterRepair);
+ * ```
+ */
+export async function runEvaluation(options: RunEvaluationOptions): Promise<EvalReport> {
+  const { tasks, solve } = options;
+  const startedAt = new Date().toISOString();
+  const results: EvalTaskResult[] = new Array(tasks.length);
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+  let next = 0;
+  let finished = 0;
+
+  async function worker(): Promise<void> {
+    while (next < tasks.length) {
+      options.signal?.throwIfAborted();
+      const index = next++;
+      const task = tasks[index]!;
+      const started = performance.now();
+      let result: EvalTaskResult;
+      try {
+        const outcome = await solve(task, options.signal);
+        result = toResult(task, outcome, performance.now() - started);
+      } catch (error) {
+        if (options.isFatal?.(error) || options.signal?.aborted) throw error;
+        const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        result = {
+          ...baseResult(task),
+          durationMs: performance.now() - started,
+          explanation: message,
+          solverError: message,
+        };
+      }
+      results[index] = result;
+      options.onResult?.(result, finished++, tasks.length);
+    }
+  }
+
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, tasks.length)) }, () => worker()));
+  const group = (key: (r: EvalTaskResult) => string | undefined) => {
+    const groups: Record<string, EvalTaskResult[]> = {};
+    for (const r of results) (groups[key(r) ?? "unspecified"] ??= []).push(r);
+    return Object.fromEntries(Object.entries(groups).map(([name, rows]) => [name, summarize(rows)]));
+  };
+  const report: EvalReport = {
+    startedAt,
+    results,
+    summary: summarize(results),
+    byLanguage: group((r) => r.language),
+    byDifficulty: group((r) => r.difficulty),
+  };
+  if (options.model !== undefined) report.model = options.model;
+  if (options.maxRetries !== undefined) report.maxRetries = options.maxRetries;
+  return report;
+}
+
+function baseResult(task: EvalTask): EvalTaskResult {
+  const result: EvalTaskResult = {
+    id: task.id,
+    language: task.language,
+    passedFirstAttempt: false,
+    passedAfterRepair: false,
+    attempts: 0,
+    attemptStatuses: [],
+    inputTokens: 0,
+    outputTokens: 0,
+    durationMs: 0,
+  };
+  if (task.difficulty !== undefined) result.difficulty = task.difficulty;
+  return result;
+}
+
+function toResult(task: EvalTask, outcome: SolveOutcome, durationMs: number): EvalTaskResult {
+  const result: EvalTaskResult = {
+    ...baseResult(task),
+    passedFirstAttempt: outcome.attempts[0]?.passed ?? false,
+    passedAfterRepair: outcome.passed,
+    attempts: outcome.attempts.length,
+    attemptStatuses: outcome.attempts.map((a) => a.status),
+    inputTokens: outcome.attempts.reduce((sum, a) => sum + a.inputTokens, 0),
+    outputTokens: outcome.attempts.reduce((sum, a) => sum + a.outputTokens, 0),
+    durationMs,
+  };
+  if (!outcome.passed && outcome.explanation !== undefined) result.explanation = outcome.explanation;
+  return result;
+}
+
+/**
+ * Pass rates, attempts, tokens and time over a list of task results.
+ *
+ * @example
+ * ```ts
+ * summarize(report.results.filter((r) => r.language === "python")).passAt1AfterRepair;
+ * ```
+ */
+export function summarize(results: EvalTaskResult[]): EvalSummary {
+  const n = results.length;
+  const sum = (f: (r: EvalTaskResult) => number) => results.reduce((s, r) => s + f(r), 0);
+  const durations = results.map((r) => r.durationMs).sort((a, b) => a - b);
+  const median =
+    n === 0 ? 0 : n % 2 === 1 ? durations[(n - 1) / 2]! : (durations[n / 2 - 1]! + durations[n / 2]!) / 2;
+  const first = results.filter((r) => r.passedFirstAttempt).length;
+  const after = results.filter((r) => r.passedAfterRepair).length;
+  return {
+    tasks: n,
+    passedFirstAttempt: first,
+    passedAfterRepair: after,
+    passAt1FirstAttempt: n === 0 ? 0 : first / n,
+    passAt1AfterRepair: n === 0 ? 0 : after / n,
+    meanAttempts: n === 0 ? 0 : sum((r) => r.attempts) / n,
+    inputTokens: sum((r) => r.inputTokens),
+    outputTokens: sum((r) => r.outputTokens),
+    meanDurationMs: n === 0 ? 0 : sum((r) => r.durationMs) / n,
+    medianDurationMs: median,
+    totalDurationMs: sum((r) => r.durationMs),
+    solverErrors: results.filter((r) => r.solverError !== undefined).length,
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * Evaluation tasks and the JSONL formats they are read from: our own format and the public
+ * HumanEval (Python) and HumanEval-X (JavaScript) sets, converted so that every task carries
+ * tests in its own language that throw when the code is wrong.
+ */
+import { readFile } from "node:fs/promises";
+import { LANGUAGES, type Language } from "../sandbox/types.js";
+import { InvalidTaskFileError } from "./errors.js";
+
+/** One evaluation task: a prompt for the model and tests that decide whether its code works. */
+export interface EvalTask {
+  id: string;
+  language: Language;
+  /** What the model is asked to do. */
+  task: string;
+  /** Code in the same language, run after the model's code; it throws when the code is wrong. */
+  tests: string;
+  /** Extra context given to the model (e.g. a function signature to complete). */
+  context?: string;
+  /** Free text, e.g. `easy`, `medium`, `hard`. */
+  difficulty?: string;
+  /** Name of the function or class the tests call, when known. */
+  entryPoint?: string;
+}
+
+/** Formats a task file can be in. `auto` decides per file from the first task's fields. */
+export type TaskFileFormat = "tasks" | "humaneval" | "humaneval-x-js";
+
+/** Every format name `--format` accepts. */
+export const TASK_FILE_FORMATS: readonly (TaskFileFormat | "auto")[] = ["auto", "tasks", "humaneval", "humaneval-x-js"];
+
+type Row = Record<string, unknown>;
+
+/**
+ * Which format a parsed JSONL row is in, or undefined when it matches none.
+ *
+ * @example
+ * ```ts
+ * detectTaskFormat({ task_id: "HumanEval/0", prompt: "...", test: "...", entry_point: "f" }); // "humaneval"
+ * ```
+ */
+export function detectTaskFormat(row: Row): TaskFileFormat | undefined {
+  if (typeof row.task_id === "string" && typeof row.prompt === "string" && typeof row.test === "string") {
+    if (row.task_id.startsWith("JavaScript/")) return "humaneval-x-js";
+    if (typeof row.entry_point === "string") return "humaneval";
+  }
+  if (typeof row.id === "string" && typeof row.task === "string" && typeof row.tests === "string") return "tasks";
+  return undefined;
+}
+
+/**
+ * Shadows `console` inside the HumanEval-X tests with one whose `assert` throws: the set's
+ * tests use `console.assert`, which only logs in every JavaScript engine.
+ */
+const THROWING_ASSERT_PRELUDE = `const console = Object.create(globalThis.console);
+console.assert = (condition, ...details) => {
+  if (!condition) throw new Error("Assertion failed" + (details.length > 0 ? ": " + details.join(" ") : ""));
+};`;
+
+function fromHumanEvalPython(row: Row): EvalTask {
+  const prompt = String(row.prompt);
+  const entryPoint = String(row.entry_point);
+  return {
+    id: String(row.task_id),
+    language: "python",
+    task:
+      `Complete the Python function \`${entryPoint}\` below. Write the whole program: the imports it ` +
+      `needs and the complete function definition (signature, docstring optional, body). Do not call it.\n\n` +
+      "```python\n" + prompt + "```",
+    tests: `${String(row.test)}\n\ncheck(${entryPoint})\n`,
+    entryPoint,
+  };
+}
+
+function fromHumanEvalJavaScript(row: Row): EvalTask {
+  const prompt = String(row.prompt);
+  const name = /const\s+([A-Za-z_$][\w$]*)\s*=/.exec(String(row.declaration ?? prompt))?.[1];
+  return {
+    id: String(row.task_id),
+    language: "javascript",
+    task:
+      `Complete the JavaScript function${name ? ` \`${name}\`` : ""} below. Write the complete definition ` +
+      `(the same declaration with its body), as plain JavaScript without imports or exports. Do not call it.\n\n` +
+      "```javascript\n" + prompt + "```",
+    // The block keeps the shadowed console (and the test's own names) away from the model's code.
+    tests: `{\n${THROWING_ASSERT_PRELUDE}\n${String(row.test)}\n}\n`,
+    ...(name ? { entryPoint: name } : {}),
+  };
+}
+
+function fromOwnFormat(row: Row, problem: (text: string) => never): EvalTask {
+  const language = row.language;
+  if (typeof language !== "string" || !(LANGUAGES as readonly string[]).includes(language)) {
+    problem(`"language" must be one of ${LANGUAGES.join(", ")}, got ${JSON.stringify(language)}`);
+  }
+  for (const field of ["context", "difficulty", "entryPoint"] as const) {
+    if (row[field] !== undefined && typeof row[field] !== "string") problem(`"${field}" must be a string when given`);
+  }
+  const task: EvalTask = {
+    id: String(row.id),
+    language: language as Language,
+    task: String(row.task),
+    tests: String(row.tests),
+  };
+  if (typeof row.context === "string") task.context = row.context;
+  if (typeof row.difficulty === "string") task.difficulty = row.difficulty;
+  if (typeof row.entryPoint === "string") task.entryPoint = row.entryPoint;
+  return task;
+}
+
+/**
+ * Parses the text of a JSONL task file. Blank lines are skipped; ids must be unique.
+ * Throws {@link InvalidTaskFileError} naming the line for a bad row or a format mismatch.
+ *
+ * @example
+ * ```ts
+ * const tasks = parseTaskFile(text, { file: "evals/tasks.jsonl" });
+ * ```
+ */
+export function parseTaskFile(text: string, options: { format?: TaskFileFormat | "auto"; file?: string } = {}): EvalTask[] {
+  const file = options.file ?? "<input>";
+  let format: TaskFileFormat | undefined = options.format === "auto" ? undefined : options.format;
+  const tasks: EvalTask[] = [];
+  const seen = new Set<string>();
+  const lines = text.split(/\r?\n/);
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!.trim();
+    if (line === "") continue;
+    const problem = (what: string): never => {
+      throw new InvalidTaskFileError(file, index + 1, what);
+    };
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch (error) {
+      problem(`not JSON (${(error as Error).message})`);
+    }
+    if (typeof row !== "object" || row === null || Array.isArray(row)) problem("expected a JSON object");
+    const detected = detectTaskFormat(row as Row);
+    format ??= detected;
+    if (detected === undefined || detected !== format) {
+      problem(
+        format === undefined || detected === undefined
+          ? `not a task: expected {id, language, task, tests} (our format), or a HumanEval / HumanEval-X JavaScript row`
+          : `this row looks like "${detected}" but the file is read as "${format}"`,
+      );
+    }
+    const task =
+      format === "humaneval"
+        ? fromHumanEvalPython(row as Row)
+        : format === "humaneval-x-js"
+          ? fromHumanEvalJavaScript(row as Row)
+          : fromOwnFormat(row as Row, problem);
+    if (seen.has(task.id)) problem(`duplicate task id "${task.id}"`);
+    seen.add(task.id);
+    tasks.push(task);
+  }
+  return tasks;
+}
+
+/**
+ * Reads and parses a JSONL task file (see {@link parseTaskFile}).
+ *
+ * @example
+ * ```ts
+ * const tasks = await loadTaskFile("evals/tasks.jsonl");
+ * ```
+ */
+export async function loadTaskFile(path: string, options: { format?: TaskFileFormat | "auto" } = {}): Promise<EvalTask[]> {
+  const text = await readFile(path, "utf8");
+  return parseTaskFile(text, { ...options, file: path });
+}
