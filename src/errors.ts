@@ -45,3 +45,23 @@ export function describeValue(value: unknown): string {
   }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
+
+/** A sandbox session ended (its run timed out, ran out of memory, or its engine crashed). */
+export class SandboxSessionEndedError extends CodegenSandboxError {
+  override name = "SandboxSessionEndedError";
+  constructor(readonly reason: string) {
+    super(`This sandbox session has ended (${reason}); its state is gone. Create a new session and run the code again.`);
+  }
+}
+
+/** A language engine could not be loaded (e.g. its module is missing from this build). */
+export class EngineUnavailableError extends CodegenSandboxError {
+  override name = "EngineUnavailableError";
+  constructor(
+    readonly language: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`The ${language} engine is not available: ${detail}`, options);
+  }
+}
