@@ -3,4 +3,5 @@
  * sandbox, as a LangGraph state machine and LangChain tools.
  */
 export * from "./sandbox/types.js";
+export * from "./sandbox/index.js";
 export * from "./errors.js";

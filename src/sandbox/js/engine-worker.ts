@@ -1,0 +1,275 @@
+/**
+ * The host's side of one QuickJS worker thread: starts it, sends it one request at a time,
+ * answers its host-function calls, collects output, and enforces the hard deadline with a
+ * watchdog that terminates the thread. A crash or kill ends the request as data, never as a
+ * throw, and marks this worker dead so its owner can replace it.
+ */
+import { Worker } from "node:worker_threads";
+import type { ExecutionResult, HostFunction, JsonValue, Language } from "../types.js";
+import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
+import { timeoutError } from "./guest-context.js";
+
+/** How long past its deadline a run may go before its thread is killed. */
+export const WATCHDOG_GRACE_MS = 100;
+
+/** A request the worker answers with a `done` message. */
+export type WorkerRequest =
+  | Extract<HostToWorker, { type: "run" }>
+  | Extract<HostToWorker, { type: "session-call" }>;
+
+/** What an ended request says about the worker that ran it. */
+export interface RequestEnd {
+  result: ExecutionResult;
+  /** True when the worker was killed or crashed during the request and must be replaced. */
+  workerLost: boolean;
+}
+
+interface Active {
+  runId: number;
+  language: Language;
+  timeoutMs: number;
+  hostFunctions: Record<string, HostFunction>;
+  stdout: string;
+  stderr: string;
+  sentMs: number;
+  watchdog: NodeJS.Timeout;
+  resolve(end: RequestEnd): void;
+}
+
+/**
+ * Resolves the worker script. Vitest runs `src/**.ts` directly, but a Worker needs compiled
+ * JavaScript, so from a `.ts` module the compiled copy in `dist/` is used (`npm test` builds it
+ * first).
+ */
+export function workerScriptUrl(): URL {
+  const here = new URL(import.meta.url);
+  if (here.pathname.endsWith(".ts")) return new URL("../../../dist/src/sandbox/js/worker.js", here);
+  return new URL("./worker.js", here);
+}
+
+let nextRunId = 1;
+
+/** One worker thread and the request it is serving, if any. */
+export class EngineWorker {
+  /** Resolves when the WASM module is loaded; rejects if the thread fails to start. */
+  readonly ready: Promise<void>;
+  private readonly worker: Worker;
+  private active: Active | undefined;
+  private namesWaiter: { runId: number; resolve(names: string[]): void } | undefined;
+  private deadReason: string | undefined;
+  private readonly onDeath: (worker: EngineWorker) => void;
+
+  constructor(onDeath: (worker: EngineWorker) => void) {
+    this.onDeath = onDeath;
+    this.worker = new Worker(workerScriptUrl());
+    // An idle worker never keeps the process alive; it is ref'd while it serves a request.
+    this.worker.unref();
+    this.ready = new Promise((resolve, reject) => {
+      const onReady = (message: WorkerToHost): void => {
+        if (message.type === "ready") {
+          this.worker.off("message", onReady);
+          resolve();
+        }
+      };
+      this.worker.on("message", onReady);
+      this.worker.once("error", reject);
+      this.worker.once("exit", (code) => reject(new Error(`the QuickJS worker exited with code ${code} while starting`)));
+    });
+    // A start failure is reported through `ready` by whoever awaits it.
+    this.ready.catch(() => undefined);
+    this.worker.on("message", (message: WorkerToHost) => this.onMessage(message));
+    this.worker.on("error", (error) => this.die(`the engine crashed while running this code: ${error.message}`));
+    this.worker.on("exit", (code) => this.die(`the engine crashed while running this code: its thread exited (code ${code})`));
+  }
+
+  /** True while a request is in flight. */
+  get busy(): boolean {
+    return this.active !== undefined;
+  }
+
+  /** True once the thread has crashed, exited or been terminated. */
+  get dead(): boolean {
+    return this.deadReason !== undefined;
+  }
+
+  /** Posts a message that expects no answer (e.g. opening a session). */
+  post(message: HostToWorker): void {
+    this.worker.postMessage(message);
+  }
+
+  /**
+   * Sends one run or session call and resolves when it ends (result as data, always).
+   * `request.runId` is assigned here.
+   */
+  request(
+    request: WorkerRequest,
+    language: Language,
+    hostFunctions: Record<string, HostFunction>,
+  ): Promise<RequestEnd> {
+    if (this.active) throw new Error("EngineWorker.request while busy");
+    const runId = nextRunId++;
+    const sentMs = Date.now();
+    return new Promise<RequestEnd>((resolve) => {
+      if (this.deadReason !== undefined) {
+        resolve({ result: crashResult(language, this.deadReason, "", "", 0), workerLost: true });
+        return;
+      }
+      this.active = {
+        runId,
+        language,
+        timeoutMs: request.timeoutMs,
+        hostFunctions,
+        stdout: "",
+        stderr: "",
+        sentMs,
+        watchdog: setTimeout(() => this.onWatchdog(), request.timeoutMs + WATCHDOG_GRACE_MS),
+        resolve,
+      };
+      this.worker.ref();
+      this.worker.postMessage({ ...request, runId });
+    });
+  }
+
+  /** Asks a session worker for the names of the functions its code defined. */
+  functionNames(): Promise<string[]> {
+    const runId = nextRunId++;
+    return new Promise((resolve) => {
+      if (this.deadReason !== undefined) {
+        resolve([]);
+        return;
+      }
+      this.namesWaiter = { runId, resolve };
+      this.worker.ref();
+      this.worker.postMessage({ type: "session-names", runId } satisfies HostToWorker);
+    });
+  }
+
+  /** Stops the thread. In-flight requests end as runtime errors. */
+  async terminate(): Promise<void> {
+    if (this.deadReason === undefined) this.deadReason = "the sandbox was disposed while this code ran";
+    this.endActive(this.deadReason);
+    this.namesWaiter?.resolve([]);
+    this.namesWaiter = undefined;
+    await this.worker.terminate();
+  }
+
+  private onMessage(message: WorkerToHost): void {
+    if (message.type === "names") {
+      if (this.namesWaiter?.runId === message.runId) {
+        this.namesWaiter.resolve(message.names);
+        this.namesWaiter = undefined;
+        if (!this.active) this.worker.unref();
+      }
+      return;
+    }
+    const active = this.active;
+    if (!active || !("runId" in message) || message.runId !== active.runId) return;
+    switch (message.type) {
+      case "output":
+        active.stdout += message.stdout;
+        active.stderr += message.stderr;
+        return;
+      case "call":
+        void this.callHost(active, message.callId, message.name, message.argsJson);
+        return;
+      case "done":
+        active.stdout += message.stdout;
+        active.stderr += message.stderr;
+        this.finish(active, toResult(active, message.outcome), false);
+        return;
+    }
+  }
+
+  private async callHost(active: Active, callId: number, name: string, argsJson: string): Promise<void> {
+    let reply: HostToWorker;
+    try {
+      const fn = active.hostFunctions[name];
+      if (!fn) throw new Error(`host function ${name} is not available in this run`);
+      const args = JSON.parse(argsJson) as JsonValue[];
+      const value: unknown = await fn(...args);
+      reply = { type: "reply", runId: active.runId, callId, ok: true, valueJson: value === undefined ? undefined : JSON.stringify(value) };
+    } catch (error) {
+      const e = error as { name?: unknown; message?: unknown } | null;
+      reply = {
+        type: "reply",
+        runId: active.runId,
+        callId,
+        ok: false,
+        name: typeof e?.name === "string" ? e.name : "Error",
+        message: typeof e?.message === "string" ? e.message : String(error),
+      };
+    }
+    if (this.active === active && this.deadReason === undefined) this.worker.postMessage(reply);
+  }
+
+  private onWatchdog(): void {
+    const active = this.active;
+    if (!active) return;
+    // The guest is stuck in something that does not poll the interrupt handler: kill the thread.
+    this.deadReason = "killed by the watchdog after a timeout";
+    const durationMs = Date.now() - active.sentMs;
+    this.finish(
+      active,
+      {
+        status: "timeout",
+        stdout: active.stdout,
+        stderr: active.stderr,
+        outputTruncated: false,
+        error: timeoutError(active.timeoutMs),
+        durationMs,
+        language: active.language,
+      },
+      true,
+    );
+    void this.worker.terminate();
+    this.onDeath(this);
+  }
+
+  private die(reason: string): void {
+    if (this.deadReason !== undefined) return;
+    this.deadReason = reason;
+    this.endActive(reason);
+    this.namesWaiter?.resolve([]);
+    this.namesWaiter = undefined;
+    this.onDeath(this);
+  }
+
+  private endActive(reason: string): void {
+    const active = this.active;
+    if (!active) return;
+    this.finish(active, crashResult(active.language, reason, active.stdout, active.stderr, Date.now() - active.sentMs), true);
+  }
+
+  private finish(active: Active, result: ExecutionResult, workerLost: boolean): void {
+    clearTimeout(active.watchdog);
+    this.active = undefined;
+    if (!this.namesWaiter && this.deadReason === undefined) this.worker.unref();
+    active.resolve({ result, workerLost });
+  }
+}
+
+function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
+  const result: ExecutionResult = {
+    status: outcome.status,
+    stdout: active.stdout,
+    stderr: active.stderr,
+    outputTruncated: outcome.status === "output_limit",
+    durationMs: outcome.durationMs,
+    language: active.language,
+  };
+  if (outcome.resultJson !== undefined) result.result = JSON.parse(outcome.resultJson) as JsonValue;
+  if (outcome.error) result.error = outcome.error;
+  return result;
+}
+
+function crashResult(language: Language, message: string, stdout: string, stderr: string, durationMs: number): ExecutionResult {
+  return {
+    status: "runtime_error",
+    stdout,
+    stderr,
+    outputTruncated: false,
+    error: { name: "EngineCrash", message },
+    durationMs,
+    language,
+  };
+}

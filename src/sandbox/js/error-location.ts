@@ -1,0 +1,37 @@
+/**
+ * Turns an error as QuickJS describes it (name, message, stack "    at f (main.js:3:5)") into an
+ * `ExecutionError` located in the user's code, with only the user's frames kept.
+ */
+import type { ExecutionError } from "../types.js";
+import { USER_FILE_NAME } from "./guest-prelude.js";
+
+/** Most stack lines kept: enough to follow a call chain, short enough for a model's prompt. */
+const MAX_STACK_FRAMES = 8;
+
+const FRAME_LOCATION = new RegExp(`${USER_FILE_NAME.replace(".", "\\.")}:(\\d+)(?::(\\d+))?`);
+
+/**
+ * Builds an `ExecutionError` from the raw description the guest produced.
+ *
+ * @example
+ * locateError({ name: "ReferenceError", message: "'x' is not defined", stack: "    at <eval> (main.js:3:1)\n" });
+ * // { name: "ReferenceError", message: "'x' is not defined", line: 3, column: 1, stack: "    at <eval> (main.js:3:1)" }
+ */
+export function locateError(raw: { name: string; message: string; stack?: string }): ExecutionError {
+  const error: ExecutionError = { name: raw.name, message: raw.message };
+  if (raw.stack === undefined) return error;
+  const userFrames = raw.stack
+    .split("\n")
+    .filter((line) => line.includes(USER_FILE_NAME))
+    .map((line) => line.trimEnd());
+  const first = userFrames[0];
+  if (first !== undefined) {
+    const match = FRAME_LOCATION.exec(first);
+    if (match) {
+      error.line = Number(match[1]);
+      if (match[2] !== undefined) error.column = Number(match[2]);
+    }
+    error.stack = userFrames.slice(0, MAX_STACK_FRAMES).join("\n");
+  }
+  return error;
+}

@@ -1,0 +1,462 @@
+/**
+ * One QuickJS runtime + context with the prelude installed, living inside a worker thread.
+ * A pool worker makes a fresh one per run and disposes it after; a session keeps one alive.
+ * Runs are async only to wait for host-function replies; the guest itself runs synchronously.
+ */
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from "quickjs-emscripten-core";
+import type { ExecutionError } from "../types.js";
+import type { WorkerOutcome, WorkerRunLimits } from "./protocol.js";
+import { locateError } from "./error-location.js";
+import { GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME, USER_FILE_NAME } from "./guest-prelude.js";
+
+/**
+ * QuickJS's own stack limit. FACTS: 512 KiB or more (or unset) overflows the thread's native
+ * stack inside WASM and later aborts the module; 256 KiB ends with a clean InternalError.
+ */
+export const MAX_STACK_SIZE_BYTES = 256 * 1024;
+
+/** Buffered output is sent to the host when it grows past this, so a killed run keeps it. */
+const OUTPUT_FLUSH_BYTES = 4096;
+/** ...or when this much time has passed since the last flush (checked from the interrupt handler). */
+const OUTPUT_FLUSH_INTERVAL_MS = 20;
+/** Headroom granted while describing an out-of-memory error, so the description can allocate. */
+const OOM_DESCRIBE_HEADROOM_BYTES = 4 * 1024 * 1024;
+
+/** Where the worker sends what a run produces while it runs. */
+export interface GuestHost {
+  output(runId: number, stdout: string, stderr: string): void;
+  call(runId: number, callId: number, name: string, argsJson: string): void;
+}
+
+/** Mutable state of the run in progress. */
+interface RunState {
+  runId: number;
+  limits: WorkerRunLimits;
+  deadlineMs: number;
+  outputBytes: number;
+  stdoutPending: string;
+  stderrPending: string;
+  pendingBytes: number;
+  lastFlushMs: number;
+  abort?: "timeout" | "output";
+  deferreds: Map<number, QuickJSDeferredPromise>;
+  nextCallId: number;
+  settled?: { ok: true; json: string | undefined } | { ok: false; errorJson: string };
+  wake?: () => void;
+}
+
+/** How the evaluated value is turned into a result (see the prelude's `settle`). */
+export const enum SettleMode {
+  Script = 0,
+  Module = 1,
+  SessionModule = 2,
+}
+
+/** A live QuickJS context with the prelude's helpers held as handles. */
+export class GuestContext {
+  readonly runtime: QuickJSRuntime;
+  readonly context: QuickJSContext;
+  private readonly helpers: QuickJSHandle[] = [];
+  private current: RunState | undefined;
+  private readonly memoryLimitBytes: number;
+  private hostFunctionNames = new Set<string>();
+
+  constructor(module: QuickJSWASMModule, memoryLimitBytes: number, private readonly host: GuestHost) {
+    this.memoryLimitBytes = memoryLimitBytes;
+    this.runtime = module.newRuntime();
+    this.runtime.setMaxStackSize(MAX_STACK_SIZE_BYTES);
+    this.runtime.setInterruptHandler(() => this.onInterrupt());
+    this.context = this.runtime.newContext();
+    const ctx = this.context;
+    const bridge = ctx.newFunction("bridge", (op, a, b) => this.onBridge(op, a, b));
+    try {
+      const fn = ctx.unwrapResult(ctx.evalCode(GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME));
+      try {
+        const list = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, bridge));
+        try {
+          for (let i = 0; i < 6; i++) this.helpers.push(ctx.getProp(list, i));
+        } finally {
+          list.dispose();
+        }
+      } finally {
+        fn.dispose();
+      }
+    } finally {
+      bridge.dispose();
+    }
+    // The prelude's allocations do not count against the user's limit.
+    this.runtime.setMemoryLimit(memoryLimitBytes);
+  }
+
+  /**
+   * Evaluates `code` (prepared: same lines as the user's source) and waits for its result.
+   * Never throws for failures of the guest; they come back as a `WorkerOutcome`.
+   */
+  async evaluate(
+    runId: number,
+    code: string,
+    kind: "script" | "module",
+    mode: SettleMode,
+    limits: WorkerRunLimits,
+    setup: { globalsJson?: string; hostFunctionNames: string[] },
+    startedMs: number,
+  ): Promise<WorkerOutcome> {
+    return this.withRun(runId, limits, startedMs, () => {
+      const ctx = this.context;
+      const setupError = this.setUp(setup);
+      if (setupError) return setupError;
+      const evaluated = ctx.evalCode(code, USER_FILE_NAME, { type: kind === "module" ? "module" : "global" });
+      if (evaluated.error) return evaluated.error;
+      try {
+        this.callHelper(0, evaluated.value, ctx.newNumber(mode));
+      } finally {
+        evaluated.value.dispose();
+      }
+      return undefined;
+    });
+  }
+
+  /** Calls a function the session's code defined, with JSON arguments; result = awaited return value. */
+  async invoke(
+    runId: number,
+    name: string,
+    argsJson: string,
+    limits: WorkerRunLimits,
+    hostFunctionNames: string[],
+    startedMs: number,
+  ): Promise<WorkerOutcome> {
+    return this.withRun(runId, limits, startedMs, () => {
+      const ctx = this.context;
+      const setupError = this.setUp({ hostFunctionNames });
+      if (setupError) return setupError;
+      const nameHandle = ctx.newString(name);
+      const argsHandle = ctx.newString(argsJson);
+      const called = ctx.callFunction(this.helpers[5], ctx.undefined, nameHandle, argsHandle);
+      nameHandle.dispose();
+      argsHandle.dispose();
+      if (called.error) return called.error;
+      try {
+        this.callHelper(0, called.value, ctx.newNumber(SettleMode.Script));
+      } finally {
+        called.value.dispose();
+      }
+      return undefined;
+    });
+  }
+
+  /** Names of global functions the guest's code defined (not built-ins, not host functions). */
+  functionNames(): string[] {
+    const r = this.context.callFunction(this.helpers[4], this.context.undefined);
+    if (r.error) {
+      r.error.dispose();
+      return [];
+    }
+    const json = this.context.getString(r.value);
+    r.value.dispose();
+    return JSON.parse(json) as string[];
+  }
+
+  /** Settles a host-function call of the current run with the host's answer. */
+  reply(runId: number, callId: number, answer: { ok: true; valueJson: string | undefined } | { ok: false; name: string; message: string }): void {
+    const run = this.current;
+    if (!run || run.runId !== runId) return;
+    const deferred = run.deferreds.get(callId);
+    if (!deferred) return;
+    run.deferreds.delete(callId);
+    const ctx = this.context;
+    const value = answer.ok
+      ? answer.valueJson === undefined
+        ? ctx.undefined
+        : ctx.newString(answer.valueJson)
+      : ctx.newError({ name: answer.name, message: answer.message });
+    try {
+      if (answer.ok) deferred.resolve(value);
+      else deferred.reject(value);
+    } catch {
+      // Settling can fail only when the guest is out of memory; the run then ends on its own.
+    } finally {
+      value.dispose();
+      deferred.dispose();
+    }
+    run.wake?.();
+  }
+
+  /** Releases the context and runtime. Throws if QuickJS reports leaked handles. */
+  dispose(): void {
+    for (const h of this.helpers) h.dispose();
+    this.helpers.length = 0;
+    this.context.dispose();
+    this.runtime.dispose();
+  }
+
+  private setUp(setup: { globalsJson?: string; hostFunctionNames: string[] }): QuickJSHandle | undefined {
+    const ctx = this.context;
+    if (setup.globalsJson !== undefined && setup.globalsJson !== "{}") {
+      const json = ctx.newString(setup.globalsJson);
+      const r = ctx.callFunction(this.helpers[2], ctx.undefined, json);
+      json.dispose();
+      if (r.error) return r.error;
+      r.value.dispose();
+    }
+    const fresh = setup.hostFunctionNames.filter((n) => !this.hostFunctionNames.has(n));
+    if (fresh.length > 0) {
+      for (const n of fresh) this.hostFunctionNames.add(n);
+      const names = ctx.newString(JSON.stringify(fresh));
+      const r = ctx.callFunction(this.helpers[3], ctx.undefined, names);
+      names.dispose();
+      if (r.error) return r.error;
+      r.value.dispose();
+    }
+    return undefined;
+  }
+
+  /** Calls a prelude helper; arguments created for the call are disposed here. */
+  private callHelper(index: number, ...args: QuickJSHandle[]): void {
+    const ctx = this.context;
+    // The first argument is borrowed from the caller; the rest were made for this call.
+    const r = ctx.callFunction(this.helpers[index], ctx.undefined, ...args);
+    for (const a of args.slice(1)) a.dispose();
+    if (r.error) {
+      // settle() only schedules promise reactions; it throws only when the run was interrupted.
+      r.error.dispose();
+      return;
+    }
+    r.value.dispose();
+  }
+
+  private async withRun(
+    runId: number,
+    limits: WorkerRunLimits,
+    startedMs: number,
+    start: () => QuickJSHandle | undefined,
+  ): Promise<WorkerOutcome> {
+    const run: RunState = {
+      runId,
+      limits,
+      deadlineMs: startedMs + limits.timeoutMs,
+      outputBytes: 0,
+      stdoutPending: "",
+      stderrPending: "",
+      pendingBytes: 0,
+      lastFlushMs: startedMs,
+      deferreds: new Map(),
+      nextCallId: 1,
+    };
+    this.current = run;
+    try {
+      const thrown = start();
+      if (thrown) return this.failure(run, this.describe(thrown), startedMs);
+      for (;;) {
+        const jobs = this.runtime.executePendingJobs();
+        if (jobs.error) jobs.error.dispose();
+        if (run.abort) break;
+        if (run.settled) break;
+        if (run.deferreds.size === 0) {
+          return {
+            status: "runtime_error",
+            error: {
+              name: "Error",
+              message:
+                "the program's promise never settled: it awaits something that can never resolve " +
+                "(there are no timers here, and no host function call is in flight)",
+            },
+            durationMs: Date.now() - startedMs,
+          };
+        }
+        await this.waitForReply(run);
+        if (Date.now() > run.deadlineMs && !run.settled) run.abort = "timeout";
+        if (run.abort) break;
+      }
+      if (run.abort) return this.aborted(run, startedMs);
+      const settled = run.settled;
+      if (settled && settled.ok) return { status: "success", resultJson: settled.json, durationMs: Date.now() - startedMs };
+      return this.failure(run, settled ? parseRaw(settled.errorJson) : undefined, startedMs);
+    } finally {
+      for (const d of run.deferreds.values()) d.dispose();
+      run.deferreds.clear();
+      this.lastOutput = { stdout: run.stdoutPending, stderr: run.stderrPending };
+      this.current = undefined;
+      this.runtime.setMemoryLimit(this.memoryLimitBytes);
+    }
+  }
+
+  /** Output of the last run not yet sent to the host (goes with the final message). */
+  takeOutput(): { stdout: string; stderr: string } {
+    const out = this.lastOutput;
+    this.lastOutput = { stdout: "", stderr: "" };
+    return out;
+  }
+  private lastOutput = { stdout: "", stderr: "" };
+
+  private waitForReply(run: RunState): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, Math.max(0, run.deadlineMs - Date.now()) + 1);
+      function done(): void {
+        clearTimeout(timer);
+        run.wake = undefined;
+        resolve();
+      }
+      run.wake = done;
+    });
+  }
+
+  private aborted(run: RunState, startedMs: number): WorkerOutcome {
+    const durationMs = Date.now() - startedMs;
+    if (run.abort === "output") {
+      return {
+        status: "output_limit",
+        error: {
+          name: "OutputLimitError",
+          message: `the code printed more than ${run.limits.maxOutputBytes} bytes; output was cut there and the run stopped (print less, or return a summary)`,
+        },
+        durationMs,
+      };
+    }
+    return { status: "timeout", error: timeoutError(run.limits.timeoutMs), durationMs };
+  }
+
+  private failure(run: RunState, raw: RawError | undefined, startedMs: number): WorkerOutcome {
+    if (run.abort) return this.aborted(run, startedMs);
+    const durationMs = Date.now() - startedMs;
+    const error: ExecutionError = raw ? locateError(raw) : { name: "Error", message: "the code failed in a way that cannot be described" };
+    if (error.name === "InternalError" && /out of memory/.test(error.message)) {
+      return {
+        status: "memory_limit",
+        error: {
+          ...error,
+          name: "MemoryLimitError",
+          message: `the code used more than ${this.memoryLimitBytes} bytes of memory (${error.message}); use less memory, e.g. process data in smaller pieces`,
+        },
+        durationMs,
+      };
+    }
+    return { status: "runtime_error", error, durationMs };
+  }
+
+  /** Describes a thrown handle through the prelude (with headroom in case memory ran out). */
+  private describe(thrown: QuickJSHandle): RawError | undefined {
+    const ctx = this.context;
+    this.runtime.setMemoryLimit(this.memoryLimitBytes + OOM_DESCRIBE_HEADROOM_BYTES);
+    try {
+      const r = ctx.callFunction(this.helpers[1], ctx.undefined, thrown);
+      if (r.error) {
+        r.error.dispose();
+        return undefined;
+      }
+      const json = ctx.getString(r.value);
+      r.value.dispose();
+      return parseRaw(json);
+    } finally {
+      thrown.dispose();
+    }
+  }
+
+  private onInterrupt(): boolean {
+    const run = this.current;
+    if (!run) return false;
+    if (run.abort) return true;
+    const now = Date.now();
+    if (now > run.deadlineMs) {
+      run.abort = "timeout";
+      return true;
+    }
+    if (run.pendingBytes > 0 && now - run.lastFlushMs >= OUTPUT_FLUSH_INTERVAL_MS) this.flush(run, now);
+    return false;
+  }
+
+  private flush(run: RunState, now: number): void {
+    this.host.output(run.runId, run.stdoutPending, run.stderrPending);
+    run.stdoutPending = "";
+    run.stderrPending = "";
+    run.pendingBytes = 0;
+    run.lastFlushMs = now;
+  }
+
+  private onBridge(op: QuickJSHandle, a: QuickJSHandle, b: QuickJSHandle): QuickJSHandle | undefined {
+    const run = this.current;
+    const ctx = this.context;
+    if (!run) return undefined;
+    switch (ctx.getNumber(op)) {
+      case 0:
+        this.write(run, ctx.getNumber(a) === 2 ? "stderr" : "stdout", ctx.getString(b));
+        return undefined;
+      case 1: {
+        const name = ctx.getString(a);
+        const argsJson = ctx.getString(b);
+        const deferred = ctx.newPromise();
+        if (!this.hostFunctionNames.has(name)) {
+          const error = ctx.newError({ name: "Error", message: `host function ${name} is not available in this run` });
+          deferred.reject(error);
+          error.dispose();
+          // The function machinery disposes the returned handle; reject() freed the resolvers.
+          return deferred.handle;
+        }
+        const callId = run.nextCallId++;
+        run.deferreds.set(callId, deferred);
+        this.host.call(run.runId, callId, name, argsJson);
+        return deferred.handle;
+      }
+      case 2:
+        run.settled = { ok: true, json: ctx.typeof(a) === "string" ? ctx.getString(a) : undefined };
+        return undefined;
+      case 3:
+        run.settled = { ok: false, errorJson: ctx.getString(a) };
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  private write(run: RunState, stream: "stdout" | "stderr", text: string): void {
+    if (run.abort) return;
+    const cap = run.limits.maxOutputBytes;
+    let bytes = Buffer.byteLength(text);
+    if (run.outputBytes + bytes > cap) {
+      text = cutToBytes(text, cap - run.outputBytes);
+      bytes = Buffer.byteLength(text);
+      run.abort = "output";
+    }
+    run.outputBytes += bytes;
+    run.pendingBytes += bytes;
+    if (stream === "stdout") run.stdoutPending += text;
+    else run.stderrPending += text;
+    if (run.pendingBytes >= OUTPUT_FLUSH_BYTES) this.flush(run, Date.now());
+  }
+}
+
+interface RawError {
+  name: string;
+  message: string;
+  stack?: string;
+}
+
+function parseRaw(json: string): RawError | undefined {
+  try {
+    return JSON.parse(json) as RawError;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error reported for a run that passed its time limit. */
+export function timeoutError(timeoutMs: number): ExecutionError {
+  return {
+    name: "TimeoutError",
+    message: `the code ran longer than the ${timeoutMs} ms limit and was stopped (look for an endless loop, or do less work)`,
+  };
+}
+
+/** Longest prefix of `text` that fits in `maxBytes` of UTF-8. */
+function cutToBytes(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return "";
+  if (text.length <= maxBytes && Buffer.byteLength(text) <= maxBytes) return text;
+  const buf = Buffer.from(text).subarray(0, maxBytes);
+  // Drop a trailing partial character rather than emit a replacement character.
+  return buf.toString("utf8").replace(/\uFFFD$/, "");
+}

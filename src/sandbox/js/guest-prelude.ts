@@ -1,0 +1,177 @@
+/**
+ * JavaScript that runs INSIDE the sandbox once per context, before the user's code. It gets a
+ * single host callback (`bridge`) as an argument and keeps it in a closure, so the guest never
+ * sees it as a global. It installs `console`, the granted globals and host functions, and
+ * returns the helpers the worker calls (settle a result, describe an error, list functions).
+ *
+ * Bridge operations (first argument):
+ * - 0 write(stream 1|2, text)
+ * - 1 call(name, argsJson) -> promise of the JSON text of the host's return value
+ * - 2 done(resultJson | undefined)
+ * - 3 fail(errorJson)
+ */
+
+/** File name under which the prelude is evaluated; its frames are dropped from stacks. */
+export const PRELUDE_FILE_NAME = "sandbox-prelude.js";
+
+/** File name under which the user's code is evaluated; stack frames there are the user's. */
+export const USER_FILE_NAME = "main.js";
+
+/** Source of the prelude: a function expression taking `bridge`, returning the helper array. */
+export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge) {
+  "use strict";
+  const G = globalThis;
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const then = Promise.prototype.then;
+  const resolve = Promise.resolve.bind(Promise);
+  const indirectEval = G.eval;
+  const getOwnNames = Object.getOwnPropertyNames;
+  const getDesc = Object.getOwnPropertyDescriptor;
+  const defineProp = Object.defineProperty;
+  const baseline = new Set(getOwnNames(G));
+  const hostNames = new Set();
+  const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+  function inspect(v, depth, seen) {
+    switch (typeof v) {
+      case "string": return depth === 0 ? v : "'" + v.replace(/'/g, "\\'") + "'";
+      case "number": return Object.is(v, -0) ? "-0" : String(v);
+      case "bigint": return String(v) + "n";
+      case "undefined": return "undefined";
+      case "boolean": return String(v);
+      case "symbol": return v.toString();
+      case "function": return "[Function: " + (v.name || "(anonymous)") + "]";
+    }
+    if (v === null) return "null";
+    if (seen.indexOf(v) !== -1) return "[Circular]";
+    if (v instanceof Error) {
+      const head = String(v.name) + ": " + String(v.message);
+      return depth === 0 && typeof v.stack === "string" && v.stack ? head + "\n" + v.stack.replace(/\s+$/, "") : "[" + head + "]";
+    }
+    if (v instanceof Date) return isNaN(v.getTime()) ? "Invalid Date" : v.toISOString();
+    if (v instanceof RegExp) return String(v);
+    if (depth > 2) return Array.isArray(v) ? "[Array]" : "[Object]";
+    seen.push(v);
+    let out;
+    if (Array.isArray(v)) {
+      const parts = [];
+      const n = Math.min(v.length, 100);
+      for (let i = 0; i < n; i++) parts.push(inspect(v[i], depth + 1, seen));
+      if (v.length > n) parts.push("... " + (v.length - n) + " more items");
+      out = parts.length ? "[ " + parts.join(", ") + " ]" : "[]";
+    } else if (v instanceof Map) {
+      const parts = [];
+      for (const [k, val] of v) parts.push(inspect(k, depth + 1, seen) + " => " + inspect(val, depth + 1, seen));
+      out = "Map(" + v.size + ") {" + (parts.length ? " " + parts.join(", ") + " " : "") + "}";
+    } else if (v instanceof Set) {
+      const parts = [];
+      for (const val of v) parts.push(inspect(val, depth + 1, seen));
+      out = "Set(" + v.size + ") {" + (parts.length ? " " + parts.join(", ") + " " : "") + "}";
+    } else if (typeof v.then === "function") {
+      out = "Promise { <pending> }";
+    } else {
+      const parts = [];
+      for (const k of Object.keys(v)) {
+        parts.push((IDENT.test(k) ? k : "'" + k + "'") + ": " + inspect(v[k], depth + 1, seen));
+      }
+      const ctor = v.constructor && v.constructor !== Object && typeof v.constructor.name === "string" && v.constructor.name ? v.constructor.name + " " : "";
+      out = ctor + (parts.length ? "{ " + parts.join(", ") + " }" : "{}");
+    }
+    seen.pop();
+    return out;
+  }
+
+  function format(args) {
+    let text = "";
+    for (let i = 0; i < args.length; i++) {
+      let piece;
+      try { piece = inspect(args[i], 0, []); } catch (e) { piece = "[value that cannot be printed]"; }
+      text += (i ? " " : "") + piece;
+    }
+    return text + "\n";
+  }
+
+  const writer = (stream) => function () { bridge(0, stream, format(Array.prototype.slice.call(arguments))); };
+  const console = {
+    log: writer(1), info: writer(1), debug: writer(1),
+    warn: writer(2), error: writer(2), trace: writer(2),
+    assert(condition) {
+      if (condition) return;
+      const rest = Array.prototype.slice.call(arguments, 1);
+      bridge(0, 2, "Assertion failed" + (rest.length ? ": " + format(rest) : "\n"));
+    },
+  };
+  defineProp(G, "console", { value: console, writable: true, configurable: true, enumerable: false });
+
+  function describe(e) {
+    try {
+      if (e !== null && typeof e === "object" && "message" in e) {
+        return stringify({
+          name: String(e.name ?? "Error"),
+          message: String(e.message),
+          stack: typeof e.stack === "string" ? e.stack : undefined,
+        });
+      }
+      return stringify({ name: "Error", message: "Uncaught " + inspect(e, 1, []) });
+    } catch (_) {
+      return stringify({ name: "Error", message: "the code threw a value that cannot be described" });
+    }
+  }
+
+  function resultJson(v) {
+    try { return stringify(v); } catch (_) { return undefined; }
+  }
+
+  // mode 0: script value; 1: module namespace, result = awaited default export;
+  // 2: module in a session, named exports also become globals.
+  function settle(value, mode) {
+    const onValue = (v) => {
+      if (mode === 0) return v;
+      if (mode === 2) {
+        for (const k of Object.keys(v)) if (k !== "default") defineProp(G, k, { value: v[k], writable: true, configurable: true, enumerable: true });
+      }
+      return v.default;
+    };
+    const p = then.call(resolve(value), onValue);
+    then.call(p, (v) => { bridge(2, resultJson(v)); }, (e) => { bridge(3, describe(e)); });
+  }
+
+  function setGlobals(json) {
+    const g = parse(json);
+    for (const k of Object.keys(g)) defineProp(G, k, { value: g[k], writable: true, configurable: true, enumerable: true });
+  }
+
+  function defineHostFunctions(namesJson) {
+    for (const name of parse(namesJson)) {
+      hostNames.add(name);
+      const fn = { async [name](...args) {
+        const json = await bridge(1, name, stringify(args));
+        return json === undefined ? undefined : parse(json);
+      } }[name];
+      defineProp(G, name, { value: fn, writable: true, configurable: true, enumerable: false });
+    }
+  }
+
+  function functionNames() {
+    const names = [];
+    for (const n of getOwnNames(G)) {
+      if (baseline.has(n) || hostNames.has(n)) continue;
+      const d = getDesc(G, n);
+      if (d && typeof d.value === "function") names.push(n);
+    }
+    return names;
+  }
+
+  function invoke(name, argsJson) {
+    let f;
+    try { f = indirectEval(name); } catch (_) { f = undefined; }
+    if (typeof f !== "function") {
+      const names = functionNames();
+      throw new TypeError(name + " is not a function defined in this session; defined functions: " + (names.length ? names.join(", ") : "(none)"));
+    }
+    return f.apply(undefined, parse(argsJson));
+  }
+
+  return [settle, describe, setGlobals, defineHostFunctions, () => stringify(functionNames()), invoke];
+})`;

@@ -1,0 +1,53 @@
+/**
+ * Messages between the host and a QuickJS worker thread. Values cross as strings (JSON made
+ * inside the guest) so that nothing is structured-cloned value by value.
+ */
+import type { ExecutionError, ExecutionStatus } from "../types.js";
+
+/** Limits and grants of one run or session call, as the worker needs them. */
+export interface WorkerRunLimits {
+  timeoutMs: number;
+  memoryLimitBytes: number;
+  maxOutputBytes: number;
+}
+
+/** Host -> worker. */
+export type HostToWorker =
+  | ({
+      type: "run";
+      runId: number;
+      code: string;
+      language: "javascript" | "typescript";
+      globalsJson: string;
+      hostFunctionNames: string[];
+      /** Names of globals and host functions, listed in the message about forbidden imports. */
+      grantedNames: string[];
+    } & WorkerRunLimits)
+  | { type: "reply"; runId: number; callId: number; ok: true; valueJson: string | undefined }
+  | { type: "reply"; runId: number; callId: number; ok: false; message: string; name: string }
+  | { type: "session-open"; memoryLimitBytes: number }
+  | ({
+      type: "session-call";
+      runId: number;
+      name: string;
+      argsJson: string;
+      hostFunctionNames: string[];
+    } & WorkerRunLimits)
+  | { type: "session-names"; runId: number };
+
+/** The outcome of a run as the worker reports it; the host adds output and language. */
+export interface WorkerOutcome {
+  status: ExecutionStatus;
+  /** JSON text of the result, made inside the guest; absent when not representable. */
+  resultJson?: string;
+  error?: ExecutionError;
+  durationMs: number;
+}
+
+/** Worker -> host. */
+export type WorkerToHost =
+  | { type: "ready" }
+  | { type: "output"; runId: number; stdout: string; stderr: string }
+  | { type: "call"; runId: number; callId: number; name: string; argsJson: string }
+  | { type: "done"; runId: number; outcome: WorkerOutcome; stdout: string; stderr: string }
+  | { type: "names"; runId: number; names: string[] };

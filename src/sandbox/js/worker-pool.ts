@@ -1,0 +1,104 @@
+/**
+ * A fixed-size pool of QuickJS worker threads. Runs queue until a worker is free; a worker
+ * that dies (watchdog kill, crash) is dropped and a new one is started when work needs it.
+ * Workers start lazily (or on `warm()`), so a pool that is never used costs nothing.
+ */
+import type { ExecutionResult, HostFunction, Language } from "../types.js";
+import { EngineWorker, type WorkerRequest } from "./engine-worker.js";
+
+interface Queued {
+  request: WorkerRequest;
+  language: Language;
+  hostFunctions: Record<string, HostFunction>;
+  resolve(result: ExecutionResult): void;
+  reject(error: unknown): void;
+}
+
+/** Worker threads that run fresh-runtime requests, one at a time each. */
+export class WorkerPool {
+  private readonly workers = new Set<EngineWorker>();
+  private readonly idle: EngineWorker[] = [];
+  private readonly queue: Queued[] = [];
+  private starting = 0;
+  private closed = false;
+
+  constructor(readonly size: number) {}
+
+  /** Number of live worker threads (for tests and diagnostics). */
+  get liveWorkers(): number {
+    return this.workers.size;
+  }
+
+  /** Runs one request on the next free worker. Rejects only for faults of the host. */
+  run(request: WorkerRequest, language: Language, hostFunctions: Record<string, HostFunction>): Promise<ExecutionResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ request, language, hostFunctions, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Starts every worker and waits until each has loaded the engine. */
+  async warm(): Promise<void> {
+    while (this.workers.size + this.starting < this.size) this.spawn();
+    await Promise.all([...this.workers].map((w) => w.ready));
+  }
+
+  /** Terminates every worker; queued runs are rejected. */
+  async dispose(): Promise<void> {
+    this.closed = true;
+    for (const q of this.queue.splice(0)) q.reject(new Error("the sandbox was disposed before this run started"));
+    const all = [...this.workers];
+    this.workers.clear();
+    this.idle.length = 0;
+    await Promise.all(all.map((w) => w.terminate()));
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && this.idle.length > 0) {
+      const worker = this.idle.pop()!;
+      const job = this.queue.shift()!;
+      void this.serve(worker, job);
+    }
+    if (this.queue.length > this.starting && this.workers.size + this.starting < this.size) this.spawn();
+  }
+
+  private spawn(): void {
+    const worker = new EngineWorker((dead) => this.forget(dead));
+    this.workers.add(worker);
+    this.starting++;
+    worker.ready.then(
+      () => {
+        this.starting--;
+        if (this.closed || worker.dead) return;
+        this.idle.push(worker);
+        this.pump();
+      },
+      (error: unknown) => {
+        this.starting--;
+        this.workers.delete(worker);
+        // A worker that cannot even start will not start next time either: fail the waiting
+        // runs instead of retrying forever.
+        if (this.workers.size === 0) {
+          const message = error instanceof Error ? error.message : String(error);
+          for (const q of this.queue.splice(0)) {
+            q.reject(new Error(`the QuickJS worker failed to start: ${message}`, { cause: error }));
+          }
+        }
+      },
+    );
+  }
+
+  private async serve(worker: EngineWorker, job: Queued): Promise<void> {
+    const end = await worker.request(job.request, job.language, job.hostFunctions);
+    job.resolve(end.result);
+    if (!end.workerLost && !worker.dead && !this.closed) this.idle.push(worker);
+    this.pump();
+  }
+
+  private forget(worker: EngineWorker): void {
+    this.workers.delete(worker);
+    const i = this.idle.indexOf(worker);
+    if (i !== -1) this.idle.splice(i, 1);
+    if (!this.closed) this.pump();
+  }
+}

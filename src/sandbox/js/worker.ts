@@ -1,0 +1,113 @@
+/**
+ * Entry point of a QuickJS worker thread. Loads the WASM module once, then serves runs from
+ * the host one at a time: a fresh runtime per run in a pool worker, or one kept runtime when
+ * the worker hosts a session. Guest code runs synchronously here, so the host's event loop
+ * stays free and the host can kill this thread when a run overruns.
+ */
+import { parentPort } from "node:worker_threads";
+import { newQuickJSWASMModule, RELEASE_SYNC } from "quickjs-emscripten";
+import type { QuickJSWASMModule } from "quickjs-emscripten-core";
+import { prepareJavaScript } from "./prepare.js";
+import { GuestContext, SettleMode, type GuestHost } from "./guest-context.js";
+import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
+
+const port = parentPort;
+if (!port) throw new Error("worker.js must run in a worker thread");
+
+function post(message: WorkerToHost): void {
+  port!.postMessage(message);
+}
+
+const host: GuestHost = {
+  output: (runId, stdout, stderr) => post({ type: "output", runId, stdout, stderr }),
+  call: (runId, callId, name, argsJson) => post({ type: "call", runId, callId, name, argsJson }),
+};
+
+// Only the sync release build is ever loaded in this thread (FACTS: two variants crash).
+const quickjs: QuickJSWASMModule = await newQuickJSWASMModule(RELEASE_SYNC);
+// Warm the parser and the TypeScript stripper so the first timed run does not pay for JIT.
+prepareJavaScript("const warm: number = 1; warm", "typescript");
+
+let session: GuestContext | undefined;
+let active: GuestContext | undefined;
+
+port.on("message", (message: HostToWorker) => {
+  switch (message.type) {
+    case "run":
+      void handleRun(message);
+      return;
+    case "reply":
+      active?.reply(message.runId, message.callId, message);
+      return;
+    case "session-open":
+      session = new GuestContext(quickjs, message.memoryLimitBytes, host);
+      return;
+    case "session-call":
+      void handleSessionCall(message);
+      return;
+    case "session-names":
+      post({ type: "names", runId: message.runId, names: session?.functionNames() ?? [] });
+      return;
+  }
+});
+
+async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promise<void> {
+  const startedMs = Date.now();
+  const prepared = prepareJavaScript(message.code, message.language, { grantedNames: message.grantedNames });
+  if (!prepared.ok) {
+    finish(message.runId, { status: prepared.status, error: prepared.error, durationMs: Date.now() - startedMs }, undefined);
+    return;
+  }
+  const guest = session ?? new GuestContext(quickjs, message.memoryLimitBytes, host);
+  active = guest;
+  let outcome: WorkerOutcome;
+  try {
+    const mode = prepared.kind === "script" ? SettleMode.Script : session ? SettleMode.SessionModule : SettleMode.Module;
+    outcome = await guest.evaluate(
+      message.runId,
+      prepared.code,
+      prepared.kind,
+      mode,
+      message,
+      { globalsJson: message.globalsJson, hostFunctionNames: message.hostFunctionNames },
+      startedMs,
+    );
+  } finally {
+    active = undefined;
+  }
+  finish(message.runId, outcome, guest);
+  if (!session) disposeOrExit(guest);
+}
+
+/**
+ * A runtime that refuses to dispose (a leaked handle) may have poisoned the shared WASM
+ * module, so this thread ends and the host replaces it.
+ */
+function disposeOrExit(guest: GuestContext): void {
+  try {
+    guest.dispose();
+  } catch {
+    process.exit(1);
+  }
+}
+
+async function handleSessionCall(message: Extract<HostToWorker, { type: "session-call" }>): Promise<void> {
+  const startedMs = Date.now();
+  const guest = session;
+  if (!guest) throw new Error("session-call before session-open");
+  active = guest;
+  let outcome: WorkerOutcome;
+  try {
+    outcome = await guest.invoke(message.runId, message.name, message.argsJson, message, message.hostFunctionNames, startedMs);
+  } finally {
+    active = undefined;
+  }
+  finish(message.runId, outcome, guest);
+}
+
+function finish(runId: number, outcome: WorkerOutcome, guest: GuestContext | undefined): void {
+  const { stdout, stderr } = guest?.takeOutput() ?? { stdout: "", stderr: "" };
+  post({ type: "done", runId, outcome, stdout, stderr });
+}
+
+post({ type: "ready" });

@@ -1,0 +1,183 @@
+/**
+ * Resolves and validates the options of a run: fills every default in one place and turns
+ * misuse by the caller into one `InvalidOptionError` that names the option.
+ */
+import { InvalidOptionError } from "../errors.js";
+import {
+  LANGUAGES,
+  type HostFunction,
+  type JsonValue,
+  type Language,
+  type ResolvedRunOptions,
+  type RunOptions,
+} from "./types.js";
+
+/** Default wall-clock limit of a run. */
+export const DEFAULT_TIMEOUT_MS = 5000;
+/** Default memory limit of a run: 64 MiB. */
+export const DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Default cap on stdout + stderr: 1 MiB. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+
+/** A run option whose value is a positive, finite number. */
+type LimitOption = "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes";
+
+/**
+ * Checks that `value` is a language this package runs.
+ *
+ * @throws InvalidOptionError naming `option` and listing the valid languages.
+ * @example
+ * const language = resolveLanguage(options.language ?? "javascript");
+ */
+export function resolveLanguage(value: unknown, option = "language"): Language {
+  if (typeof value === "string" && (LANGUAGES as readonly string[]).includes(value)) {
+    return value as Language;
+  }
+  throw new InvalidOptionError(option, value, `one of ${LANGUAGES.map((l) => `"${l}"`).join(", ")}`);
+}
+
+/**
+ * Checks a numeric limit: a finite number greater than zero.
+ *
+ * @throws InvalidOptionError naming the option.
+ * @example
+ * resolveLimit("timeoutMs", 100); // 100
+ */
+export function resolveLimit(option: LimitOption | string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidOptionError(option, value, "a finite number greater than 0");
+  }
+  return value;
+}
+
+/**
+ * Serialises `globals` into one JSON string (the form in which they cross into the sandbox),
+ * checking that every value survives JSON unchanged.
+ *
+ * @throws InvalidOptionError naming the offending key (`globals.NAME`) for functions, BigInt,
+ *   `undefined`, symbols, non-finite numbers, non-plain objects and cycles.
+ * @example
+ * serializeGlobals({ data: [1, 2] }); // '{"data":[1,2]}'
+ */
+export function serializeGlobals(globals: unknown): string {
+  if (globals === undefined) return "{}";
+  if (globals === null || typeof globals !== "object" || Array.isArray(globals)) {
+    throw new InvalidOptionError("globals", globals, "an object mapping names to JSON values");
+  }
+  for (const [key, value] of Object.entries(globals)) {
+    if (!isIdentifier(key)) {
+      throw new InvalidOptionError(`globals.${key}`, key, "a name that is a valid JavaScript identifier");
+    }
+    assertJsonValue(value, `globals.${key}`);
+  }
+  return JSON.stringify(globals);
+}
+
+/**
+ * Checks that `value` survives JSON unchanged.
+ *
+ * @throws InvalidOptionError naming `path` (extended to the offending element).
+ * @example
+ * assertJsonValue([1, { a: "b" }], "args"); // ok
+ * assertJsonValue([() => 1], "args"); // throws: Invalid option "args[0]" ...
+ */
+export function assertJsonValue(value: unknown, path: string): void {
+  checkJson(value, path, new Set());
+}
+
+function checkJson(value: unknown, path: string, seen: Set<object>): void {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return;
+    case "number":
+      if (!Number.isFinite(value)) throw new InvalidOptionError(path, value, "a JSON value (finite numbers only)");
+      return;
+    case "object": {
+      if (value === null) return;
+      if (seen.has(value)) throw new InvalidOptionError(path, "a cycle", "a JSON value without cycles");
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
+        throw new InvalidOptionError(path, value, "a JSON value (plain objects and arrays only)");
+      }
+      seen.add(value);
+      if (Array.isArray(value)) value.forEach((item, i) => checkJson(item, `${path}[${i}]`, seen));
+      else for (const [k, v] of Object.entries(value)) checkJson(v, `${path}.${k}`, seen);
+      seen.delete(value);
+      return;
+    }
+    default:
+      throw new InvalidOptionError(path, value, "a JSON value (no functions, BigInt, symbols or undefined)");
+  }
+}
+
+/**
+ * Checks `hostFunctions`: every entry a function under an identifier name.
+ *
+ * @throws InvalidOptionError naming `hostFunctions.NAME`.
+ * @example
+ * resolveHostFunctions({ add: (a, b) => Number(a) + Number(b) });
+ */
+export function resolveHostFunctions(value: unknown): Record<string, HostFunction> {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new InvalidOptionError("hostFunctions", value, "an object mapping names to functions");
+  }
+  const out: Record<string, HostFunction> = {};
+  for (const [key, fn] of Object.entries(value)) {
+    if (!isIdentifier(key)) {
+      throw new InvalidOptionError(`hostFunctions.${key}`, key, "a name that is a valid JavaScript identifier");
+    }
+    if (typeof fn !== "function") throw new InvalidOptionError(`hostFunctions.${key}`, fn, "a function");
+    out[key] = fn as HostFunction;
+  }
+  return out;
+}
+
+/** A run's options after validation, with `globals` already serialised once. */
+export interface PreparedRunOptions extends ResolvedRunOptions {
+  /** `globals` as the one JSON string that crosses into the sandbox. */
+  globalsJson: string;
+}
+
+/**
+ * Fills every default of `RunOptions` (a sandbox's own defaults first, then the package's) and
+ * validates every value.
+ *
+ * @throws InvalidOptionError naming the first bad option.
+ * @example
+ * const resolved = resolveRunOptions({ timeoutMs: 100 });
+ * resolved.language; // "javascript"
+ */
+export function resolveRunOptions(
+  options: RunOptions | undefined,
+  defaults: Omit<RunOptions, "hostFunctions" | "globals"> = {},
+): PreparedRunOptions {
+  if (options !== undefined && (options === null || typeof options !== "object")) {
+    throw new InvalidOptionError("options", options, "an object of run options (or nothing)");
+  }
+  const o = options ?? {};
+  const globalsJson = serializeGlobals(o.globals);
+  return {
+    language: resolveLanguage(o.language ?? defaults.language ?? "javascript"),
+    timeoutMs: resolveLimit("timeoutMs", o.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    memoryLimitBytes: resolveLimit(
+      "memoryLimitBytes",
+      o.memoryLimitBytes ?? defaults.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES,
+    ),
+    maxOutputBytes: resolveLimit(
+      "maxOutputBytes",
+      o.maxOutputBytes ?? defaults.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    ),
+    globals: (o.globals ?? {}) as Record<string, JsonValue>,
+    globalsJson,
+    hostFunctions: resolveHostFunctions(o.hostFunctions),
+  };
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** True when `name` can be used as a plain JavaScript identifier (ASCII subset). */
+export function isIdentifier(name: string): boolean {
+  return IDENTIFIER.test(name);
+}
