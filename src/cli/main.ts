@@ -13,6 +13,7 @@ export interface Command {
 
 const commands: Record<string, () => Promise<Command>> = {
   // Subcommands register here: name -> lazy loader.
+  eval: async () => (await import("./eval.js")).evalCommand,
 };
 
 function usage(): string {

@@ -1,0 +1,139 @@
+/**
+ * `codegen-sandbox eval --tasks FILE.jsonl [--model M] [--max-retries N] [--json OUT]`:
+ * runs a task set through the code-generation graph and prints pass@1 on the first attempt
+ * and after repair, attempts, tokens and time per task.
+ */
+import { writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import type { Command } from "./main.js";
+import { UsageError } from "./usage-error.js";
+import { InvalidOptionError } from "../errors.js";
+import { LANGUAGES, type Language } from "../sandbox/types.js";
+import { TASK_FILE_FORMATS, type TaskFileFormat } from "../eval/task-set.js";
+
+const HELP = `usage: codegen-sandbox eval --tasks FILE.jsonl [options]
+
+Runs every task of FILE through the generate -> validate -> execute -> refine graph and
+reports pass@1 on the first attempt and after repair, attempts, tokens and time per task.
+
+options:
+  --tasks FILE         JSONL task file (our format, HumanEval or HumanEval-X JavaScript)
+  --format F           ${TASK_FILE_FORMATS.join(" | ")} (default auto)
+  --model M            provider:model, e.g. openai:gpt-4o-mini (default: CODEGEN_MODEL)
+  --max-retries N      refinements after the first attempt (default 2)
+  --json OUT           also write the report as JSON to OUT ("-" for stdout instead of the table)
+  --language L         only tasks in ${LANGUAGES.join(" | ")}
+  --ids A,B            only these task ids
+  --limit N            only the first N tasks (after the filters)
+  --concurrency N      tasks solved at once (default 1)
+
+The model is configured like "solve": OPENAI_API_KEY, OPENAI_BASE_URL, CODEGEN_MODEL.`;
+
+function positiveInteger(name: string, text: string | undefined, allowZero = false): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
+    throw new UsageError(`--${name} must be ${allowZero ? "a non-negative" : "a positive"} integer, got "${text}"`);
+  }
+  return value;
+}
+
+/** The `eval` subcommand. */
+export const evalCommand: Command = {
+  summary: "run a task set through the graph and report pass@1 (first attempt / after repair)",
+  async run(argv) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        options: {
+          tasks: { type: "string" },
+          format: { type: "string" },
+          model: { type: "string" },
+          "max-retries": { type: "string" },
+          json: { type: "string" },
+          language: { type: "string" },
+          ids: { type: "string" },
+          limit: { type: "string" },
+          concurrency: { type: "string" },
+          help: { type: "boolean", short: "h" },
+        },
+        allowPositionals: false,
+      });
+    } catch (error) {
+      throw new UsageError(`eval: ${(error as Error).message}`);
+    }
+    const { values } = parsed;
+    if (values.help) {
+      process.stdout.write(HELP + "\n");
+      return 0;
+    }
+    if (values.tasks === undefined) throw new UsageError("eval: --tasks FILE.jsonl is required (try evals/tasks.jsonl)");
+    const format = (values.format ?? "auto") as TaskFileFormat | "auto";
+    if (!TASK_FILE_FORMATS.includes(format)) {
+      throw new UsageError(`eval: --format must be one of ${TASK_FILE_FORMATS.join(", ")}, got "${values.format}"`);
+    }
+    if (values.language !== undefined && !LANGUAGES.includes(values.language as Language)) {
+      throw new UsageError(`eval: --language must be one of ${LANGUAGES.join(", ")}, got "${values.language}"`);
+    }
+    const maxRetries = positiveInteger("max-retries", values["max-retries"], true);
+    const limit = positiveInteger("limit", values.limit);
+    const concurrency = positiveInteger("concurrency", values.concurrency);
+
+    // LangChain is loaded only now, so `--help` and usage errors stay instant.
+    const [{ loadTaskFile }, { runEvaluation }, { renderEvalReport }, { graphSolver }, { createCodeGenGraph }, models] =
+      await Promise.all([
+        import("../eval/task-set.js"),
+        import("../eval/run-evaluation.js"),
+        import("../eval/render-report.js"),
+        import("../eval/graph-solver.js"),
+        import("../graph/index.js"),
+        import("../models/index.js"),
+      ]);
+
+    let tasks = await loadTaskFile(values.tasks, { format });
+    if (values.language !== undefined) tasks = tasks.filter((t) => t.language === values.language);
+    if (values.ids !== undefined) {
+      const wanted = new Set(values.ids.split(",").map((s) => s.trim()).filter(Boolean));
+      const unknown = [...wanted].filter((id) => !tasks.some((t) => t.id === id));
+      if (unknown.length > 0) throw new UsageError(`eval: no task with id ${unknown.map((u) => `"${u}"`).join(", ")} in ${values.tasks}`);
+      tasks = tasks.filter((t) => wanted.has(t.id));
+    }
+    if (limit !== undefined) tasks = tasks.slice(0, limit);
+    if (tasks.length === 0) throw new UsageError(`eval: no tasks left to run from ${values.tasks}`);
+
+    const settings = models.readModelSettings(process.env);
+    const modelName = values.model ?? settings.model;
+    const graph = createCodeGenGraph({
+      ...(values.model !== undefined ? { model: values.model } : {}),
+      ...(maxRetries !== undefined ? { maxRetries } : {}),
+    });
+    process.stderr.write(`eval: ${tasks.length} tasks from ${values.tasks}, model ${modelName}\n`);
+    const report = await runEvaluation({
+      tasks,
+      solve: graphSolver(graph),
+      model: modelName,
+      maxRetries: maxRetries ?? 2,
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      // A missing key or a bad option fails every task the same way: stop at the first.
+      isFatal: (error) => error instanceof models.ModelConfigurationError || error instanceof InvalidOptionError,
+      onResult(result, index, total) {
+        const verdict = result.passedFirstAttempt ? "pass (first attempt)" : result.passedAfterRepair ? "pass (after repair)" : "FAIL";
+        process.stderr.write(
+          `[${index + 1}/${total}] ${result.id}: ${verdict}, ${result.attempts} attempt(s) ${result.attemptStatuses.join(">")}, ` +
+            `${result.inputTokens + result.outputTokens} tokens, ${(result.durationMs / 1000).toFixed(2)} s\n`,
+        );
+      },
+    });
+    const json = JSON.stringify(report, null, 2) + "\n";
+    if (values.json === "-") process.stdout.write(json);
+    else {
+      process.stdout.write(renderEvalReport(report) + "\n");
+      if (values.json !== undefined) {
+        await writeFile(values.json, json);
+        process.stderr.write(`eval: JSON report written to ${values.json}\n`);
+      }
+    }
+    return 0;
+  },
+};

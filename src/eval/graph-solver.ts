@@ -1,0 +1,57 @@
+/** Adapts the code-generation graph to the evaluation harness's solver interface. */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
+import type { EvalSolver, SolveOutcome } from "./run-evaluation.js";
+import type { EvalTask } from "./task-set.js";
+
+/** The part of a compiled code-generation graph the harness uses. */
+export interface InvocableCodeGenGraph {
+  invoke(
+    input: CodeGenInput,
+    config?: RunnableConfig,
+  ): Promise<{ status?: CodeGenStatus; attempts?: Attempt[]; explanation?: string; code?: string }>;
+}
+
+/** The graph input for a task: its prompt, language, context and tests. */
+export function taskToGraphInput(task: EvalTask): CodeGenInput {
+  const input: CodeGenInput = { task: task.task, language: task.language, tests: task.tests };
+  if (task.context !== undefined) input.context = task.context;
+  return input;
+}
+
+/**
+ * A solver that runs each task through `graph` (a fresh thread per task when the graph has a
+ * checkpointer). An attempt counts as passed when the graph recorded it as `success`, which
+ * for a task with tests means the code ran and the tests did not throw.
+ *
+ * @example
+ * ```ts
+ * const graph = createCodeGenGraph({ model: "openai:gpt-4o-mini", maxRetries: 2 });
+ * const report = await runEvaluation({ tasks, solve: graphSolver(graph) });
+ * ```
+ */
+export function graphSolver(graph: InvocableCodeGenGraph, config: RunnableConfig = {}): EvalSolver {
+  let run = 0;
+  return async (task, signal) => {
+    const threadId = `eval-${task.id}-${Date.now()}-${run++}`;
+    const state = await graph.invoke(taskToGraphInput(task), {
+      ...config,
+      ...(signal ? { signal } : {}),
+      configurable: { ...config.configurable, thread_id: threadId },
+    });
+    const attempts = state.attempts ?? [];
+    const outcome: SolveOutcome = {
+      passed: state.status === "success",
+      attempts: attempts.map((a) => ({
+        passed: a.status === "success",
+        status: a.status,
+        inputTokens: a.inputTokens,
+        outputTokens: a.outputTokens,
+      })),
+    };
+    const explanation = state.explanation ?? attempts.at(-1)?.error;
+    if (explanation !== undefined) outcome.explanation = explanation;
+    if (state.code !== undefined) outcome.code = state.code;
+    return outcome;
+  };
+}
