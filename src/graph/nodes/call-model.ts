@@ -1,0 +1,37 @@
+/**
+ * One model call of `generate` or `refine`: resolve the model, call it with back-off, count
+ * tokens. Failures of the call come back as data; configuration errors are thrown.
+ */
+import { HumanMessage, SystemMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { callModelWithRetry } from "../../models/retry.js";
+import { ModelCallError, ModelUnavailableError } from "../../models/errors.js";
+import { messageText, tokenUsageOf } from "../../models/usage.js";
+import type { CodeGenContext } from "../configuration.js";
+
+/** What a model call gave: the reply text and its tokens, or why it failed. */
+export type ModelCallOutcome =
+  | { ok: true; text: string; inputTokens: number; outputTokens: number }
+  | { ok: false; message: string };
+
+/** Calls the run's model with a system prompt and a user message. */
+export async function callCodeModel(
+  context: CodeGenContext,
+  config: LangGraphRunnableConfig,
+  system: string,
+  user: string,
+): Promise<ModelCallOutcome> {
+  const resolved = await context.model(config);
+  const retry = { ...context.modelRetry };
+  if (resolved.baseURL !== undefined) retry.baseURL ??= resolved.baseURL;
+  try {
+    // The node's config carries callbacks, so `streamMode: "messages"` sees the tokens.
+    const reply = await callModelWithRetry(() => resolved.model.invoke([new SystemMessage(system), new HumanMessage(user)], config), retry);
+    return { ok: true, text: messageText(reply), ...tokenUsageOf(reply) };
+  } catch (error) {
+    if (error instanceof ModelUnavailableError || error instanceof ModelCallError) {
+      return { ok: false, message: `Model ${resolved.name}: ${error.message}` };
+    }
+    throw error;
+  }
+}

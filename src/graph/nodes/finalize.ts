@@ -1,0 +1,43 @@
+/** `finalize`: sets the run's status and, for a failure, an explanation a person can act on. */
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { CodeGenContext } from "../configuration.js";
+import { emitEvent } from "../events.js";
+import { bound, explainCheck, explainResult, MAX_EXPLANATION_CHARS } from "../explain.js";
+import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
+
+/** The explanation of a run that did not succeed. */
+export function explainRun(state: CodeGenStateType, context: Pick<CodeGenContext, "runLimits">): string {
+  const attempts = state.attempts.filter((a) => a.status !== "model_error").length;
+  const tried = `after ${attempts} attempt${attempts === 1 ? "" : "s"}`;
+  if (state.modelError !== undefined) {
+    return bound(`The model could not be used ${tried}: ${state.modelError}`, MAX_EXPLANATION_CHARS);
+  }
+  if (state.rejection !== undefined) return bound(`The code was rejected before it ran: ${state.rejection}.`, MAX_EXPLANATION_CHARS);
+  const last = state.attempts.at(-1);
+  if (last === undefined) return "No code was produced.";
+  let what: string;
+  if (last.phase === "validate" && state.check !== undefined && !state.check.ok && last.code.trim() !== "") {
+    what = explainCheck(state.check, last.code);
+  } else if (last.phase === "execute" && state.result !== undefined && last.status !== "test_failed" && last.status !== "wrong_output") {
+    what = explainResult(state.result, last.code + (state.tests ? `\n\n${state.tests}` : ""), context.runLimits);
+  } else {
+    what = last.error ?? `The last attempt ended with status ${last.status}.`;
+  }
+  return bound(`No working code ${tried} (${last.status} on the last one). ${what}`, MAX_EXPLANATION_CHARS);
+}
+
+/** Builds the `finalize` node. */
+export function createFinalizeNode(context: CodeGenContext) {
+  return function finalize(state: CodeGenStateType, config: LangGraphRunnableConfig): CodeGenUpdate {
+    const last = state.attempts.at(-1);
+    const number = last?.number ?? state.refinements + 1;
+    if (state.modelError === undefined && state.rejection === undefined && last?.status === "success") {
+      emitEvent(config, { node: "finalize", attempt: number, status: "success" });
+      return { status: "success", explanation: undefined };
+    }
+    const status = state.rejection !== undefined ? "rejected" : "failed";
+    const explanation = explainRun(state, context);
+    emitEvent(config, { node: "finalize", attempt: number, status, message: explanation });
+    return { status, explanation };
+  };
+}

@@ -1,0 +1,67 @@
+/** `generate`: the model writes the first version of the code. */
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { CodeGenContext } from "../configuration.js";
+import { emitEvent } from "../events.js";
+import { extractCode } from "../extract-code.js";
+import { renderTemplate } from "../prompts.js";
+import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
+import { callCodeModel } from "./call-model.js";
+import { InvalidOptionError } from "../../errors.js";
+import { LANGUAGES } from "../../sandbox/types.js";
+import type { Language } from "../../sandbox/types.js";
+
+/** Names of the languages in prompts. */
+export const LANGUAGE_NAMES: Record<Language, string> = { javascript: "JavaScript", typescript: "TypeScript", python: "Python" };
+
+/** The optional parts of a task (context, tests, expected output) as prompt text. */
+export function taskDetails(state: Pick<CodeGenStateType, "context" | "tests" | "expectedOutput">): string {
+  const parts: string[] = [];
+  if (state.context !== undefined && state.context.trim() !== "") parts.push(`Context:\n${state.context.trim()}`);
+  if (state.tests !== undefined && state.tests.trim() !== "") {
+    parts.push(`These tests will be appended to your program and must pass (do not copy them into your answer):\n${state.tests.trim()}`);
+  }
+  if (state.expectedOutput !== undefined) parts.push(`The program must print exactly:\n${state.expectedOutput.trim()}`);
+  return parts.length === 0 ? "" : `\n${parts.join("\n\n")}\n`;
+}
+
+/** Builds the `generate` node. It starts a run: earlier attempts on the same thread are cleared. */
+export function createGenerateNode(context: CodeGenContext) {
+  return async function generate(state: CodeGenStateType, config: LangGraphRunnableConfig): Promise<CodeGenUpdate> {
+    if (typeof state.task !== "string" || state.task.trim() === "") {
+      throw new InvalidOptionError("task", state.task, "a non-empty description of what the code should do");
+    }
+    if (state.language !== undefined && !LANGUAGES.includes(state.language)) {
+      throw new InvalidOptionError("language", state.language, `one of ${LANGUAGES.join(", ")}`);
+    }
+    const language = state.language ?? context.defaultLanguage(config);
+    const fresh: CodeGenUpdate = {
+      language,
+      attempts: { replace: [] },
+      refinements: 0,
+      maxRetries: context.maxRetries(config),
+      approveBeforeExecute: context.approveBeforeExecute,
+      code: undefined,
+      reply: undefined,
+      check: undefined,
+      result: undefined,
+      pendingTokens: undefined,
+      modelError: undefined,
+      rejection: undefined,
+      status: undefined,
+      explanation: undefined,
+    };
+    const user = renderTemplate(context.prompts.task, { task: state.task.trim(), details: taskDetails(state), language: LANGUAGE_NAMES[language] });
+    const outcome = await callCodeModel(context, config, context.prompts.system[language], user);
+    if (!outcome.ok) {
+      emitEvent(config, { node: "generate", attempt: 1, status: "model_error", message: outcome.message });
+      return {
+        ...fresh,
+        modelError: outcome.message,
+        attempts: { replace: [{ number: 1, code: "", phase: "generate", status: "model_error", error: outcome.message, stdout: "", durationMs: 0, inputTokens: 0, outputTokens: 0 }] },
+      };
+    }
+    const code = extractCode(outcome.text, language);
+    emitEvent(config, { node: "generate", attempt: 1, status: "generated", inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens });
+    return { ...fresh, reply: outcome.text, code, pendingTokens: { inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens } };
+  };
+}

@@ -1,0 +1,71 @@
+/** `refine`: the model gets its code, the error with its line, the output and test results, and writes a fix. */
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { CodeGenContext } from "../configuration.js";
+import { emitEvent } from "../events.js";
+import { bound, explainCheck, explainResult } from "../explain.js";
+import { extractCode } from "../extract-code.js";
+import { renderTemplate } from "../prompts.js";
+import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
+import { callCodeModel } from "./call-model.js";
+import { LANGUAGE_NAMES, taskDetails } from "./generate.js";
+
+/** Code with right-aligned line numbers, so the model can match the error's line. */
+export function numberLines(code: string): string {
+  const lines = code.split("\n");
+  const width = String(lines.length).length;
+  return lines.map((line, i) => `${String(i + 1).padStart(width)} | ${line}`).join("\n");
+}
+
+/** What went wrong in the last attempt, for the model. */
+export function failureForModel(state: CodeGenStateType, context: CodeGenContext): string {
+  const last = state.attempts.at(-1);
+  const code = last?.code ?? state.code ?? "";
+  if (last?.phase === "validate" && state.check !== undefined && !state.check.ok && last.code.trim() !== "") {
+    return explainCheck(state.check, code);
+  }
+  if (last?.status === "test_failed" || last?.status === "wrong_output") return last.error ?? last.status;
+  if (last?.phase === "execute" && state.result !== undefined) {
+    const stderr = state.result.stderr.trim();
+    const base = explainResult(state.result, code + (state.tests ? `\n\n${state.tests}` : ""), context.runLimits);
+    return stderr === "" ? base : `${base}\nstderr:\n${bound(stderr, 400)}`;
+  }
+  return last?.error ?? "The code did not work.";
+}
+
+/** Builds the `refine` node. */
+export function createRefineNode(context: CodeGenContext) {
+  return async function refine(state: CodeGenStateType, config: LangGraphRunnableConfig): Promise<CodeGenUpdate> {
+    const language = state.language ?? context.defaultLanguage(config);
+    const last = state.attempts.at(-1);
+    const number = state.refinements + 2;
+    const output = last?.stdout.trim() ?? "";
+    const user = renderTemplate(context.prompts.refine, {
+      language: LANGUAGE_NAMES[language],
+      task: state.task,
+      details: taskDetails(state),
+      numberedCode: numberLines(last?.code ?? state.code ?? ""),
+      attempt: String(last?.number ?? number - 1),
+      status: last?.status ?? "unknown",
+      error: failureForModel(state, context),
+      output: output === "" ? "(nothing)" : output,
+    });
+    const outcome = await callCodeModel(context, config, context.prompts.system[language], user);
+    if (!outcome.ok) {
+      emitEvent(config, { node: "refine", attempt: number, status: "model_error", message: outcome.message });
+      return {
+        refinements: state.refinements + 1,
+        modelError: outcome.message,
+        attempts: [{ number, code: "", phase: "generate", status: "model_error", error: outcome.message, stdout: "", durationMs: 0, inputTokens: 0, outputTokens: 0 }],
+      };
+    }
+    emitEvent(config, { node: "refine", attempt: number, status: "generated", inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens });
+    return {
+      refinements: state.refinements + 1,
+      reply: outcome.text,
+      code: extractCode(outcome.text, language),
+      check: undefined,
+      result: undefined,
+      pendingTokens: { inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens },
+    };
+  };
+}

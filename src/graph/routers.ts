@@ -1,0 +1,66 @@
+/**
+ * Routers of the graph: pure functions of the state, each returning a literal union that the
+ * graph wires with an explicit path map.
+ */
+import type { CodeGenStateType } from "./state.js";
+
+type RouterState = Pick<
+  CodeGenStateType,
+  "modelError" | "check" | "refinements" | "maxRetries" | "approveBeforeExecute" | "rejection" | "attempts"
+>;
+
+function canRefine(state: RouterState): boolean {
+  return state.refinements < state.maxRetries;
+}
+
+/**
+ * After `generate` or `refine`: a model that failed for good ends the run.
+ *
+ * @example
+ * ```ts
+ * routeAfterModel({ ...state, modelError: "unreachable" }); // "finalize"
+ * ```
+ */
+export function routeAfterModel(state: RouterState): "validate" | "finalize" {
+  return state.modelError === undefined ? "validate" : "finalize";
+}
+
+/**
+ * After `validate`: valid code runs (or waits for approval); invalid code is refined while
+ * refinements remain, never executed.
+ *
+ * @example
+ * ```ts
+ * routeAfterValidate({ ...state, check: { ok: true, language: "javascript" } }); // "execute"
+ * ```
+ */
+export function routeAfterValidate(state: RouterState): "approve" | "execute" | "refine" | "finalize" {
+  if (state.check?.ok === true) return state.approveBeforeExecute ? "approve" : "execute";
+  return canRefine(state) ? "refine" : "finalize";
+}
+
+/**
+ * After `approve`: a rejection ends the run; approved or edited code runs.
+ *
+ * @example
+ * ```ts
+ * routeAfterApprove({ ...state, rejection: "not now" }); // "finalize"
+ * ```
+ */
+export function routeAfterApprove(state: RouterState): "execute" | "finalize" {
+  return state.rejection === undefined ? "execute" : "finalize";
+}
+
+/**
+ * After `execute`: success ends the run; a failure is refined while refinements remain.
+ *
+ * @example
+ * ```ts
+ * routeAfterExecute(stateWhoseLastAttemptSucceeded); // "finalize"
+ * ```
+ */
+export function routeAfterExecute(state: RouterState): "refine" | "finalize" {
+  const last = state.attempts.at(-1);
+  if (last?.status === "success") return "finalize";
+  return canRefine(state) ? "refine" : "finalize";
+}

@@ -1,0 +1,47 @@
+/**
+ * Errors of model configuration and model calls. Each says what to do, in one line.
+ */
+import { CodegenSandboxError } from "../errors.js";
+
+/**
+ * The model cannot be built from the configuration: no model given, a missing API key, or a
+ * provider whose package is not installed. `variable` names the environment variable to set.
+ */
+export class ModelConfigurationError extends CodegenSandboxError {
+  override name = "ModelConfigurationError";
+  constructor(
+    message: string,
+    readonly variable?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * The model server could not be reached or kept failing after every retry (connection refused,
+ * timeouts, 429, 5xx). `baseURL` is the server that was tried, when known.
+ */
+export class ModelUnavailableError extends CodegenSandboxError {
+  override name = "ModelUnavailableError";
+  constructor(
+    message: string,
+    readonly attempts: number,
+    readonly baseURL?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The model call failed with an error that retrying will not fix (e.g. 400, 401, 404). */
+export class ModelCallError extends CodegenSandboxError {
+  override name = "ModelCallError";
+  constructor(
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

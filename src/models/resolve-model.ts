@@ -1,0 +1,113 @@
+/**
+ * Turns a model instance, a `provider:model` string, or nothing (then the environment's
+ * settings) into a chat model. Strings go through `initChatModel` from `langchain`.
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { PLACEHOLDER_API_KEY } from "./configuration.js";
+import type { ModelSettings } from "./configuration.js";
+import { ModelConfigurationError } from "./errors.js";
+
+/** A chat model instance, or a `provider:model` string such as `"openai:gpt-4o-mini"`. */
+export type ModelSpec = BaseChatModel | string;
+
+/** A resolved model and where it is called (for error messages). */
+export interface ResolvedModel {
+  model: BaseChatModel;
+  /** `provider:model` for strings; the instance's `_llmType()` for instances. */
+  name: string;
+  /** Server the model calls, when this package configured it. */
+  baseURL?: string;
+}
+
+const cache = new Map<string, Promise<ResolvedModel>>();
+
+/**
+ * Resolves `spec` (or `settings.model` when `spec` is undefined). Models built from strings
+ * are cached per string and settings, and have the client's own retries off (the graph
+ * retries with back-off itself).
+ *
+ * Throws {@link ModelConfigurationError} naming the variable to set when an OpenAI model has
+ * neither `OPENAI_API_KEY` nor `OPENAI_BASE_URL`, or the provider's package is missing.
+ *
+ * @example
+ * ```ts
+ * const { model } = await resolveChatModel("openai:gpt-4o-mini", readModelSettings(process.env));
+ * ```
+ */
+export async function resolveChatModel(spec: ModelSpec | undefined, settings: ModelSettings): Promise<ResolvedModel> {
+  if (spec !== undefined && typeof spec !== "string") return { model: spec, name: spec._llmType() };
+  const text = spec ?? settings.model;
+  const key = JSON.stringify([text, settings]);
+  let pending = cache.get(key);
+  if (pending === undefined) {
+    pending = buildModel(text, settings);
+    cache.set(key, pending);
+    // A failed build (e.g. a missing key) must not stick: the user may fix the settings.
+    pending.catch(() => cache.delete(key));
+  }
+  return pending;
+}
+
+/** Splits `provider:model`; a name without a known provider prefix is an OpenAI(-compatible) model. */
+export function parseModelName(text: string): { provider: string; model: string } {
+  const trimmed = text.trim();
+  const colon = trimmed.indexOf(":");
+  if (colon > 0 && /^[a-z][a-z0-9_-]*$/.test(trimmed.slice(0, colon))) {
+    return { provider: trimmed.slice(0, colon), model: trimmed.slice(colon + 1) };
+  }
+  return { provider: "openai", model: trimmed };
+}
+
+async function buildModel(text: string, settings: ModelSettings): Promise<ResolvedModel> {
+  const { provider, model } = parseModelName(text);
+  if (model === "") {
+    throw new ModelConfigurationError(`Model "${text}" has no model name; use e.g. "openai:gpt-4o-mini" (CODEGEN_MODEL or --model).`, "CODEGEN_MODEL");
+  }
+  const name = `${provider}:${model}`;
+  const { initChatModel } = await import("langchain/chat_models/universal");
+  // `configurableFields: []`: the graph's own `configurable.model` must not re-target the built model.
+  const common = { maxRetries: 0, timeout: settings.requestTimeoutMs, temperature: 0, configurableFields: [] as string[] };
+  if (provider === "openai") {
+    const baseURL = settings.openAIBaseURL;
+    if (settings.openAIApiKey === undefined && baseURL === undefined) {
+      throw new ModelConfigurationError(
+        `No API key for model ${name}: set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server (vLLM, llama.cpp, Ollama's /v1), or choose another model with CODEGEN_MODEL.`,
+        "OPENAI_API_KEY",
+      );
+    }
+    const chat = await initChatModel(model, {
+      ...common,
+      modelProvider: "openai",
+      apiKey: settings.openAIApiKey ?? PLACEHOLDER_API_KEY,
+      ...(baseURL === undefined ? {} : { configuration: { baseURL } }),
+    });
+    return baseURL === undefined ? { model: chat, name } : { model: chat, name, baseURL };
+  }
+  if (provider === "ollama") {
+    const host = (settings.ollamaBaseURL ?? "http://127.0.0.1:11434").replace(/\/+$/, "");
+    try {
+      const chat = await initChatModel(model, { ...common, modelProvider: "ollama", baseUrl: host });
+      return { model: chat, name, baseURL: host };
+    } catch (error) {
+      if (!isMissingPackage(error)) throw error;
+      // Without @langchain/ollama, Ollama's OpenAI-compatible endpoint serves the same models.
+      const baseURL = `${host.replace(/\/v1$/, "")}/v1`;
+      const chat = await initChatModel(model, { ...common, modelProvider: "openai", apiKey: PLACEHOLDER_API_KEY, configuration: { baseURL } });
+      return { model: chat, name, baseURL };
+    }
+  }
+  try {
+    return { model: await initChatModel(model, { ...common, modelProvider: provider }), name };
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new ModelConfigurationError(
+      `Cannot build model ${name}: ${message} (set CODEGEN_MODEL or --model to a provider whose package is installed, e.g. "openai:gpt-4o-mini").`,
+      "CODEGEN_MODEL",
+      { cause: error },
+    );
+  }
+}
+
+function isMissingPackage(error: unknown): boolean {
+  return error instanceof Error && /Unable to import|Cannot find (package|module)/.test(error.message);
+}
