@@ -1,0 +1,153 @@
+/**
+ * Adapters that turn a model into a `CodeGeneratorApi`: any LangChain chat model, or a plain
+ * async function (how a REST, gRPC or WebSocket model server plugs in).
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseMessage } from "@langchain/core/messages";
+import { InvalidOptionError } from "../errors.js";
+import { BaseCodeGenerator, type CodeChecker, type Completion, type CompletionUsage, type Descriptors } from "./generator-api.js";
+import { GeneratorBackendError } from "./errors.js";
+import { stripCodeFences } from "./strip-fences.js";
+
+/** System prompt of `fromChatModel` unless the caller gives one. */
+export const DEFAULT_GENERATOR_SYSTEM_PROMPT = [
+  "You write code for a sandbox that has no file system, network, timers, subprocesses or third-party packages.",
+  "Reply with the complete source code only: no Markdown fences, no explanations before or after it.",
+  "Define every function the task names at the top level of the program, under exactly that name.",
+].join("\n");
+
+/** Options shared by the adapters. */
+export interface AdapterOptions {
+  /** Validates code for `checkExecute`. Default: the sandbox's `checkCode`. */
+  checker?: CodeChecker;
+}
+
+/** Options of `fromChatModel`. */
+export interface ChatModelAdapterOptions extends AdapterOptions {
+  /** System message sent before the prompt. Default `DEFAULT_GENERATOR_SYSTEM_PROMPT`. */
+  systemPrompt?: string;
+}
+
+function messageText(message: BaseMessage): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content
+    .map((part) => (typeof part === "string" ? part : part.type === "text" && typeof part.text === "string" ? part.text : ""))
+    .join("");
+}
+
+class ChatModelGenerator extends BaseCodeGenerator {
+  constructor(
+    private readonly model: BaseChatModel,
+    private readonly systemPrompt: string,
+    checker?: CodeChecker,
+  ) {
+    super(checker);
+  }
+
+  protected async complete(prompt: string, { descriptors }: BackendRequest): Promise<Completion> {
+    const language = descriptors.language ? `\nWrite ${descriptors.language}.` : "";
+    let reply: BaseMessage;
+    try {
+      reply = await this.model.invoke([
+        { role: "system", content: this.systemPrompt + language },
+        { role: "user", content: prompt },
+      ]);
+    } catch (error) {
+      throw new GeneratorBackendError(this.model.getName(), error);
+    }
+    const usage = (reply as { usage_metadata?: { input_tokens?: number; output_tokens?: number } }).usage_metadata;
+    const completion: Completion = { text: messageText(reply) };
+    if (usage) completion.usage = { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 };
+    return completion;
+  }
+
+  protected override postProcess(text: string): string {
+    return stripCodeFences(text);
+  }
+}
+
+/**
+ * Wraps any LangChain chat model as a code generator. The reply's Markdown fences are stripped;
+ * token usage is counted from `usage_metadata`.
+ *
+ * @example
+ * ```ts
+ * const generator = fromChatModel(new ChatOpenAI({ model: "gpt-4o-mini" }));
+ * const code = await generator.generate("Create add(a, b, c)", { language: "javascript" });
+ * ```
+ */
+export function fromChatModel(model: BaseChatModel, options: ChatModelAdapterOptions = {}): BaseCodeGenerator {
+  if (model === null || typeof model !== "object" || typeof (model as { invoke?: unknown }).invoke !== "function") {
+    throw new InvalidOptionError("model", model, "a LangChain chat model instance (with invoke)");
+  }
+  return new ChatModelGenerator(model, options.systemPrompt ?? DEFAULT_GENERATOR_SYSTEM_PROMPT, options.checker);
+}
+
+/** What a backend function receives besides the prompt. */
+export interface BackendRequest {
+  task: string;
+  descriptors: Descriptors;
+}
+
+/** What a backend function returns: the code, or the code with token usage. */
+export type BackendReply = string | { code: string; usage?: CompletionUsage };
+
+/** Options of `fromAsyncFunction`. */
+export interface AsyncFunctionAdapterOptions extends AdapterOptions {
+  /** Name of the backend in error messages. Default `"custom"`. */
+  name?: string;
+  /** Strip Markdown fences from replies. Default true. */
+  stripFences?: boolean;
+}
+
+class AsyncFunctionGenerator extends BaseCodeGenerator {
+  constructor(
+    private readonly fn: (prompt: string, request: BackendRequest) => Promise<BackendReply> | BackendReply,
+    private readonly options: AsyncFunctionAdapterOptions,
+  ) {
+    super(options.checker);
+  }
+
+  protected async complete(prompt: string, request: BackendRequest): Promise<Completion> {
+    const name = this.options.name ?? "custom";
+    let reply: BackendReply;
+    try {
+      reply = await this.fn(prompt, request);
+    } catch (error) {
+      throw new GeneratorBackendError(name, error);
+    }
+    if (typeof reply === "string") return { text: reply };
+    if (reply !== null && typeof reply === "object" && typeof reply.code === "string") {
+      return reply.usage ? { text: reply.code, usage: reply.usage } : { text: reply.code };
+    }
+    throw new GeneratorBackendError(name, new TypeError(`it returned ${JSON.stringify(reply) ?? String(reply)} instead of a code string or { code }`));
+  }
+
+  protected override postProcess(text: string): string {
+    return this.options.stripFences === false ? text : stripCodeFences(text);
+  }
+}
+
+/**
+ * Wraps a plain async function `(prompt, { task, descriptors }) => code` as a code generator.
+ * This is how a REST, gRPC or WebSocket model server plugs in: call it inside the function.
+ * Failures of the function become a `GeneratorBackendError` naming the backend.
+ *
+ * @example
+ * ```ts
+ * const rest = fromAsyncFunction(async (prompt) => {
+ *   const response = await fetch("http://127.0.0.1:8000/generate", { method: "POST", body: JSON.stringify({ prompt }) });
+ *   if (!response.ok) throw new Error(`HTTP ${response.status}`);
+ *   return ((await response.json()) as { code: string }).code;
+ * }, { name: "my-rest-server" });
+ * ```
+ */
+export function fromAsyncFunction(
+  fn: (prompt: string, request: BackendRequest) => Promise<BackendReply> | BackendReply,
+  options: AsyncFunctionAdapterOptions = {},
+): BaseCodeGenerator {
+  if (typeof fn !== "function") {
+    throw new InvalidOptionError("fn", fn, "an async function (prompt, { task, descriptors }) => code string");
+  }
+  return new AsyncFunctionGenerator(fn, options);
+}

@@ -1,0 +1,296 @@
+/**
+ * `CodeGeneratorSandbox`: generate code from a task with a pluggable backend, write it out as
+ * files with a dependency manifest, load it into its own sandbox session and call it.
+ */
+import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
+import { LANGUAGES, type CheckResult, type ExecutionResult, type JsonValue, type Language, type Sandbox, type SandboxSession } from "../sandbox/types.js";
+import { buildDependencyManifest, requirementsText } from "./dependencies.js";
+import { defaultDescriptors, mergeDescriptors } from "./descriptors.js";
+import { GeneratedCodeError, GeneratedFunctionError, NotInstantiatedError, TemplateWithoutEvalError } from "./errors.js";
+import type { CodeGeneratorApi, Descriptors } from "./generator-api.js";
+import { EVAL_ENTRY, GeneratedInstance, type CallLimits, type GeneratedFiles, type GeneratedFunctions, type DynamicFunctions } from "./instance.js";
+import { sdkSandbox } from "./shared-sandbox.js";
+import { stripCodeFences } from "./strip-fences.js";
+import { resolveTemplate, type CodeTemplate, type TemplateInput } from "./templates.js";
+
+/** JSON object of settings, parameters or state shared with the generated code. */
+export type JsonObject = Record<string, JsonValue>;
+
+/** Options of `CodeGeneratorSandbox`. Only `generator` is required. */
+export interface CodeGeneratorSandboxOptions {
+  /** The backend that writes the code (`fromChatModel`, `fromAsyncFunction`, or your own). */
+  generator: CodeGeneratorApi;
+  /** Visible to the code as the global `globalSettings` (Python also `global_settings`). Default `{}`. */
+  globalSettings?: JsonObject;
+  /** Visible as `globalParameters` (Python also `global_parameters`). Default `{}`. */
+  globalParameters?: JsonObject;
+  /** Visible as `globalState` (Python also `global_state`); the session's copy may change, the caller's does not. Default `{}`. */
+  globalState?: JsonObject;
+  /** Template shown to the model; `executeFunction` calls its class's `eval`. Default `DEFAULT_TEMPLATE`. */
+  template?: TemplateInput;
+  /** Language of the generated code. Default `"javascript"`. */
+  language?: Language;
+  /** Sandbox that checks the code and holds the instance's session. Default: the shared sandbox. */
+  sandbox?: Sandbox;
+  /** Merge the caller's descriptors over the defaults. Default true. */
+  useDefaultDescriptors?: boolean;
+  /** How many times to ask the generator again with the error when the code fails validation or loading. Default 1. */
+  repairAttempts?: number;
+  /** Limits of each load and call: `timeoutMs`, `memoryLimitBytes`, `maxOutputBytes`. */
+  limits?: CallLimits;
+}
+
+/** Options of one generation. */
+export interface GenerateOptions {
+  /** Overrides the sandbox's `useDefaultDescriptors` for this call. */
+  useDefaultDescriptors?: boolean;
+}
+
+const MAIN_FILE: Record<Language, string> = { javascript: "main.js", typescript: "main.ts", python: "main.py" };
+
+/**
+ * Generates, validates, instantiates and runs code from a task. One live instance at a time:
+ * `generateAndInstantiate` replaces the previous one, `cleanup()` releases it.
+ *
+ * Validation: the code is checked (syntax, imports) and loaded; when either fails, the
+ * generator is asked again with the error up to `repairAttempts` times, then
+ * `GeneratedCodeError` reports the last failure with the code.
+ *
+ * @example
+ * ```ts
+ * const sandbox = new CodeGeneratorSandbox({ generator: fromChatModel(model), globalSettings: { currency: "EUR" } });
+ * const instance = await sandbox.generateAndInstantiate("Create a method called add(a, b, c)");
+ * await instance.call("add", 10, 20, 30); // 60
+ * await sandbox.cleanup();
+ * ```
+ */
+export class CodeGeneratorSandbox {
+  readonly language: Language;
+  readonly template: CodeTemplate;
+  private readonly generator: CodeGeneratorApi;
+  private readonly globals: { globalSettings: JsonObject; globalParameters: JsonObject; globalState: JsonObject };
+  private readonly useDefaultDescriptors: boolean;
+  private readonly repairAttempts: number;
+  private readonly limits: CallLimits;
+  private sandbox: Sandbox | undefined;
+  private current: GeneratedInstance | undefined;
+  private cleanedUp = false;
+
+  constructor(options: CodeGeneratorSandboxOptions) {
+    if (options === null || typeof options !== "object") {
+      throw new InvalidOptionError("options", options, "{ generator, globalSettings?, globalParameters?, globalState?, template?, language? }");
+    }
+    const generator = options.generator as CodeGeneratorApi | undefined;
+    if (generator === null || typeof generator !== "object" || typeof generator.generate !== "function") {
+      throw new InvalidOptionError("generator", generator, "a CodeGeneratorApi (an object with generate(task, descriptors)); use fromChatModel(model) or fromAsyncFunction(fn)");
+    }
+    this.generator = generator;
+    this.language = options.language ?? "javascript";
+    if (!LANGUAGES.includes(this.language)) {
+      throw new InvalidOptionError("language", this.language, LANGUAGES.map((l) => `"${l}"`).join(", "));
+    }
+    this.template = resolveTemplate(options.template);
+    this.globals = {
+      globalSettings: jsonObject("globalSettings", options.globalSettings),
+      globalParameters: jsonObject("globalParameters", options.globalParameters),
+      globalState: jsonObject("globalState", options.globalState),
+    };
+    this.useDefaultDescriptors = options.useDefaultDescriptors ?? true;
+    this.repairAttempts = options.repairAttempts ?? 1;
+    if (!Number.isInteger(this.repairAttempts) || this.repairAttempts < 0) {
+      throw new InvalidOptionError("repairAttempts", options.repairAttempts, "a whole number >= 0");
+    }
+    this.limits = { ...options.limits };
+    this.sandbox = options.sandbox;
+  }
+
+  /** The live instance of the last `generateAndInstantiate`, if any and not cleaned up. */
+  get instance(): GeneratedInstance | undefined {
+    return this.current !== undefined && !this.current.disposed ? this.current : undefined;
+  }
+
+  /** Descriptors a generation would send for `descriptors` (after merging with the defaults). */
+  descriptorsFor(descriptors?: Descriptors, options: GenerateOptions = {}): Descriptors {
+    return mergeDescriptors(
+      defaultDescriptors(this.language, this.template),
+      descriptors,
+      options.useDefaultDescriptors ?? this.useDefaultDescriptors,
+    );
+  }
+
+  /**
+   * Generates code for `task` without running it. Returns the files: `main.js` / `main.ts` /
+   * `main.py`, `dependencies.json` (each import marked available or not in the sandbox), and for
+   * Python `requirements.txt`.
+   */
+  async generateCode(task: string, descriptors?: Descriptors, options: GenerateOptions = {}): Promise<GeneratedFiles> {
+    const code = await this.generateSource(task, this.descriptorsFor(descriptors, options));
+    return this.filesFor(code);
+  }
+
+  /**
+   * Generates code for `task`, validates it, and loads it into a new sandbox session (the
+   * previous instance is released). Returns the live instance.
+   */
+  async generateAndInstantiate<F extends GeneratedFunctions = DynamicFunctions>(
+    task: string,
+    descriptors?: Descriptors,
+    options: GenerateOptions = {},
+  ): Promise<GeneratedInstance<F>> {
+    const merged = this.descriptorsFor(descriptors, options);
+    const sandbox = await this.getSandbox();
+    await this.releaseCurrent();
+    let prompt = task;
+    let failure: { phase: "validate" | "instantiate"; code: string; outcome: CheckResult | ExecutionResult } | undefined;
+    for (let attempt = 0; attempt <= this.repairAttempts; attempt += 1) {
+      if (failure) prompt = repairPrompt(task, failure.code, failure.outcome);
+      const code = await this.generateSource(prompt, merged);
+      const check = await sandbox.check(code, { language: this.language });
+      if (!check.ok) {
+        failure = { phase: "validate", code, outcome: check };
+        continue;
+      }
+      const session = await sandbox.createSession({ language: this.language, ...pickMemory(this.limits) });
+      const loaded = await this.load(session, code);
+      if (loaded.status !== "success") {
+        await session.dispose();
+        failure = { phase: "instantiate", code, outcome: loaded };
+        continue;
+      }
+      const files = await this.filesFor(code);
+      const instance = new GeneratedInstance<F>(session, code, files, await session.functionNames(), this.template.evalClassName !== undefined, this.limits);
+      this.current = instance as unknown as GeneratedInstance;
+      this.cleanedUp = false;
+      return instance;
+    }
+    throw new GeneratedCodeError(failure!.phase, failure!.code, failure!.outcome, this.repairAttempts + 1);
+  }
+
+  /**
+   * Calls `eval(parameters, inputData, context)` of the template class in the live instance and
+   * returns its value. Throws `TemplateWithoutEvalError` when the template has no such class,
+   * `NotInstantiatedError` before `generateAndInstantiate`, `SandboxDisposedError` after
+   * `cleanup()`, and `GeneratedFunctionError` when the call fails.
+   */
+  async executeFunction(parameters: JsonObject = {}, inputData: JsonObject = {}, context: JsonObject = {}): Promise<JsonValue | undefined> {
+    const result = await this.executeFunctionResult(parameters, inputData, context);
+    if (result.status !== "success") throw new GeneratedFunctionError(`${this.template.evalClassName}.eval`, result);
+    return result.result;
+  }
+
+  /** Like `executeFunction`, but returns the whole run; failures of the code are statuses. */
+  async executeFunctionResult(parameters: JsonObject = {}, inputData: JsonObject = {}, context: JsonObject = {}): Promise<ExecutionResult> {
+    if (this.template.evalClassName === undefined) throw new TemplateWithoutEvalError(this.template.name);
+    jsonObject("parameters", parameters);
+    jsonObject("inputData", inputData);
+    jsonObject("context", context);
+    if (this.cleanedUp) throw new SandboxDisposedError("This CodeGeneratorSandbox's instance (released by cleanup())");
+    if (this.current === undefined) throw new NotInstantiatedError("This CodeGeneratorSandbox");
+    return this.current.evaluate(parameters, inputData, context);
+  }
+
+  /** Releases the live instance's session. Later calls on it throw `SandboxDisposedError`. */
+  async cleanup(): Promise<void> {
+    await this.releaseCurrent();
+    this.cleanedUp = true;
+  }
+
+  private async releaseCurrent(): Promise<void> {
+    const previous = this.current;
+    this.current = undefined;
+    if (previous) await previous.dispose();
+  }
+
+  private async generateSource(task: string, descriptors: Descriptors): Promise<string> {
+    if (typeof task !== "string" || task.trim() === "") {
+      throw new InvalidOptionError("task", task, "a non-empty string describing the code to generate");
+    }
+    const reply = await this.generator.generate(task, descriptors);
+    if (typeof reply !== "string") {
+      throw new InvalidOptionError("generator.generate() result", reply, "a string of code");
+    }
+    // Backends are asked for plain code but some wrap it anyway.
+    return stripCodeFences(reply);
+  }
+
+  private async filesFor(code: string): Promise<GeneratedFiles> {
+    const sandbox = await this.getSandbox();
+    const manifest = await buildDependencyManifest(code, this.language, (probe, options) => sandbox.check(probe, options));
+    const files: GeneratedFiles = {
+      [MAIN_FILE[this.language]]: code,
+      "dependencies.json": `${JSON.stringify(manifest, null, 2)}\n`,
+    };
+    if (this.language === "python") files["requirements.txt"] = requirementsText(manifest);
+    return files;
+  }
+
+  private load(session: SandboxSession, code: string): Promise<ExecutionResult> {
+    const globals: Record<string, JsonValue> = { ...this.globals };
+    if (this.language === "python") {
+      globals.global_settings = this.globals.globalSettings;
+      globals.global_parameters = this.globals.globalParameters;
+      globals.global_state = this.globals.globalState;
+    }
+    const className = this.template.evalClassName;
+    // The entry point is appended to the same program so it sees the class even where
+    // top-level class bindings do not outlive one run.
+    const program = className === undefined ? code : `${code}\n${evalBootstrap(this.language, className)}`;
+    return session.run(program, { ...this.limits, globals });
+  }
+
+  private async getSandbox(): Promise<Sandbox> {
+    this.sandbox ??= sdkSandbox();
+    return this.sandbox;
+  }
+}
+
+function evalBootstrap(language: Language, className: string): string {
+  const missing = `The generated code defines no class ${className} with an eval(parameters, inputData, context) method, so executeFunction cannot call it.`;
+  if (language === "python") {
+    return [
+      `def ${EVAL_ENTRY}(parameters, input_data, context):`,
+      `    cls = globals().get(${JSON.stringify(className)})`,
+      `    if cls is None:`,
+      `        raise NameError(${JSON.stringify(missing)})`,
+      `    if globals().get("${EVAL_ENTRY}_instance") is None:`,
+      `        globals()["${EVAL_ENTRY}_instance"] = cls(global_settings, global_parameters, global_state)`,
+      `    return globals()["${EVAL_ENTRY}_instance"].eval(parameters, input_data, context)`,
+      "",
+    ].join("\n");
+  }
+  return [
+    `;globalThis.${EVAL_ENTRY} = function (parameters, inputData, context) {`,
+    `  if (typeof ${className} !== "function") throw new ReferenceError(${JSON.stringify(missing)});`,
+    `  if (globalThis.${EVAL_ENTRY}_instance === undefined) globalThis.${EVAL_ENTRY}_instance = new ${className}(globalSettings, globalParameters, globalState);`,
+    `  return globalThis.${EVAL_ENTRY}_instance.eval(parameters, inputData, context);`,
+    `};`,
+    "",
+  ].join("\n");
+}
+
+function repairPrompt(task: string, code: string, outcome: CheckResult | ExecutionResult): string {
+  const error = "error" in outcome ? outcome.error : undefined;
+  const status = "status" in outcome ? outcome.status : "invalid";
+  const line = error?.line !== undefined ? code.split("\n")[error.line - 1]?.trim() : undefined;
+  return [
+    task,
+    "",
+    `The previous code failed with ${status}${error ? `: ${error.name}: ${error.message}` : ""}${error?.line !== undefined ? ` at line ${error.line}` : ""}.`,
+    ...(line ? [`Failing line: ${line}`] : []),
+    "Previous code:",
+    code,
+    "Return the corrected complete code.",
+  ].join("\n");
+}
+
+function pickMemory(limits: CallLimits): { memoryLimitBytes?: number } {
+  return limits.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: limits.memoryLimitBytes };
+}
+
+function jsonObject(option: string, value: unknown): JsonObject {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new InvalidOptionError(option, value, "a JSON object");
+  }
+  return value as JsonObject;
+}

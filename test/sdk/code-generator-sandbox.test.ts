@@ -1,0 +1,180 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { AIMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { createSandbox } from "../../src/sandbox/index.js";
+import { SandboxDisposedError } from "../../src/errors.js";
+import { CodeGeneratorSandbox } from "../../src/sdk/code-generator-sandbox.js";
+import { fromAsyncFunction, fromChatModel } from "../../src/sdk/adapters.js";
+import {
+  GeneratedCodeError,
+  GeneratedFunctionError,
+  NotInstantiatedError,
+  TemplateWithoutEvalError,
+  UnknownFunctionError,
+} from "../../src/sdk/errors.js";
+import type { Descriptors } from "../../src/sdk/generator-api.js";
+
+const sandbox = createSandbox({ poolSize: 1 });
+afterAll(() => sandbox.dispose());
+
+/** A backend that replies with the scripted codes in order and records what it was asked. */
+function scripted(...codes: string[]) {
+  const requests: { prompt: string; task: string; descriptors: Descriptors }[] = [];
+  const generator = fromAsyncFunction((prompt, request) => {
+    requests.push({ prompt, ...request });
+    const code = codes.shift();
+    if (code === undefined) throw new Error("no scripted reply left");
+    return code;
+  });
+  return { generator, requests };
+}
+
+const ADD = "function add(a, b, c) {\n  return a + b + c;\n}\n";
+
+describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
+  it("generateAndInstantiate gives a live instance callable many times, by name and by proxy", async () => {
+    const { generator, requests } = scripted("```javascript\n" + ADD + "```");
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox });
+    const instance = await codegen.generateAndInstantiate<{ add(a: number, b: number, c: number): number }>(
+      "Create a method called add(a, b, c), I will use that method to perform additions",
+    );
+    expect(await instance.call("add", 10, 20, 30)).toBe(60);
+    expect(await instance.functions.add(1, 2, 3)).toBe(6);
+    expect(await instance.call("add", 0.5, 0.25, 0.25)).toBe(1);
+    expect(await instance.functionNames()).toEqual(["add"]);
+    expect(instance.files["main.js"]).toBe(ADD.trim());
+    // The default descriptors went into the prompt through the default pre-processor.
+    expect(requests[0]!.prompt).toMatch(/^Create a method called add\(a, b, c\).* language: javascript style: /);
+    expect(requests[0]!.descriptors.template).toContain("class GeneratedPolicy");
+    await codegen.cleanup();
+  });
+
+  it("keeps state between calls and shows the global settings, parameters and state", async () => {
+    const code = [
+      "let count = 0;",
+      "function next() { count += globalParameters.step; return count; }",
+      "function describe() { return { currency: globalSettings.currency, start: globalState.start }; }",
+    ].join("\n");
+    const codegen = new CodeGeneratorSandbox({
+      generator: scripted(code).generator,
+      sandbox,
+      globalSettings: { currency: "EUR" },
+      globalParameters: { step: 5 },
+      globalState: { start: 1 },
+    });
+    const instance = await codegen.generateAndInstantiate("counter");
+    expect(await instance.call("next")).toBe(5);
+    expect(await instance.call("next")).toBe(10);
+    expect(await instance.call("describe")).toEqual({ currency: "EUR", start: 1 });
+    await codegen.cleanup();
+  });
+
+  it("executeFunction calls the default template's eval with parameters, input data and context", async () => {
+    const code = [
+      "class GeneratedPolicy {",
+      "  constructor(settings, parameters, state) { this.limit = settings.limit; }",
+      "  eval(parameters, inputData, context) {",
+      "    return { allowed: inputData.amount * parameters.rate <= this.limit, user: context.user };",
+      "  }",
+      "}",
+    ].join("\n");
+    const codegen = new CodeGeneratorSandbox({ generator: scripted(code).generator, sandbox, globalSettings: { limit: 100 } });
+    await codegen.generateAndInstantiate("Allow a payment when amount times rate stays within the limit");
+    expect(await codegen.executeFunction({ rate: 2 }, { amount: 40 }, { user: "ana" })).toEqual({ allowed: true, user: "ana" });
+    expect(await codegen.executeFunction({ rate: 3 }, { amount: 40 }, { user: "bo" })).toEqual({ allowed: false, user: "bo" });
+    await codegen.cleanup();
+  });
+
+  it("generateCode returns main.js and a dependency manifest marking each import", async () => {
+    const code = 'import _ from "lodash";\nexport function f() { return 1; }\n';
+    const codegen = new CodeGeneratorSandbox({ generator: scripted(code).generator, sandbox });
+    const files = await codegen.generateCode("anything", { style: "concise" }, { useDefaultDescriptors: false });
+    expect(Object.keys(files).sort()).toEqual(["dependencies.json", "main.js"]);
+    const manifest = JSON.parse(files["dependencies.json"]!) as { language: string; dependencies: { name: string; available: boolean }[] };
+    expect(manifest.language).toBe("javascript");
+    expect(manifest.dependencies).toMatchObject([{ name: "lodash", available: false }]);
+  });
+
+  it("asks the generator again with the error, once, when the code does not validate", async () => {
+    const { generator, requests } = scripted("function add(a, b, c) { return a + ; }", ADD);
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox });
+    const instance = await codegen.generateAndInstantiate("Create add(a, b, c)");
+    expect(await instance.call("add", 1, 1, 1)).toBe(3);
+    expect(requests).toHaveLength(2);
+    expect(requests[1]!.task).toMatch(/The previous code failed with syntax_error/);
+    expect(requests[1]!.task).toContain("function add(a, b, c) { return a + ; }");
+    await codegen.cleanup();
+  });
+
+  it("reports code that keeps failing with GeneratedCodeError (validation and loading)", async () => {
+    const invalid = new CodeGeneratorSandbox({ generator: scripted("nope(", "still nope(").generator, sandbox });
+    const error = await invalid.generateAndInstantiate("x").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GeneratedCodeError);
+    expect((error as GeneratedCodeError).phase).toBe("validate");
+    expect((error as GeneratedCodeError).code).toBe("still nope(");
+    expect((error as Error).message).toMatch(/did not pass validation after 2 attempt\(s\): syntax_error/);
+
+    const throwing = new CodeGeneratorSandbox({ generator: scripted('throw new Error("boom")').generator, sandbox, repairAttempts: 0 });
+    const loadError = await throwing.generateAndInstantiate("x").catch((e: unknown) => e);
+    expect(loadError).toBeInstanceOf(GeneratedCodeError);
+    expect((loadError as Error).message).toMatch(/failed while loading after 1 attempt\(s\): runtime_error at line 1: Error: boom/);
+  });
+
+  it("gives clear errors: unknown function, failing function, before instantiation, after cleanup", async () => {
+    const code = ADD + "function fail() { null.x; }\n";
+    const codegen = new CodeGeneratorSandbox({ generator: scripted(code).generator, sandbox });
+    await expect(codegen.executeFunction({}, {}, {})).rejects.toThrow(NotInstantiatedError);
+    const instance = await codegen.generateAndInstantiate("add");
+    const unknown = await instance.call("multiply", 2, 3).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(UnknownFunctionError);
+    expect((unknown as Error).message).toBe('The generated code defines no function "multiply". It defines: "add", "fail".');
+    const failed = await instance.call("fail").catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(GeneratedFunctionError);
+    expect((failed as GeneratedFunctionError).result.status).toBe("runtime_error");
+    expect((await instance.invoke("fail")).error?.name).toBe("TypeError");
+    // The code has no GeneratedPolicy class: eval has nothing to call.
+    await expect(codegen.executeFunction({}, {}, {})).rejects.toThrow(/defines no class GeneratedPolicy/);
+    await codegen.cleanup();
+    expect(instance.disposed).toBe(true);
+    await expect(instance.call("add", 1, 2, 3)).rejects.toThrow(SandboxDisposedError);
+    await expect(instance.functions.add(1, 2, 3)).rejects.toThrow(SandboxDisposedError);
+    await expect(codegen.executeFunction({}, {}, {})).rejects.toThrow(SandboxDisposedError);
+  });
+
+  it("a template without eval makes executeFunction throw TemplateWithoutEvalError", async () => {
+    const template = "// Custom logic\nclass MyGeneratedPolicy {\n  run(config, inputData) {}\n}\n";
+    const { generator, requests } = scripted(ADD);
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox, template });
+    await codegen.generateAndInstantiate("add");
+    expect(requests[0]!.descriptors.template).toContain("class MyGeneratedPolicy");
+    await expect(codegen.executeFunction({}, {}, {})).rejects.toThrow(TemplateWithoutEvalError);
+    await expect(codegen.executeFunction({}, {}, {})).rejects.toThrow(/Template "custom" defines no class with an eval/);
+    await codegen.cleanup();
+  });
+
+  it("runs TypeScript from a chat model and replaces the previous instance", async () => {
+    const model = fakeModel()
+      .respond(new AIMessage("```ts\nfunction greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n```"))
+      .respond(new AIMessage("function shout(s: string): string { return s.toUpperCase(); }"));
+    const codegen = new CodeGeneratorSandbox({ generator: fromChatModel(model), sandbox, language: "typescript" });
+    const first = await codegen.generateAndInstantiate("greet(name)");
+    expect(first.files["main.ts"]).toContain("function greet(name: string)");
+    expect(await first.call("greet", "Alice")).toBe("Hello, Alice!");
+    const second = await codegen.generateAndInstantiate("shout(s)");
+    expect(first.disposed).toBe(true);
+    expect(await second.call("shout", "hi")).toBe("HI");
+    expect(codegen.instance).toBe(second);
+    await codegen.cleanup();
+  });
+
+  it("rejects bad options and arguments with clear errors", async () => {
+    expect(() => new CodeGeneratorSandbox({} as never)).toThrow(/Invalid option "generator"/);
+    const generator = scripted().generator;
+    expect(() => new CodeGeneratorSandbox({ generator, language: "ruby" as never })).toThrow(/Invalid option "language"/);
+    expect(() => new CodeGeneratorSandbox({ generator, globalSettings: [] as never })).toThrow(/Invalid option "globalSettings"/);
+    expect(() => new CodeGeneratorSandbox({ generator, repairAttempts: -1 })).toThrow(/Invalid option "repairAttempts"/);
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox });
+    await expect(codegen.generateCode("")).rejects.toThrow(/Invalid option "task"/);
+    await expect(codegen.generateCode("t", "style" as never)).rejects.toThrow(/Invalid option "descriptors"/);
+  });
+});
