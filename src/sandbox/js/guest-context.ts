@@ -13,7 +13,7 @@ import type {
 import type { ExecutionError } from "../types.js";
 import type { WorkerOutcome, WorkerRunLimits } from "./protocol.js";
 import { locateError } from "./error-location.js";
-import { GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME, USER_FILE_NAME } from "./guest-prelude.js";
+import { GUEST_CONSOLE_SOURCE, GUEST_LIBRARY_SOURCE, GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME, USER_FILE_NAME } from "./guest-prelude.js";
 
 /**
  * QuickJS's own stack limit. FACTS: 512 KiB or more (or unset) overflows the thread's native
@@ -58,11 +58,23 @@ export const enum SettleMode {
   SessionModule = 2,
 }
 
+/** Operations of the prelude's dispatcher. */
+const enum HelperOp {
+  Settle = 0,
+  Describe = 1,
+  SetGlobals = 2,
+  DefineHostFunctions = 3,
+  FunctionNames = 4,
+  Invoke = 5,
+  LoadLibrary = 6,
+}
+
 /** A live QuickJS context with the prelude's helpers held as handles. */
 export class GuestContext {
   readonly runtime: QuickJSRuntime;
   readonly context: QuickJSContext;
-  private readonly helpers: QuickJSHandle[] = [];
+  /** The prelude's dispatcher `helper(op, a, b)` (see GUEST_PRELUDE_SOURCE). */
+  private readonly helper: QuickJSHandle;
   private current: RunState | undefined;
   private readonly memoryLimitBytes: number;
   private hostFunctionNames = new Set<string>();
@@ -75,19 +87,18 @@ export class GuestContext {
     this.context = this.runtime.newContext();
     const ctx = this.context;
     const bridge = ctx.newFunction("bridge", (op, a, b) => this.onBridge(op, a, b));
+    const consoleSource = ctx.newString(GUEST_CONSOLE_SOURCE);
+    const librarySource = ctx.newString(GUEST_LIBRARY_SOURCE);
     try {
       const fn = ctx.unwrapResult(ctx.evalCode(GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME));
       try {
-        const list = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, bridge));
-        try {
-          for (let i = 0; i < 6; i++) this.helpers.push(ctx.getProp(list, i));
-        } finally {
-          list.dispose();
-        }
+        this.helper = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, bridge, consoleSource, librarySource));
       } finally {
         fn.dispose();
       }
     } finally {
+      librarySource.dispose();
+      consoleSource.dispose();
       bridge.dispose();
     }
     // The prelude's allocations do not count against the user's limit.
@@ -114,7 +125,7 @@ export class GuestContext {
       const evaluated = ctx.evalCode(code, USER_FILE_NAME, { type: kind === "module" ? "module" : "global" });
       if (evaluated.error) return evaluated.error;
       try {
-        this.callHelper(0, evaluated.value, ctx.newNumber(mode));
+        this.callHelper(HelperOp.Settle, evaluated.value, mode);
       } finally {
         evaluated.value.dispose();
       }
@@ -135,14 +146,10 @@ export class GuestContext {
       const ctx = this.context;
       const setupError = this.setUp({ hostFunctionNames });
       if (setupError) return setupError;
-      const nameHandle = ctx.newString(name);
-      const argsHandle = ctx.newString(argsJson);
-      const called = ctx.callFunction(this.helpers[5], ctx.undefined, nameHandle, argsHandle);
-      nameHandle.dispose();
-      argsHandle.dispose();
+      const called = this.helperCall(HelperOp.Invoke, name, argsJson);
       if (called.error) return called.error;
       try {
-        this.callHelper(0, called.value, ctx.newNumber(SettleMode.Script));
+        this.callHelper(HelperOp.Settle, called.value, SettleMode.Script);
       } finally {
         called.value.dispose();
       }
@@ -150,9 +157,14 @@ export class GuestContext {
     });
   }
 
+  /** Loads the rest of the prelude now, so a session's baseline of built-in names is exact. */
+  loadLibrary(): void {
+    this.callHelper(HelperOp.LoadLibrary);
+  }
+
   /** Names of global functions the guest's code defined (not built-ins, not host functions). */
   functionNames(): string[] {
-    const r = this.context.callFunction(this.helpers[4], this.context.undefined);
+    const r = this.helperCall(HelperOp.FunctionNames);
     if (r.error) {
       r.error.dispose();
       return [];
@@ -189,8 +201,7 @@ export class GuestContext {
 
   /** Releases the context and runtime. Throws if QuickJS reports leaked handles. */
   dispose(): void {
-    for (const h of this.helpers) h.dispose();
-    this.helpers.length = 0;
+    this.helper.dispose();
     this.context.dispose();
     this.runtime.dispose();
   }
@@ -198,30 +209,45 @@ export class GuestContext {
   private setUp(setup: { globalsJson?: string; hostFunctionNames: string[] }): QuickJSHandle | undefined {
     const ctx = this.context;
     if (setup.globalsJson !== undefined && setup.globalsJson !== "{}") {
-      const json = ctx.newString(setup.globalsJson);
-      const r = ctx.callFunction(this.helpers[2], ctx.undefined, json);
-      json.dispose();
+      const r = this.helperCall(HelperOp.SetGlobals, setup.globalsJson);
       if (r.error) return r.error;
       r.value.dispose();
     }
     const fresh = setup.hostFunctionNames.filter((n) => !this.hostFunctionNames.has(n));
     if (fresh.length > 0) {
       for (const n of fresh) this.hostFunctionNames.add(n);
-      const names = ctx.newString(JSON.stringify(fresh));
-      const r = ctx.callFunction(this.helpers[3], ctx.undefined, names);
-      names.dispose();
+      const r = this.helperCall(HelperOp.DefineHostFunctions, JSON.stringify(fresh));
       if (r.error) return r.error;
       r.value.dispose();
     }
     return undefined;
   }
 
-  /** Calls a prelude helper; arguments created for the call are disposed here. */
-  private callHelper(index: number, ...args: QuickJSHandle[]): void {
+  /**
+   * Calls the prelude's dispatcher. Strings and numbers are copied in (and freed here);
+   * handles are borrowed from the caller.
+   */
+  private helperCall(op: HelperOp, a?: QuickJSHandle | string | number, b?: QuickJSHandle | string | number) {
     const ctx = this.context;
-    // The first argument is borrowed from the caller; the rest were made for this call.
-    const r = ctx.callFunction(this.helpers[index], ctx.undefined, ...args);
-    for (const a of args.slice(1)) a.dispose();
+    const made: QuickJSHandle[] = [];
+    const toHandle = (v: QuickJSHandle | string | number | undefined): QuickJSHandle => {
+      if (v === undefined) return ctx.undefined;
+      if (typeof v === "object") return v;
+      const h = typeof v === "string" ? ctx.newString(v) : ctx.newNumber(v);
+      made.push(h);
+      return h;
+    };
+    const opHandle = toHandle(op);
+    try {
+      return ctx.callFunction(this.helper, ctx.undefined, opHandle, toHandle(a), toHandle(b));
+    } finally {
+      for (const h of made) h.dispose();
+    }
+  }
+
+  /** Calls a helper whose return value is not needed. */
+  private callHelper(op: HelperOp, a?: QuickJSHandle | string | number, b?: QuickJSHandle | string | number): void {
+    const r = this.helperCall(op, a, b);
     if (r.error) {
       // settle() only schedules promise reactions; it throws only when the run was interrupted.
       r.error.dispose();
@@ -344,7 +370,7 @@ export class GuestContext {
     const ctx = this.context;
     this.runtime.setMemoryLimit(this.memoryLimitBytes + OOM_DESCRIBE_HEADROOM_BYTES);
     try {
-      const r = ctx.callFunction(this.helpers[1], ctx.undefined, thrown);
+      const r = this.helperCall(HelperOp.Describe, thrown);
       if (r.error) {
         r.error.dispose();
         return undefined;

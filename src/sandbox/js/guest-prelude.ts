@@ -17,14 +17,105 @@ export const PRELUDE_FILE_NAME = "sandbox-prelude.js";
 /** File name under which the user's code is evaluated; stack frames there are the user's. */
 export const USER_FILE_NAME = "main.js";
 
-/** Source of the prelude: a function expression taking `bridge`, returning the helper array. */
-export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge) {
+/**
+ * Source of the eager part of the prelude, kept small because it is parsed for every run:
+ * a function of `(bridge, consoleSource, librarySource)` returning one dispatcher `helper(op, a, b)`:
+ * 0 settle(value, mode), 1 describe(error) -> JSON, 2 setGlobals(json),
+ * 3 defineHostFunctions(namesJson), 4 functionNames() -> JSON, 5 invoke(name, argsJson),
+ * 6 load the library now (sessions do, so their baseline of built-in names is taken early).
+ */
+export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, consoleSource, librarySource) {
+  "use strict";
+  const G = globalThis;
+  const stringify = JSON.stringify;
+  const then = Promise.prototype.then;
+  const resolve = Promise.resolve.bind(Promise);
+  const indirectEval = G.eval;
+  const defineProp = Object.defineProperty;
+  const keys = Object.keys;
+  let library;
+  const lib = () => library ?? (library = indirectEval(librarySource)(bridge));
+
+  // console is parsed on first use: a run that never prints does not pay for it.
+  const installConsole = (value) => defineProp(G, "console", { value, writable: true, configurable: true, enumerable: false });
+  defineProp(G, "console", {
+    get() { const c = indirectEval(consoleSource)(bridge, lib); installConsole(c); return c; },
+    set(value) { installConsole(value); },
+    configurable: true,
+    enumerable: false,
+  });
+
+  function resultJson(v) {
+    try { return stringify(v); } catch (_) { return undefined; }
+  }
+
+  // mode 0: script value; 1: module namespace, result = awaited default export;
+  // 2: module in a session, named exports also become globals.
+  function settle(value, mode) {
+    const onValue = (v) => {
+      if (mode === 0) return v;
+      if (mode === 2) {
+        for (const k of keys(v)) if (k !== "default") defineProp(G, k, { value: v[k], writable: true, configurable: true, enumerable: true });
+      }
+      return v.default;
+    };
+    const p = then.call(resolve(value), onValue);
+    then.call(p, (v) => { bridge(2, resultJson(v)); }, (e) => { bridge(3, lib().describe(e)); });
+  }
+
+  return function helper(op, a, b) {
+    switch (op) {
+      case 0: return settle(a, b);
+      case 1: return lib().describe(a);
+      case 2: return lib().setGlobals(a);
+      case 3: return lib().defineHostFunctions(a);
+      case 4: return stringify(lib().functionNames());
+      case 5: return lib().invoke(a, b);
+      case 6: lib(); return undefined;
+    }
+  };
+})`;
+
+/** Source of `console`: a function of `(bridge, lib)` returning the console object. */
+export const GUEST_CONSOLE_SOURCE = String.raw`(function (bridge, lib) {
+  "use strict";
+  function format(args) {
+    let text = "";
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i];
+      let piece;
+      if (typeof a === "string") piece = a;
+      else if ((typeof a === "number" && (a !== 0 || 1 / a > 0)) || typeof a === "boolean") piece = String(a);
+      else {
+        try { piece = lib().inspect(a, 0, []); } catch (e) { piece = "[value that cannot be printed]"; }
+      }
+      text += (i ? " " : "") + piece;
+    }
+    return text + "\n";
+  }
+  const writer = (stream) => function () { bridge(0, stream, format(arguments)); };
+  const console = {
+    log: writer(1), info: writer(1), debug: writer(1),
+    warn: writer(2), error: writer(2), trace: writer(2),
+    assert(condition) {
+      if (condition) return;
+      const rest = Array.prototype.slice.call(arguments, 1);
+      bridge(0, 2, "Assertion failed" + (rest.length ? ": " + format(rest) : "\n"));
+    },
+  };
+  return console;
+
+})`;
+
+/**
+ * Source of the rest of the prelude, parsed only when a run needs it (printing an object,
+ * an error, globals, host functions, sessions): a function of `bridge` returning helpers.
+ */
+export const GUEST_LIBRARY_SOURCE = String.raw`(function (bridge) {
   "use strict";
   const G = globalThis;
   const stringify = JSON.stringify;
   const parse = JSON.parse;
-  const then = Promise.prototype.then;
-  const resolve = Promise.resolve.bind(Promise);
   const indirectEval = G.eval;
   const getOwnNames = Object.getOwnPropertyNames;
   const getDesc = Object.getOwnPropertyDescriptor;
@@ -92,18 +183,6 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge) {
     return text + "\n";
   }
 
-  const writer = (stream) => function () { bridge(0, stream, format(Array.prototype.slice.call(arguments))); };
-  const console = {
-    log: writer(1), info: writer(1), debug: writer(1),
-    warn: writer(2), error: writer(2), trace: writer(2),
-    assert(condition) {
-      if (condition) return;
-      const rest = Array.prototype.slice.call(arguments, 1);
-      bridge(0, 2, "Assertion failed" + (rest.length ? ": " + format(rest) : "\n"));
-    },
-  };
-  defineProp(G, "console", { value: console, writable: true, configurable: true, enumerable: false });
-
   function describe(e) {
     try {
       if (e !== null && typeof e === "object" && "message" in e) {
@@ -117,24 +196,6 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge) {
     } catch (_) {
       return stringify({ name: "Error", message: "the code threw a value that cannot be described" });
     }
-  }
-
-  function resultJson(v) {
-    try { return stringify(v); } catch (_) { return undefined; }
-  }
-
-  // mode 0: script value; 1: module namespace, result = awaited default export;
-  // 2: module in a session, named exports also become globals.
-  function settle(value, mode) {
-    const onValue = (v) => {
-      if (mode === 0) return v;
-      if (mode === 2) {
-        for (const k of Object.keys(v)) if (k !== "default") defineProp(G, k, { value: v[k], writable: true, configurable: true, enumerable: true });
-      }
-      return v.default;
-    };
-    const p = then.call(resolve(value), onValue);
-    then.call(p, (v) => { bridge(2, resultJson(v)); }, (e) => { bridge(3, describe(e)); });
   }
 
   function setGlobals(json) {
@@ -173,5 +234,5 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge) {
     return f.apply(undefined, parse(argsJson));
   }
 
-  return [settle, describe, setGlobals, defineHostFunctions, () => stringify(functionNames()), invoke];
+  return { inspect, describe, setGlobals, defineHostFunctions, functionNames, invoke };
 })`;

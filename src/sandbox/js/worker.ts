@@ -41,6 +41,7 @@ port.on("message", (message: HostToWorker) => {
       return;
     case "session-open":
       session = new GuestContext(quickjs, message.memoryLimitBytes, host);
+      session.loadLibrary();
       return;
     case "session-call":
       void handleSessionCall(message);
