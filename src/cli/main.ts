@@ -14,6 +14,9 @@ export interface Command {
 const commands: Record<string, () => Promise<Command>> = {
   // Subcommands register here: name -> lazy loader.
   eval: async () => (await import("./eval.js")).evalCommand,
+  exec: async () => (await import("./exec.js")).execCommand,
+  solve: async () => (await import("./solve.js")).solveCommand,
+  demo: async () => (await import("./demo.js")).demoCommand,
 };
 
 function usage(): string {
