@@ -1,0 +1,101 @@
+/**
+ * `codegen-sandbox demo`: the four demonstration tasks (factorial, squared evens, character
+ * frequency, Fibonacci), each solved by the graph, then the success statistics.
+ */
+import { parseArgs } from "node:util";
+import type { Command } from "./main.js";
+import { UsageError } from "./usage-error.js";
+import { formatEvent, formatFinal, integerFlag, languageFlag } from "./solve.js";
+import type { FinalState } from "./solve.js";
+import type { CodeGenEvent } from "../graph/events.js";
+
+/** The demonstration tasks, in order. */
+export const DEMO_TASKS: readonly string[] = [
+  "Calculate the factorial of 10 and print the result.",
+  "Add up the squares of the even numbers from 1 to 20 and print the sum.",
+  "Count how often each character appears in the string 'hello world' and print each character with its count.",
+  "Print the first 15 Fibonacci numbers, computed with a loop (not recursion).",
+];
+
+const HELP = `usage: codegen-sandbox demo [options]
+
+Solves four demonstration tasks with the code-generation graph and prints each result, then
+the summary: tasks, execution attempts, successful executions, success rate, and the
+breakdown by status.
+
+options:
+  --language L       ${["javascript", "typescript", "python"].join(" | ")} (default javascript)
+  --model M          provider:model (default: CODEGEN_MODEL)
+  --max-retries N    refinements after the first attempt (default 2)
+  --json             print the runs and the summary as JSON
+
+The model is configured like "solve": OPENAI_API_KEY, OPENAI_BASE_URL, CODEGEN_MODEL.`;
+
+/** The `demo` subcommand. */
+export const demoCommand: Command = {
+  summary: "solve the four demonstration tasks and print success statistics",
+  async run(argv) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        options: {
+          language: { type: "string" },
+          model: { type: "string" },
+          "max-retries": { type: "string" },
+          json: { type: "boolean" },
+          help: { type: "boolean", short: "h" },
+        },
+        allowPositionals: false,
+      });
+    } catch (error) {
+      throw new UsageError(`demo: ${(error as Error).message}`);
+    }
+    const { values } = parsed;
+    if (values.help) {
+      process.stdout.write(HELP + "\n");
+      return 0;
+    }
+    const language = languageFlag("demo", values.language);
+    const maxRetries = integerFlag("demo", "max-retries", values["max-retries"], 0);
+    if (values.model !== undefined && values.model.trim() === "") throw new UsageError("demo: --model needs a provider:model name");
+
+    const [{ createCodeGenGraph }, { ExecutionHistory, formatSummary }, { disposeDefaultSandbox }] = await Promise.all([
+      import("../graph/graph.js"),
+      import("../graph/history.js"),
+      import("../sandbox/run-code.js"),
+    ]);
+    const graph = createCodeGenGraph({
+      ...(values.model === undefined ? {} : { model: values.model }),
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+      modelRetry: { onRetry: ({ retry, delayMs, kind }) => process.stderr.write(`model call failed (${kind.kind}); retry ${retry} in ${delayMs} ms\n`) },
+    });
+    const history = new ExecutionHistory();
+    const runs: (FinalState & { task: string })[] = [];
+    try {
+      for (const [index, task] of DEMO_TASKS.entries()) {
+        process.stderr.write(`\n=== task ${index + 1}/${DEMO_TASKS.length}: ${task}\n`);
+        let final: FinalState | undefined;
+        const input = language === undefined ? { task } : { task, language };
+        for await (const [mode, chunk] of await graph.stream(input, { streamMode: ["custom", "values"] })) {
+          if (mode === "custom") process.stderr.write(formatEvent(chunk as CodeGenEvent) + "\n");
+          else final = chunk as FinalState;
+        }
+        if (final === undefined) throw new Error("the graph ended without a state");
+        history.record(task, final);
+        runs.push({ task, ...final });
+        if (!values.json) process.stdout.write(`\n=== ${task}\n${formatFinal(final)}\n`);
+      }
+      const summary = history.summary();
+      if (values.json) {
+        const compact = runs.map(({ task, status, language: lang, code, result, attempts, explanation }) => ({ task, status, language: lang, code, result, attempts, explanation }));
+        process.stdout.write(JSON.stringify({ runs: compact, summary }, null, 2) + "\n");
+      } else {
+        process.stdout.write(`\n=== summary\n${formatSummary(summary)}\n`);
+      }
+      return summary.tasksSolved === summary.tasks ? 0 : 1;
+    } finally {
+      await disposeDefaultSandbox();
+    }
+  },
+};

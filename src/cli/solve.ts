@@ -1,0 +1,166 @@
+/**
+ * `codegen-sandbox solve "TASK"`: runs one task through the code-generation graph, with
+ * progress on stderr and the final code, output and result on stdout.
+ * Exit codes: 0 solved, 1 not solved or the model is not configured, 2 usage error.
+ */
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import type { Command } from "./main.js";
+import { UsageError } from "./usage-error.js";
+import { LANGUAGES, type ExecutionResult, type Language } from "../sandbox/types.js";
+import type { CodeGenEvent } from "../graph/events.js";
+import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
+
+const HELP = `usage: codegen-sandbox solve "TASK" [options]
+
+A model writes code for TASK; the code is checked, run in the sandbox and repaired on errors.
+Progress goes to stderr; the final code, output and result go to stdout.
+
+options:
+  --language L           ${LANGUAGES.join(" | ")} (default javascript)
+  --model M              provider:model, e.g. openai:gpt-4o-mini (default: CODEGEN_MODEL)
+  --max-retries N        refinements after the first attempt (default 2)
+  --context TEXT         extra information for the model
+  --tests FILE           code in the same language appended to the program; it must not throw
+  --expected-output TEXT what the program must print
+  --timeout-ms N         time limit of each run (default 5000)
+  --json                 print the final state as JSON on stdout
+
+model configuration (environment):
+  OPENAI_API_KEY         key for OpenAI models
+  OPENAI_BASE_URL        an OpenAI-compatible server (vLLM, llama.cpp, Ollama's /v1); no key needed
+  CODEGEN_MODEL          default model (default openai:gpt-4o-mini)
+Exit code: 0 solved, 1 not solved or no usable model, 2 usage error.`;
+
+/** Parses `--name N` as an integer of at least `min`. */
+export function integerFlag(command: string, name: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isInteger(value) || value < min) {
+    throw new UsageError(`${command}: --${name} must be an integer of at least ${min}, got "${text}"`);
+  }
+  return value;
+}
+
+/** Parses `--language`. */
+export function languageFlag(command: string, text: string | undefined): Language | undefined {
+  if (text === undefined) return undefined;
+  if (!LANGUAGES.includes(text as Language)) {
+    throw new UsageError(`${command}: --language must be one of ${LANGUAGES.join(", ")}, got "${text}"`);
+  }
+  return text as Language;
+}
+
+/** One line of progress for a graph event. */
+export function formatEvent(event: CodeGenEvent): string {
+  const parts = [`[attempt ${event.attempt}] ${event.node}: ${event.status}`];
+  const details: string[] = [];
+  if (event.durationMs !== undefined) details.push(`${event.durationMs.toFixed(1)} ms`);
+  if (event.inputTokens !== undefined || event.outputTokens !== undefined) details.push(`${event.inputTokens ?? 0} in / ${event.outputTokens ?? 0} out tokens`);
+  if (details.length > 0) parts.push(`(${details.join(", ")})`);
+  if (event.message !== undefined && event.node !== "finalize") parts.push(`- ${event.message.split("\n")[0]}`);
+  return parts.join(" ");
+}
+
+/** What `solve` and `demo` read of the graph's final state. */
+export interface FinalState {
+  status?: CodeGenStatus;
+  code?: string;
+  language?: Language;
+  result?: ExecutionResult;
+  attempts: Attempt[];
+  explanation?: string;
+}
+
+/** The final state as text: code, output, result and status. */
+export function formatFinal(state: FinalState): string {
+  const lines: string[] = [];
+  if (state.code !== undefined && state.code !== "") lines.push(`--- code (${state.language ?? "?"}) ---`, state.code);
+  if (state.result !== undefined) {
+    lines.push("--- output ---", state.result.stdout.replace(/\n$/, "") || "(nothing printed)");
+    if (state.result.stderr.trim() !== "") lines.push("--- stderr ---", state.result.stderr.replace(/\n$/, ""));
+    if (state.result.result !== undefined) lines.push("--- result ---", JSON.stringify(state.result.result));
+  }
+  const attempts = state.attempts.length;
+  lines.push(`--- status: ${state.status ?? "unknown"} after ${attempts} attempt${attempts === 1 ? "" : "s"} ---`);
+  if (state.explanation !== undefined) lines.push(state.explanation);
+  return lines.join("\n");
+}
+
+/** The `solve` subcommand. */
+export const solveCommand: Command = {
+  summary: "generate, check, run and repair code for one task",
+  async run(argv) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        options: {
+          language: { type: "string" },
+          model: { type: "string" },
+          "max-retries": { type: "string" },
+          context: { type: "string" },
+          tests: { type: "string" },
+          "expected-output": { type: "string" },
+          "timeout-ms": { type: "string" },
+          json: { type: "boolean" },
+          help: { type: "boolean", short: "h" },
+        },
+        allowPositionals: true,
+      });
+    } catch (error) {
+      throw new UsageError(`solve: ${(error as Error).message}`);
+    }
+    const { values, positionals } = parsed;
+    if (values.help) {
+      process.stdout.write(HELP + "\n");
+      return 0;
+    }
+    const task = positionals.join(" ").trim();
+    if (task === "") throw new UsageError('solve: give the task in quotes, e.g. codegen-sandbox solve "Print the factorial of 10"');
+    const language = languageFlag("solve", values.language);
+    const maxRetries = integerFlag("solve", "max-retries", values["max-retries"], 0);
+    const timeoutMs = integerFlag("solve", "timeout-ms", values["timeout-ms"], 1);
+    if (values.model !== undefined && values.model.trim() === "") throw new UsageError("solve: --model needs a provider:model name");
+    let tests: string | undefined;
+    if (values.tests !== undefined) {
+      try {
+        tests = await readFile(values.tests, "utf8");
+      } catch (error) {
+        throw new UsageError(`solve: cannot read --tests file "${values.tests}": ${(error as Error).message}`);
+      }
+    }
+
+    // LangChain is loaded only now, so `--help` and usage errors stay instant.
+    const [{ createCodeGenGraph }, { disposeDefaultSandbox }] = await Promise.all([import("../graph/graph.js"), import("../sandbox/run-code.js")]);
+    const graph = createCodeGenGraph({
+      ...(values.model === undefined ? {} : { model: values.model }),
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      modelRetry: { onRetry: ({ retry, delayMs, kind }) => process.stderr.write(`model call failed (${kind.kind}); retry ${retry} in ${delayMs} ms\n`) },
+    });
+    const input: CodeGenInput = { task };
+    if (language !== undefined) input.language = language;
+    if (values.context !== undefined) input.context = values.context;
+    if (tests !== undefined) input.tests = tests;
+    if (values["expected-output"] !== undefined) input.expectedOutput = values["expected-output"];
+
+    try {
+      let final: FinalState | undefined;
+      for await (const [mode, chunk] of await graph.stream(input, { streamMode: ["custom", "values"] })) {
+        if (mode === "custom") process.stderr.write(formatEvent(chunk as CodeGenEvent) + "\n");
+        else final = chunk as FinalState;
+      }
+      if (final === undefined) throw new Error("the graph ended without a state");
+      if (values.json) {
+        const { status, code, language: lang, result, attempts, explanation } = final;
+        process.stdout.write(JSON.stringify({ task, status, language: lang, code, result, attempts, explanation }, null, 2) + "\n");
+      } else {
+        process.stdout.write(formatFinal(final) + "\n");
+      }
+      return final.status === "success" ? 0 : 1;
+    } finally {
+      await disposeDefaultSandbox();
+    }
+  },
+};
