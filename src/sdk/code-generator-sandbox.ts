@@ -3,13 +3,13 @@
  * files with a dependency manifest, load it into its own sandbox session and call it.
  */
 import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
+import { getSharedSandbox } from "../sandbox/index.js";
 import { LANGUAGES, type CheckResult, type ExecutionResult, type JsonValue, type Language, type Sandbox, type SandboxSession } from "../sandbox/types.js";
 import { buildDependencyManifest, requirementsText } from "./dependencies.js";
 import { defaultDescriptors, mergeDescriptors } from "./descriptors.js";
 import { GeneratedCodeError, GeneratedFunctionError, NotInstantiatedError, TemplateWithoutEvalError } from "./errors.js";
 import type { CodeGeneratorApi, Descriptors } from "./generator-api.js";
 import { EVAL_ENTRY, GeneratedInstance, type CallLimits, type GeneratedFiles, type GeneratedFunctions, type DynamicFunctions } from "./instance.js";
-import { sdkSandbox } from "./shared-sandbox.js";
 import { stripCodeFences } from "./strip-fences.js";
 import { resolveTemplate, type CodeTemplate, type TemplateInput } from "./templates.js";
 
@@ -239,7 +239,7 @@ export class CodeGeneratorSandbox {
   }
 
   private async getSandbox(): Promise<Sandbox> {
-    this.sandbox ??= sdkSandbox();
+    this.sandbox ??= getSharedSandbox();
     return this.sandbox;
   }
 }

@@ -1,0 +1,131 @@
+/**
+ * `solve_with_code`: a LangChain tool that hands a task to the whole code-generation graph
+ * (generate → validate → execute → refine) and returns the final program and what it printed.
+ */
+import { tool, type ToolRunnableConfig } from "@langchain/core/tools";
+import { createCodeGenGraph, type CodeGenGraphOptions } from "../graph/index.js";
+import type { ExecutionResult, Language } from "../sandbox/types.js";
+import { InvalidOptionError } from "../errors.js";
+import { DEFAULT_MAX_CONTENT_CHARS, formatExecutionForModel, truncateText } from "./format.js";
+import { resolveLanguages, solveWithCodeSchemaFor, type SolveWithCodeInput } from "./schemas.js";
+
+/** What the tool sends to the graph. */
+export interface CodeGenGraphInput {
+  task: string;
+  language?: Language;
+  context?: string;
+  tests?: string;
+}
+
+/** The part of the graph's final state the tool reads. Other fields are kept in the artifact. */
+export interface CodeGenGraphOutput {
+  code?: string;
+  result?: ExecutionResult;
+  status?: string;
+  attempts?: unknown[];
+  explanation?: string;
+  [key: string]: unknown;
+}
+
+/** Anything that runs the code-generation loop: the compiled graph of `createCodeGenGraph`. */
+export interface CodeGenRunnable {
+  invoke(input: CodeGenGraphInput, config?: ToolRunnableConfig): Promise<CodeGenGraphOutput>;
+}
+
+/**
+ * Options of `createCodeGenTool`. Give `graph`, or the graph options (model, maxRetries,
+ * sandbox, limits, prompts, ...) to build one on first use.
+ */
+export interface CodeGenToolOptions extends Omit<CodeGenGraphOptions, "checkpointer" | "defaultLanguage"> {
+  /** A compiled code-generation graph. When given, the graph options are not used. */
+  graph?: CodeGenRunnable;
+  /** Languages the model may ask for; the schema's enum lists only these. Default: all. */
+  languages?: Language[];
+  /** Language used when the model leaves `language` out. Default: the first of `languages` (javascript). */
+  defaultLanguage?: Language;
+  /** Bound of the text returned to the model, in characters. Default 4000. */
+  maxContentChars?: number;
+  /** Tool name. Default `"solve_with_code"`. */
+  name?: string;
+  /** Replaces the tool description. */
+  description?: string;
+}
+
+/** Artifact of a `solve_with_code` call: the graph's whole final state. */
+export type SolveWithCodeArtifact = CodeGenGraphOutput;
+
+/**
+ * Formats the graph's final state as bounded text for the calling model: status, attempts,
+ * final code, output and result, and for a failure the explanation.
+ *
+ * @example
+ * ```ts
+ * formatSolutionForModel({ status: "success", code: "console.log(42)", result, attempts: [a] });
+ * ```
+ */
+export function formatSolutionForModel(state: CodeGenGraphOutput, options: { maxChars?: number } = {}): string {
+  const maxChars = options.maxChars ?? DEFAULT_MAX_CONTENT_CHARS;
+  const code = state.code ?? "";
+  const head = [`status: ${state.status ?? "unknown"}`, `attempts: ${state.attempts?.length ?? 0}`];
+  if (state.status !== "success" && state.explanation) head.push(`explanation: ${truncateText(state.explanation, 800)}`);
+  // The run's record gets half the budget, the code the rest: the model needs both to answer.
+  const runBudget = Math.floor((maxChars - head.join("\n").length) / 2);
+  const run = state.result ? formatExecutionForModel(state.result, code, { maxChars: Math.max(300, runBudget) }) : "no run";
+  const language = state.result?.language ?? "";
+  const codeBudget = Math.max(200, maxChars - head.join("\n").length - run.length - 40);
+  const codeBlock = code ? `final code:\n\`\`\`${language}\n${truncateText(code, codeBudget)}\n\`\`\`` : "no code was produced";
+  return truncateText([...head, `run:\n${run}`, codeBlock].join("\n"), maxChars);
+}
+
+/**
+ * Creates the `solve_with_code` tool: the model sends `{ task, language?, context?, tests? }`,
+ * the tool runs the whole code-generation graph (passing the caller's `config`, so streaming,
+ * tracing and callbacks reach the nested graph) and returns bounded text as content and the
+ * graph's final state as the artifact. A task the graph cannot solve is a normal tool result.
+ *
+ * @example
+ * ```ts
+ * const solve = createCodeGenTool({ model: "openai:gpt-4o-mini", languages: ["python"] });
+ * const agent = createAgent({ model, tools: [solve] });
+ * ```
+ */
+export function createCodeGenTool(options: CodeGenToolOptions = {}) {
+  const languages = resolveLanguages(options.languages);
+  const defaultLanguage = options.defaultLanguage ?? languages[0]!;
+  if (!languages.includes(defaultLanguage)) {
+    throw new InvalidOptionError("defaultLanguage", defaultLanguage, `one of the allowed languages: ${languages.join(", ")}`);
+  }
+  if (options.maxContentChars !== undefined && !(options.maxContentChars > 0)) {
+    throw new InvalidOptionError("maxContentChars", options.maxContentChars, "a positive number");
+  }
+  // Built now so bad graph options throw here; the model itself is resolved when a run needs it.
+  const graph: CodeGenRunnable = options.graph ?? buildDefaultGraph(options);
+  const schema = solveWithCodeSchemaFor(languages);
+
+  return tool(
+    async (input: SolveWithCodeInput, config: ToolRunnableConfig): Promise<[string, SolveWithCodeArtifact]> => {
+      const graphInput: CodeGenGraphInput = { task: input.task, language: input.language ?? defaultLanguage };
+      if (input.context !== undefined) graphInput.context = input.context;
+      if (input.tests !== undefined) graphInput.tests = input.tests;
+      const state = await graph.invoke(graphInput, config);
+      return [formatSolutionForModel(state, { maxChars: options.maxContentChars }), state];
+    },
+    {
+      name: options.name ?? "solve_with_code",
+      description:
+        options.description ??
+        [
+          `Solve a task by having a code-writing assistant write a program, run it in a sandbox and repair it until it works (languages: ${languages.join(", ")}; default ${defaultLanguage}).`,
+          "Use it for calculations, data transformations and anything that is easier to compute than to reason out.",
+          "Returns the status, the final program, what it printed and its result. State the task completely; put data in `context` and checks in `tests`.",
+        ].join("\n"),
+      schema,
+      responseFormat: "content_and_artifact",
+    },
+  );
+}
+
+function buildDefaultGraph(options: CodeGenToolOptions): CodeGenRunnable {
+  const { graph: _graph, languages: _languages, defaultLanguage: _default, maxContentChars: _max, name: _name, description: _description, ...graphOptions } = options;
+  return createCodeGenGraph(graphOptions) as unknown as CodeGenRunnable;
+}

@@ -1,0 +1,145 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { ChatOpenAI } from "@langchain/openai";
+import { MemorySaver } from "@langchain/langgraph";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { createAgent } from "langchain";
+import { createSandbox } from "../../src/sandbox/index.js";
+import { createCodeGenTool, formatSolutionForModel, type SolveWithCodeArtifact } from "../../src/tools/code-gen-tool.js";
+import { startScriptedOpenAIServer } from "../../src/testing/index.js";
+
+const sandbox = createSandbox({ poolSize: 1 });
+afterAll(() => sandbox.dispose());
+
+const FACTORIAL = "```javascript\nlet f = 1;\nfor (let i = 2; i <= 10; i++) f *= i;\nconsole.log(f);\n```";
+
+function solveCall(args: Record<string, unknown>, id = "call_1") {
+  return { name: "solve_with_code", args, id, type: "tool_call" as const };
+}
+
+describe("solve_with_code tool (real graph and sandbox, scripted model)", () => {
+  it("runs the graph and returns status, code, output; the artifact is the final state", async () => {
+    const coder = fakeModel().respond(new AIMessage(FACTORIAL));
+    const solve = createCodeGenTool({ model: coder, sandbox });
+    const message = (await solve.invoke(solveCall({ task: "Calculate the factorial of 10 and print it" }))) as ToolMessage;
+    const text = String(message.content);
+    expect(text).toMatch(/^status: success\nattempts: 1\n/);
+    expect(text).toContain("stdout:\n3628800");
+    expect(text).toContain("final code:\n```javascript\nlet f = 1;");
+    const state = message.artifact as SolveWithCodeArtifact;
+    expect(state.status).toBe("success");
+    expect(state.result?.stdout).toBe("3628800\n");
+    // The task reached the coding model.
+    expect(String(coder.calls[0]!.messages.at(-1)!.content)).toContain("Calculate the factorial of 10");
+  });
+
+  it("passes language, context and tests to the graph, which repairs a failing first attempt", async () => {
+    const coder = fakeModel()
+      .respond(new AIMessage("```typescript\nfunction mean(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0) / xs.lenght;\n}\n```"))
+      .respond(new AIMessage("```typescript\nfunction mean(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0) / xs.length;\n}\n```"));
+    const solve = createCodeGenTool({ model: coder, sandbox, languages: ["javascript", "typescript"] });
+    const tests = "if (mean([1, 2, 3]) !== 2) throw new Error('mean([1, 2, 3]) should be 2');";
+    const message = (await solve.invoke(
+      solveCall({ task: "Write mean(xs)", language: "typescript", context: "xs is a non-empty array of numbers", tests }),
+    )) as ToolMessage;
+    expect(String(message.content)).toMatch(/^status: success\nattempts: 2/);
+    const firstPrompt = String(coder.calls[0]!.messages.at(-1)!.content);
+    expect(firstPrompt).toContain("xs is a non-empty array of numbers");
+    expect(firstPrompt).toContain("mean([1, 2, 3]) should be 2");
+    expect((message.artifact as SolveWithCodeArtifact).result?.language).toBe("typescript");
+  });
+
+  it("a task the graph cannot solve is a normal result with the explanation", async () => {
+    const coder = fakeModel()
+      .respond(new AIMessage("```js\nconsole.log(undefinedThing);\n```"))
+      .respond(new AIMessage("```js\nconsole.log(stillUndefined);\n```"));
+    const solve = createCodeGenTool({ model: coder, sandbox, maxRetries: 1 });
+    const message = (await solve.invoke(solveCall({ task: "Print something" }))) as ToolMessage;
+    const text = String(message.content);
+    expect(text).toMatch(/^status: failed\nattempts: 2\nexplanation: /);
+    expect(text).toContain("ReferenceError");
+    expect((message.artifact as SolveWithCodeArtifact).attempts).toHaveLength(2);
+  });
+
+  it("shrinks the language enum, checks its options and rejects bad arguments", async () => {
+    const solve = createCodeGenTool({ model: fakeModel(), sandbox, languages: ["python", "javascript"] });
+    await expect(solve.invoke({ task: "x", language: "typescript" } as never)).rejects.toThrow(/did not match expected schema/);
+    await expect(solve.invoke({ task: "" } as never)).rejects.toThrow(/did not match expected schema/);
+    expect(solve.description).toContain("languages: javascript, python; default javascript");
+    expect(() => createCodeGenTool({ languages: ["javascript"], defaultLanguage: "python" })).toThrow(/Invalid option "defaultLanguage"/);
+    expect(() => createCodeGenTool({ maxRetries: -1 })).toThrow(/Invalid option "maxRetries"/);
+  });
+
+  it("formatSolutionForModel stays within its bound", () => {
+    const long = "x".repeat(50_000);
+    const text = formatSolutionForModel(
+      { status: "success", code: long, attempts: [{}], result: { status: "success", stdout: long, stderr: "", outputTruncated: false, durationMs: 1, language: "javascript" } },
+      { maxChars: 1500 },
+    );
+    expect(text.length).toBeLessThanOrEqual(1500);
+    expect(text).toContain("final code:");
+  });
+});
+
+describe("solve_with_code in agents", () => {
+  it("createAgent: the agent hands over the task and answers with the program's output; custom events stream through", async () => {
+    const coder = fakeModel().respond(new AIMessage(FACTORIAL));
+    const solve = createCodeGenTool({ model: coder, sandbox });
+    const agentModel = fakeModel()
+      .respondWithTools([{ name: "solve_with_code", args: { task: "Factorial of 10" }, id: "s1" }])
+      .respond((messages) => {
+        const result = String(messages.find((m) => ToolMessage.isInstance(m))?.content);
+        return new AIMessage(`10! = ${/stdout:\n(\d+)/.exec(result)![1]}`);
+      });
+    const agent = createAgent({ model: agentModel, tools: [solve], checkpointer: new MemorySaver() });
+    const custom: unknown[] = [];
+    let last: unknown;
+    for await (const [mode, chunk] of await agent.stream(
+      { messages: [{ role: "user", content: "What is 10 factorial?" }] },
+      { streamMode: ["custom", "values"], configurable: { thread_id: "t1" } },
+    )) {
+      if (mode === "custom") custom.push(chunk);
+      else last = chunk;
+    }
+    const messages = (last as { messages: AIMessage[] }).messages;
+    expect(messages.at(-1)!.content).toBe("10! = 3628800");
+    // The nested graph's node events reached the agent's stream: the caller's config was passed through.
+    expect(custom).toContainEqual(expect.objectContaining({ type: "codegen", node: "execute", status: "success" }));
+  });
+
+  it("createReactAgent runs the same tool", async () => {
+    const coder = fakeModel().respond(new AIMessage("```js\n[1, 2, 3].map((x) => x * x).reduce((a, b) => a + b, 0)\n```"));
+    const solve = createCodeGenTool({ model: coder, sandbox });
+    const agentModel = fakeModel()
+      .respondWithTools([{ name: "solve_with_code", args: { task: "Sum of squares of 1..3", language: "javascript" }, id: "s1" }])
+      .respond(new AIMessage("14"));
+    const agent = createReactAgent({ llm: agentModel, tools: [solve] });
+    const state = await agent.invoke({ messages: [{ role: "user", content: "Sum of squares 1..3?" }] });
+    const toolMessage = state.messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
+    expect(String(toolMessage.content)).toContain("result: 14");
+    expect(state.messages.at(-1)!.content).toBe("14");
+  });
+
+  it("createAgent with the real ChatOpenAI (agent and coder) against the scripted server", async () => {
+    const server = await startScriptedOpenAIServer({
+      replies: [
+        { toolCalls: [{ id: "call_s", name: "solve_with_code", args: { task: "Count the vowels in 'hello world'" } }] },
+        "```javascript\nconsole.log([...'hello world'].filter((c) => 'aeiou'.includes(c)).length);\n```",
+        "There are 3 vowels.",
+      ],
+    });
+    try {
+      const model = new ChatOpenAI({ model: "scripted-model", apiKey: "test", configuration: { baseURL: server.baseURL } });
+      const solve = createCodeGenTool({ model, sandbox });
+      const agent = createAgent({ model, tools: [solve] });
+      const state = await agent.invoke({ messages: [{ role: "user", content: "How many vowels in 'hello world'?" }] });
+      expect(state.messages.at(-1)!.content).toBe("There are 3 vowels.");
+      const toolMessage = state.messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
+      expect(String(toolMessage.content)).toContain("stdout:\n3");
+      expect(server.requests).toHaveLength(3);
+    } finally {
+      await server.close();
+    }
+  });
+});
