@@ -1,0 +1,191 @@
+/**
+ * Bench section "graph": the code-generation graph's own overhead per attempt, i.e. the wall
+ * time of a run minus the time spent inside the model and inside the sandbox, with an instant
+ * scripted model. Baseline in the same run: the same model and sandbox calls in a plain loop.
+ */
+import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { createCodeGenGraph } from "../src/graph/index.js";
+import { createSandbox } from "../src/sandbox/index.js";
+import type { CheckResult, ExecutionResult, RunOptions } from "../src/sandbox/types.js";
+import { ms, percentiles, type BenchRow, type BenchSection } from "./table.js";
+
+/** Goal of the issue: graph overhead per attempt. */
+const GOAL_MS_PER_ATTEMPT = 5;
+const RUNS = 150;
+const WARMUP_RUNS = 15;
+
+const TASK = "Write a function add(a, b) that returns the sum of two numbers.";
+const TESTS = `if (add(2, 3) !== 5) throw new Error("add(2, 3) should be 5, got " + add(2, 3));`;
+const RIGHT = "```javascript\nfunction add(a, b) {\n  return a + b;\n}\n```";
+const WRONG = "```javascript\nfunction add(a, b) {\n  return a - b;\n}\n```";
+
+/** Time spent inside model calls and sandbox calls, reset per run. */
+class Clock {
+  modelMs = 0;
+  sandboxMs = 0;
+  modelCalls = 0;
+  reset(): void {
+    this.modelMs = 0;
+    this.sandboxMs = 0;
+    this.modelCalls = 0;
+  }
+}
+
+/** An instant scripted model whose `invoke` time is counted as model time. */
+class TimedFakeModel extends FakeListChatModel {
+  constructor(
+    responses: string[],
+    private readonly clock: Clock,
+  ) {
+    super({ responses });
+  }
+  override async invoke(...args: Parameters<FakeListChatModel["invoke"]>): ReturnType<FakeListChatModel["invoke"]> {
+    const started = performance.now();
+    try {
+      return await super.invoke(...args);
+    } finally {
+      this.clock.modelMs += performance.now() - started;
+      this.clock.modelCalls++;
+    }
+  }
+}
+
+function timedRunner(sandbox: ReturnType<typeof createSandbox>, clock: Clock) {
+  return {
+    async run(code: string, options?: RunOptions): Promise<ExecutionResult> {
+      const started = performance.now();
+      try {
+        return await sandbox.run(code, options);
+      } finally {
+        clock.sandboxMs += performance.now() - started;
+      }
+    },
+    async check(code: string, options?: Pick<RunOptions, "language">): Promise<CheckResult> {
+      const started = performance.now();
+      try {
+        return await sandbox.check(code, options);
+      } finally {
+        clock.sandboxMs += performance.now() - started;
+      }
+    },
+  };
+}
+
+/** The same work without the graph: model call, extract, check, run code + tests, refine. */
+async function plainLoop(model: TimedFakeModel, runner: ReturnType<typeof timedRunner>, maxRetries: number): Promise<number> {
+  let messages: BaseMessage[] = [new SystemMessage("You write JavaScript."), new HumanMessage(`Task: ${TASK}\n${TESTS}`)];
+  for (let attempt = 1; attempt <= maxRetries + 1; attempt++) {
+    const reply = await model.invoke(messages);
+    const text = typeof reply.content === "string" ? reply.content : "";
+    const code = /```[a-z]*\n([\s\S]*?)```/.exec(text)?.[1] ?? text;
+    const check = await runner.check(code, { language: "javascript" });
+    let error: string | undefined;
+    if (!check.ok) error = check.error.message;
+    else {
+      const result = await runner.run(`${code}\n${TESTS}`, { language: "javascript" });
+      if (result.status === "success") return attempt;
+      error = result.error?.message ?? result.status;
+    }
+    messages = [messages[0]!, new HumanMessage(`Task: ${TASK}\nYour code:\n${code}\nfailed: ${error}\nFix it.`)];
+  }
+  return maxRetries + 1;
+}
+
+/**
+ * LangGraph's own floor for the same path: no-op nodes with the graph's topology
+ * (generate -> validate -> execute, then refine -> validate -> execute per retry, finalize).
+ * It shows how much of our overhead is the framework's scheduling and callbacks.
+ */
+function floorGraph() {
+  const State = Annotation.Root({
+    failuresLeft: Annotation<number>,
+    step: Annotation<number>({ reducer: (_, next) => next, default: () => 0 }),
+  });
+  return new StateGraph(State)
+    .addNode("generate", async () => ({ step: 1 }))
+    .addNode("validate", async () => ({ step: 2 }))
+    .addNode("execute", async (state) => ({ step: 3, failuresLeft: state.failuresLeft - 1 }))
+    .addNode("refine", async () => ({ step: 4 }))
+    .addNode("finalize", async () => ({ step: 5 }))
+    .addEdge(START, "generate")
+    .addConditionalEdges("generate", () => "validate" as const, { validate: "validate" })
+    .addConditionalEdges("validate", () => "execute" as const, { execute: "execute" })
+    .addConditionalEdges("execute", (state) => (state.failuresLeft >= 0 ? "refine" : "finalize"), { refine: "refine", finalize: "finalize" })
+    .addConditionalEdges("refine", () => "validate" as const, { validate: "validate" })
+    .addEdge("finalize", END)
+    .compile();
+}
+
+interface Measured {
+  perAttemptMs: number[];
+  attempts: number;
+}
+
+async function measure(runOnce: () => Promise<number>, clock: Clock): Promise<Measured> {
+  const perAttemptMs: number[] = [];
+  let attempts = 0;
+  for (let i = 0; i < WARMUP_RUNS + RUNS; i++) {
+    clock.reset();
+    const started = performance.now();
+    attempts = await runOnce();
+    const total = performance.now() - started;
+    if (clock.modelCalls !== attempts) throw new Error(`bench graph: expected ${attempts} model calls, counted ${clock.modelCalls}`);
+    if (i >= WARMUP_RUNS) perAttemptMs.push((total - clock.modelMs - clock.sandboxMs) / attempts);
+  }
+  return { perAttemptMs, attempts };
+}
+
+const graphSection: BenchSection = async () => {
+  const sandbox = createSandbox({ poolSize: 1 });
+  await sandbox.warm(["javascript"]);
+  const rows: BenchRow[] = [];
+  try {
+    for (const scenario of [
+      { name: "first attempt passes", replies: [RIGHT] },
+      { name: "two failures, then repaired", replies: [WRONG, WRONG, RIGHT] },
+    ]) {
+      const clock = new Clock();
+      const runner = timedRunner(sandbox, clock);
+      const graphModel = new TimedFakeModel(scenario.replies, clock);
+      const graph = createCodeGenGraph({ model: graphModel, maxRetries: 2, sandbox: runner });
+      const ours = await measure(async () => {
+        const state = await graph.invoke({ task: TASK, language: "javascript", tests: TESTS });
+        if (state.status !== "success") throw new Error(`bench graph: run ended ${state.status}: ${state.explanation}`);
+        return state.attempts.length;
+      }, clock);
+      const loopModel = new TimedFakeModel(scenario.replies, clock);
+      const baseline = await measure(() => plainLoop(loopModel, runner, 2), clock);
+      const floor = floorGraph();
+      const failures = scenario.replies.length - 1;
+      const floorMeasured = await measure(async () => {
+        clock.modelCalls = scenario.replies.length;
+        await floor.invoke({ failuresLeft: failures });
+        return scenario.replies.length;
+      }, clock);
+      const o = percentiles(ours.perAttemptMs);
+      const f = percentiles(floorMeasured.perAttemptMs);
+      const b = percentiles(baseline.perAttemptMs);
+      rows.push({
+        section: "graph",
+        metric: `overhead per attempt (${scenario.name}, ${ours.attempts} attempt(s), median of ${RUNS})`,
+        ours: `${ms(o.p50)} p50 / ${ms(o.p95)} p95`,
+        baseline: `${ms(b.p50)} p50 / ${ms(b.p95)} p95`,
+        baselineName: "model + runCode in a plain loop",
+        goal: `<= ${GOAL_MS_PER_ATTEMPT} ms p50`,
+        met: o.p50 <= GOAL_MS_PER_ATTEMPT,
+      });
+      rows.push({
+        section: "graph",
+        metric: `LangGraph floor per attempt (${scenario.name}: same path, no-op nodes)`,
+        ours: `${ms(f.p50)} p50 / ${ms(f.p95)} p95`,
+      });
+    }
+  } finally {
+    await sandbox.dispose();
+  }
+  return rows;
+};
+
+export default graphSection;
