@@ -7,6 +7,8 @@ import { renderTable, type BenchRow, type BenchSection } from "./table.js";
 
 const sections: Record<string, () => Promise<BenchSection>> = {
   // name: async () => (await import("./section.js")).default,
+  js: async () => (await import("./js.js")).default,
+  graph: async () => (await import("./graph.js")).default,
 };
 
 async function main(): Promise<void> {
