@@ -1,0 +1,301 @@
+/**
+ * `npm run bench -- js`: the JavaScript sandbox against two baselines measured in the same
+ * run: bare quickjs-emscripten (a fresh runtime + context per run on the main thread, no
+ * pool, no worker) and Node's `vm` module (V8, not a sandbox: a floor).
+ */
+import { runInNewContext } from "node:vm";
+import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSWASMModule } from "quickjs-emscripten";
+import { createSandbox, type JsonValue, type SandboxSession } from "../src/index.js";
+import { mib, ms, percentiles, type BenchRow, type BenchSection } from "./table.js";
+
+const SECTION = "js";
+/** Samples per latency row, after warm-up runs that are not counted. */
+const LATENCY_SAMPLES = 500;
+const WARMUP_RUNS = 100;
+/** Runs per throughput row. */
+const THROUGHPUT_RUNS = 4000;
+/** The engine's own limits, so the bare baseline does the same work per run. */
+const MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
+const MAX_STACK_BYTES = 256 * 1024;
+
+const ONE_LINER = "6 * 7";
+const WITH_OUTPUT = `const items = [3, 1, 2].sort((a, b) => a - b);
+console.log("sorted", items.join(","));
+console.log("sum", items.reduce((a, b) => a + b, 0));
+items.length`;
+const FIB = "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\nfib(25)";
+
+function fibV8(n: number): number {
+  return n < 2 ? n : fibV8(n - 1) + fibV8(n - 2);
+}
+
+/** A JSON value of about `bytes` bytes: records of mixed types, like real tool data. */
+function jsonValueOfSize(bytes: number): JsonValue {
+  const rows: JsonValue[] = [];
+  let size = 2;
+  for (let i = 0; size < bytes; i++) {
+    const row = { id: i, name: `item-${i}`, price: i * 1.25, tags: ["a", "b", String(i % 7)], active: i % 2 === 0 };
+    size += JSON.stringify(row).length + 1;
+    rows.push(row);
+  }
+  return rows;
+}
+
+async function timeEach(count: number, once: () => Promise<unknown> | unknown): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await once();
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+/** Runs `count` calls with `concurrency` in flight; returns runs per second. */
+async function throughput(count: number, concurrency: number, once: () => Promise<unknown> | unknown): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  const lane = async () => {
+    while (next < count) {
+      next++;
+      await once();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return count / ((performance.now() - started) / 1000);
+}
+
+const p50p95 = (samples: number[]) => {
+  const p = percentiles(samples);
+  return `${ms(p.p50)} p50 / ${ms(p.p95)} p95`;
+};
+const perSecond = (value: number) => `${Math.round(value).toLocaleString("en-US")} runs/s`;
+
+/** Bare quickjs-emscripten: what one fresh run costs without the pool, the worker or the prelude. */
+function bareRunner(quickjs: QuickJSWASMModule) {
+  return (code: string, globals?: Record<string, string>): unknown => {
+    const runtime = quickjs.newRuntime();
+    runtime.setMemoryLimit(MEMORY_LIMIT_BYTES);
+    runtime.setMaxStackSize(MAX_STACK_BYTES);
+    const context = runtime.newContext();
+    try {
+      const output: string[] = [];
+      const log = context.newFunction("log", (...args) => {
+        output.push(args.map((a) => context.getString(a)).join(" "));
+      });
+      const consoleHandle = context.newObject();
+      context.setProp(consoleHandle, "log", log);
+      context.setProp(context.global, "console", consoleHandle);
+      log.dispose();
+      consoleHandle.dispose();
+      for (const [name, text] of Object.entries(globals ?? {})) {
+        const handle = context.newString(text);
+        context.setProp(context.global, name, handle);
+        handle.dispose();
+      }
+      const handle = context.unwrapResult(context.evalCode(code));
+      const value: unknown = context.dump(handle);
+      handle.dispose();
+      return value;
+    } finally {
+      context.dispose();
+      runtime.dispose();
+    }
+  };
+}
+
+const run: BenchSection = async () => {
+  const rows: BenchRow[] = [];
+  const quickjs = await newQuickJSWASMModule(RELEASE_SYNC);
+  const bare = bareRunner(quickjs);
+  const vmRun = (code: string) => runInNewContext(code, { console: { log: () => {} } });
+  const sandbox = createSandbox();
+  await sandbox.warm();
+  const workers = sandbox.liveWorkerCount();
+
+  try {
+    // Fresh-sandbox latency, one run at a time, for two programs.
+    for (const [label, code] of [
+      ["one-line program", ONE_LINER],
+      ["small program with output", WITH_OUTPUT],
+    ] as const) {
+      await timeEach(WARMUP_RUNS, () => sandbox.run(code));
+      await timeEach(WARMUP_RUNS, () => bare(code));
+      const ours = await timeEach(LATENCY_SAMPLES, () => sandbox.run(code));
+      const bareSamples = await timeEach(LATENCY_SAMPLES, () => bare(code));
+      const vmSamples = await timeEach(LATENCY_SAMPLES, () => vmRun(code));
+      const oursP50 = percentiles(ours).p50;
+      const bareP50 = percentiles(bareSamples).p50;
+      rows.push({
+        section: SECTION,
+        metric: `fresh-run latency, ${label}`,
+        ours: p50p95(ours),
+        baseline: `${p50p95(bareSamples)}; node:vm ${p50p95(vmSamples)}`,
+        baselineName: "bare quickjs-emscripten",
+        goal: "<= 1 ms p50",
+        met: oursP50 <= 1,
+      });
+      rows.push({
+        section: SECTION,
+        metric: `latency vs bare engine, ${label}`,
+        ours: `${(oursP50 / bareP50).toFixed(2)}x`,
+        baseline: ms(bareP50),
+        baselineName: "bare quickjs-emscripten p50",
+        goal: "<= 1.5x",
+        met: oursP50 / bareP50 <= 1.5,
+      });
+      const oursRate = await throughput(THROUGHPUT_RUNS, workers * 4, () => sandbox.run(code));
+      const bareRate = await throughput(THROUGHPUT_RUNS, 1, () => bare(code));
+      const vmRate = await throughput(THROUGHPUT_RUNS / 4, 1, () => vmRun(code));
+      rows.push({
+        section: SECTION,
+        metric: `throughput across the pool (${workers} workers), ${label}`,
+        ours: perSecond(oursRate),
+        baseline: `${perSecond(bareRate)}; node:vm ${perSecond(vmRate)}`,
+        baselineName: "bare quickjs-emscripten, main thread",
+        goal: ">= 2,000 runs/s",
+        met: oursRate >= 2000,
+      });
+    }
+
+    // Compute-bound: recursive fib(25).
+    {
+      await timeEach(3, () => sandbox.run(FIB));
+      const ours = await timeEach(20, () => sandbox.run(FIB));
+      const bareSamples = await timeEach(20, () => bare(FIB));
+      const v8 = await timeEach(20, () => fibV8(25));
+      rows.push({
+        section: SECTION,
+        metric: "fib(25), recursive",
+        ours: p50p95(ours),
+        baseline: `${p50p95(bareSamples)}; V8 ${p50p95(v8)}`,
+        baselineName: "bare quickjs-emscripten",
+      });
+    }
+
+    // 1 MB JSON value in (globals) and back out (result).
+    {
+      const value = jsonValueOfSize(1024 * 1024);
+      const text = JSON.stringify(value);
+      const roundTrip = async () => {
+        const result = await sandbox.run("data", { globals: { data: value } });
+        if (result.status !== "success" || (result.result as JsonValue[]).length !== (value as JsonValue[]).length) {
+          throw new Error(`1 MB round trip failed: ${result.status} ${JSON.stringify(result.error)}`);
+        }
+      };
+      const engineOwn = () => bare("JSON.stringify(JSON.parse(TEXT)).length", { TEXT: text });
+      await timeEach(3, roundTrip);
+      await timeEach(3, engineOwn);
+      const ours = await timeEach(20, roundTrip);
+      const baseline = await timeEach(20, engineOwn);
+      const ratio = percentiles(ours).p50 / percentiles(baseline).p50;
+      rows.push({
+        section: SECTION,
+        metric: `1 MB JSON in and out (${(text.length / 1024 / 1024).toFixed(2)} MB)`,
+        ours: `${p50p95(ours)} (${ratio.toFixed(2)}x)`,
+        baseline: p50p95(baseline),
+        baselineName: "QuickJS's own JSON.parse + JSON.stringify",
+        goal: "<= 1.2x",
+        met: ratio <= 1.2,
+      });
+    }
+
+    // while (true) with a 100 ms limit: interrupt handler, no worker kill.
+    {
+      const samples = await timeEach(10, async () => {
+        const result = await sandbox.run("while (true) {}", { timeoutMs: 100 });
+        if (result.status !== "timeout") throw new Error(`expected timeout, got ${result.status}`);
+      });
+      rows.push({
+        section: SECTION,
+        metric: "while (true) {} with a 100 ms limit, wall time",
+        ours: p50p95(samples),
+        goal: "<= 110 ms",
+        met: percentiles(samples).p95 <= 110,
+      });
+    }
+
+    // A built-in that never polls the interrupt handler: only the watchdog's kill stops it.
+    {
+      const samples: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        const result = await sandbox.run("(10n ** 1000000n).toString().length", { timeoutMs: 100 });
+        samples.push(performance.now() - started);
+        if (result.status !== "timeout") throw new Error(`expected timeout, got ${result.status}`);
+        // Let the replacement worker start before the next sample.
+        await sandbox.warm();
+      }
+      rows.push({
+        section: SECTION,
+        metric: "non-polling built-in (big BigInt toString), 100 ms limit, wall time",
+        ours: p50p95(samples),
+        goal: "<= 200 ms (limit + 100 ms)",
+        met: percentiles(samples).p95 <= 200,
+      });
+    }
+
+    // Memory per live session (each session keeps its own worker thread and context).
+    {
+      const count = 8;
+      const before = settledRss();
+      const sessions: SandboxSession[] = [];
+      for (let i = 0; i < count; i++) {
+        const session = await sandbox.createSession();
+        await session.run(`globalThis.n = ${i}; function inc() { return ++globalThis.n; }`);
+        sessions.push(session);
+      }
+      const after = settledRss();
+      await Promise.all(sessions.map((s) => s.dispose()));
+      const bareBefore = settledRss();
+      const kept = Array.from({ length: count }, () => {
+        const runtime = quickjs.newRuntime();
+        return { runtime, context: runtime.newContext() };
+      });
+      const bareAfter = settledRss();
+      for (const { runtime, context } of kept) {
+        context.dispose();
+        runtime.dispose();
+      }
+      rows.push({
+        section: SECTION,
+        metric: `memory per live session (RSS, ${count} sessions)`,
+        ours: mib((after - before) / count),
+        baseline: mib((bareAfter - bareBefore) / count),
+        baselineName: "bare runtime + context on the main thread",
+      });
+    }
+
+    // Memory over 10,000 runs after 1,000 warm-up runs, and over 10,000 more.
+    {
+      const code = `const data = Array.from({ length: 50 }, (_, i) => ({ i, s: "x".repeat(i) }));
+console.log("run", data.length);
+data.length`;
+      await throughput(1000, workers * 4, () => sandbox.run(code));
+      const rss1k = settledRss();
+      await throughput(10_000, workers * 4, () => sandbox.run(code));
+      const rss11k = settledRss();
+      await throughput(10_000, workers * 4, () => sandbox.run(code));
+      const rss21k = settledRss();
+      const secondGrowth = rss21k - rss11k;
+      rows.push({
+        section: SECTION,
+        metric: "host RSS (with workers) after 1k / 11k / 21k runs",
+        ours: `${mib(rss1k)} / ${mib(rss11k)} / ${mib(rss21k)}`,
+        goal: "flat: < 16 MiB growth over the last 10k runs",
+        met: secondGrowth < 16 * 1024 * 1024,
+      });
+    }
+  } finally {
+    await sandbox.dispose();
+  }
+  return rows;
+};
+
+/** RSS after giving the host's collector a chance (bench runs without --expose-gc). */
+function settledRss(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().rss;
+}
+
+export default run;
