@@ -5,3 +5,5 @@
 export * from "./sandbox/types.js";
 export * from "./sandbox/index.js";
 export * from "./errors.js";
+export * from "./tools/index.js";
+export * from "./sdk/index.js";
