@@ -147,7 +147,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
 
     liveWorkerCount(): number {
       let count = pool.liveWorkers;
-      for (const s of sessions) if (s instanceof JavaScriptSession) count++;
+      for (const s of sessions) if (s instanceof JavaScriptSession && s.alive) count++;
       return count;
     },
   };

@@ -452,7 +452,14 @@ export class GuestContext {
     run.pendingBytes += bytes;
     if (stream === "stdout") run.stdoutPending += text;
     else run.stderrPending += text;
-    if (run.pendingBytes >= OUTPUT_FLUSH_BYTES) this.flush(run, Date.now());
+    // The first output of a run is sent at once: a run then stuck in a built-in that never
+    // polls the interrupt handler is killed by the watchdog, and what it printed must survive.
+    if (run.pendingBytes >= OUTPUT_FLUSH_BYTES || run.outputBytes === run.pendingBytes) {
+      this.flush(run, Date.now());
+    } else {
+      const now = Date.now();
+      if (now - run.lastFlushMs >= OUTPUT_FLUSH_INTERVAL_MS) this.flush(run, now);
+    }
   }
 }
 

@@ -55,6 +55,11 @@ export class JavaScriptSession implements SandboxSession {
     return this.isDisposed;
   }
 
+  /** True while the session's worker thread is running (false once ended or disposed). */
+  get alive(): boolean {
+    return !this.worker.dead;
+  }
+
   async run(code: string, options?: Omit<RunOptions, "language">): Promise<ExecutionResult> {
     this.assertUsable();
     if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of source code");
