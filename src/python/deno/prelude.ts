@@ -1,0 +1,198 @@
+/**
+ * Python code installed in every fresh interpreter before user code runs: compile-first
+ * checks, the import policy, notebook-style results and tracebacks trimmed to user frames.
+ * Kept as a string so the Deno worker can load it without reading extra files.
+ */
+
+/** Top-level modules that cannot work here or would reach the host (checked before running). */
+export const FORBIDDEN_MODULES: readonly string[] = [
+  "js", "pyodide", "pyodide_js", "_pyodide", "_pyodide_core", "micropip",
+  "subprocess", "socket", "_socket", "ssl", "_ssl", "select", "selectors", "ctypes", "_ctypes",
+  "multiprocessing", "_multiprocessing", "concurrent", "threading", "_thread", "signal", "pty",
+  "tty", "termios", "fcntl", "resource", "mmap", "socketserver", "ftplib", "smtplib", "imaplib",
+  "poplib", "telnetlib", "webbrowser", "xmlrpc", "urllib.request", "http.client", "http.server",
+  "asyncio.subprocess", "_posixsubprocess", "posix", "nt",
+];
+
+/** The prelude; defines `_cs_check`, `_cs_run`, `_cs_call` and `_cs_functions` in `__main__`. */
+export const PYTHON_PRELUDE = String.raw`
+import ast as _cs_ast, builtins as _cs_builtins, json as _cs_json, linecache as _cs_linecache
+import sys as _cs_sys, traceback as _cs_traceback, types as _cs_types
+
+_CS_FILE = "<code>"
+_CS_FORBIDDEN = set(_cs_json.loads(_CS_FORBIDDEN_JSON))
+_CS_STDLIB = set(_cs_sys.stdlib_module_names) | set(_cs_sys.builtin_module_names)
+_CS_MAX_MESSAGE = 2000
+
+class _CsForbiddenImport(ImportError):
+    pass
+
+def _cs_import_problem(name):
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        if ".".join(parts[:i]) in _CS_FORBIDDEN:
+            return ("import of '%s' is not allowed in the sandbox: processes, sockets, native code, "
+                    "threads and the JavaScript bridge are unavailable. Use only pure standard-library "
+                    "modules and return or print the data instead." % name)
+    if parts[0] not in _CS_STDLIB:
+        return ("module '%s' is not available: the sandbox runs the Python standard library only "
+                "(no third-party packages, no installs). Rewrite it with the standard library." % name)
+    return None
+
+def _cs_error(name, message, line=None, column=None, stack=None):
+    err = {"name": name, "message": str(message)[:_CS_MAX_MESSAGE]}
+    if line is not None: err["line"] = line
+    if column is not None: err["column"] = column
+    if stack: err["stack"] = stack[:4 * _CS_MAX_MESSAGE]
+    return err
+
+def _cs_syntax(e):
+    line = e.lineno if isinstance(e.lineno, int) and e.lineno > 0 else None
+    col = e.offset if isinstance(e.offset, int) and e.offset > 0 else None
+    text = (e.text or "").rstrip("\n")
+    stack = '  File "%s", line %s\n    %s\n%s: %s' % (_CS_FILE, line, text.strip(), type(e).__name__, e.msg) if line else None
+    return {"status": "syntax_error", "error": _cs_error(type(e).__name__, e.msg, line, col, stack)}
+
+def _cs_parse(code):
+    """Returns (tree, None) or (None, outcome) for a syntax error or a forbidden import."""
+    try:
+        tree = _cs_ast.parse(code, _CS_FILE, "exec")
+        compile(tree, _CS_FILE, "exec")
+    except SyntaxError as e:
+        return None, _cs_syntax(e)
+    except (ValueError, MemoryError, RecursionError) as e:
+        return None, {"status": "syntax_error", "error": _cs_error("SyntaxError", str(e))}
+    for node in _cs_ast.walk(tree):
+        names = []
+        if isinstance(node, _cs_ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, _cs_ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module] + [node.module + "." + a.name for a in node.names]
+        for n in names:
+            problem = _cs_import_problem(n)
+            if problem:
+                return None, {"status": "forbidden", "error": _cs_error("ImportError", problem, node.lineno, node.col_offset + 1)}
+    return tree, None
+
+def _cs_check(code):
+    tree, bad = _cs_parse(code)
+    return _cs_json.dumps(bad or {"status": "success"})
+
+_cs_real_import = _cs_builtins.__import__
+
+def _cs_guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+    if level == 0:
+        full = [name] + [name + "." + f for f in (fromlist or ()) if isinstance(f, str)]
+        for n in full:
+            problem = _cs_import_problem(n)
+            if problem:
+                raise _CsForbiddenImport(problem)
+    return _cs_real_import(name, globals, locals, fromlist, level)
+
+def _cs_new_namespace(extra):
+    guarded = dict(_cs_builtins.__dict__)
+    guarded["__import__"] = _cs_guarded_import
+    ns = {"__name__": "__main__", "__builtins__": guarded, "__doc__": None}
+    ns.update(extra)
+    return ns
+
+def _cs_user_frames(tb):
+    return [f for f in _cs_traceback.extract_tb(tb) if f.filename == _CS_FILE]
+
+def _cs_exception(e):
+    if isinstance(e, SyntaxError) and e.filename == _CS_FILE:
+        return _cs_syntax(e)
+    frames = _cs_user_frames(e.__traceback__)
+    name = type(e).__name__
+    message = str(e)
+    line = frames[-1].lineno if frames else None
+    lines = ["Traceback (most recent call last):"] + [l.rstrip("\n") for l in _cs_traceback.format_list(frames[-20:])]
+    lines.append("%s: %s" % (name, message) if message else name)
+    if isinstance(e, _CsForbiddenImport):
+        status = "forbidden"
+        name = "ImportError"
+    elif isinstance(e, MemoryError):
+        status = "memory_limit"
+    else:
+        status = "runtime_error"
+    return {"status": status, "error": _cs_error(name, message or name, line, None, "\n".join(lines))}
+
+def _cs_result_json(value):
+    if value is None:
+        return None
+    try:
+        return _cs_json.dumps(value, allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError, OverflowError):
+        return None
+
+def _cs_exec(code, ns):
+    tree, bad = _cs_parse(code)
+    if bad:
+        return bad
+    _cs_linecache.cache[_CS_FILE] = (len(code), None, code.splitlines(True), _CS_FILE)
+    last = None
+    if tree.body and isinstance(tree.body[-1], _cs_ast.Expr):
+        last = _cs_ast.Expression(tree.body.pop().value)
+    try:
+        exec(compile(tree, _CS_FILE, "exec"), ns)
+        value = eval(compile(last, _CS_FILE, "eval"), ns) if last is not None else None
+    except SystemExit as e:
+        if e.code in (None, 0):
+            return {"status": "success"}
+        return {"status": "runtime_error", "error": _cs_error("SystemExit", "exit code %r" % (e.code,))}
+    except BaseException as e:
+        return _cs_exception(e)
+    out = {"status": "success"}
+    rj = _cs_result_json(value)
+    if rj is not None:
+        out["resultJson"] = rj
+    return out
+
+_cs_session_ns = None
+
+def _cs_run(code, globals_json, session):
+    global _cs_session_ns
+    extra = _cs_json.loads(globals_json)
+    if session:
+        if _cs_session_ns is None:
+            _cs_session_ns = _cs_new_namespace({})
+        _cs_session_ns.update(extra)
+        ns = _cs_session_ns
+    else:
+        ns = _cs_new_namespace(extra)
+    try:
+        return _cs_json.dumps(_cs_exec(code, ns))
+    finally:
+        _cs_sys.stdout.flush()
+        _cs_sys.stderr.flush()
+
+def _cs_call(name, args_json):
+    ns = _cs_session_ns or {}
+    fn = ns.get(name)
+    try:
+        if not callable(fn):
+            known = ", ".join(_cs_function_list()) or "none"
+            return _cs_json.dumps({"status": "runtime_error", "error": _cs_error(
+                "NameError", "no function named '%s' is defined in the session (defined functions: %s)" % (name, known))})
+        try:
+            value = fn(*_cs_json.loads(args_json))
+        except SystemExit as e:
+            return _cs_json.dumps({"status": "runtime_error", "error": _cs_error("SystemExit", "exit code %r" % (e.code,))})
+        except BaseException as e:
+            return _cs_json.dumps(_cs_exception(e))
+        out = {"status": "success"}
+        rj = _cs_result_json(value)
+        if rj is not None:
+            out["resultJson"] = rj
+        return _cs_json.dumps(out)
+    finally:
+        _cs_sys.stdout.flush()
+        _cs_sys.stderr.flush()
+
+def _cs_function_list():
+    ns = _cs_session_ns or {}
+    return sorted(k for k, v in ns.items() if isinstance(v, _cs_types.FunctionType) and not k.startswith("__"))
+
+def _cs_functions():
+    return _cs_json.dumps(_cs_function_list())
+`;

@@ -1,0 +1,303 @@
+/**
+ * Main thread of the Deno runner process. The host starts it with every Deno permission
+ * denied except reading the Pyodide files and this directory, so Python code (in a worker of
+ * this process) cannot touch the host's files, network, environment or processes.
+ *
+ * This thread never runs Python: it keeps one interpreter worker ready, forwards requests,
+ * and enforces the time and output limits from outside the worker: a soft interrupt
+ * (Pyodide's interrupt buffer raises KeyboardInterrupt) first, then `terminate()`.
+ * In pool mode every run gets a fresh worker, so nothing survives from one run to the next.
+ */
+import type { HostRequest, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerRequest } from "./protocol.js";
+
+interface DenoApi {
+  args: string[];
+  stdin: { readable: ReadableStream<Uint8Array> };
+  stdout: { writeSync(bytes: Uint8Array): number };
+  readFile(path: string): Promise<Uint8Array>;
+  exit(code: number): never;
+}
+interface DenoWorker {
+  postMessage(message: WorkerRequest, transfer?: ArrayBuffer[]): void;
+  onmessage: ((event: { data: WorkerMessage }) => void) | null;
+  onerror: ((event: { message?: string; preventDefault(): void }) => void) | null;
+  terminate(): void;
+}
+type WorkerConstructor = new (url: URL, options: { type: "module" }) => DenoWorker;
+
+const Deno = (globalThis as unknown as { Deno: DenoApi }).Deno;
+const WorkerCtor = (globalThis as unknown as { Worker: WorkerConstructor }).Worker;
+
+/** Startup configuration, passed by the host as the first script argument (JSON). */
+interface RunnerConfig {
+  pyodideUrl: string;
+  snapshotPath?: string;
+  /** Session mode keeps one interpreter across requests instead of a fresh one per run. */
+  session: boolean;
+}
+const config = JSON.parse(Deno.args[0] ?? "{}") as RunnerConfig;
+
+/** Time Python gets to unwind after the soft interrupt before its worker is terminated. */
+const HARD_KILL_GRACE_MS = 150;
+
+const encoder = new TextEncoder();
+function send(message: RunnerMessage): void {
+  const bytes = encoder.encode(JSON.stringify(message) + "\n");
+  let written = 0;
+  while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+}
+
+function newWorker(): DenoWorker {
+  return new WorkerCtor(new URL("./worker.js", import.meta.url), { type: "module" });
+}
+
+async function obtainSnapshot(): Promise<Uint8Array | undefined> {
+  if (config.snapshotPath) {
+    try {
+      return await Deno.readFile(config.snapshotPath);
+    } catch {
+      // Missing or unreadable: make a new one below.
+    }
+  }
+  const maker = newWorker();
+  try {
+    const bytes = await new Promise<Uint8Array>((resolve, reject) => {
+      maker.onmessage = (event) => {
+        if (event.data.type === "snapshot") resolve(event.data.bytes);
+        else if (event.data.type === "failed") reject(new Error(event.data.message));
+      };
+      maker.onerror = (event) => {
+        event.preventDefault();
+        reject(new Error(event.message ?? "snapshot worker failed"));
+      };
+      maker.postMessage({ type: "make-snapshot", pyodideUrl: config.pyodideUrl });
+    });
+    send({ type: "snapshot", base64: toBase64(bytes) });
+    return bytes;
+  } catch {
+    return undefined; // Start without a snapshot: slower, same behaviour.
+  } finally {
+    maker.terminate();
+  }
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  const step = 0x8000;
+  for (let i = 0; i < bytes.length; i += step) binary += String.fromCharCode(...bytes.subarray(i, i + step));
+  return btoa(binary);
+}
+
+/** One interpreter worker and its interrupt buffer. */
+interface Interpreter {
+  worker: DenoWorker;
+  interrupt: Int32Array;
+  ready: Promise<void>;
+  dead: boolean;
+}
+
+let snapshot: Uint8Array | undefined;
+let current: Interpreter | undefined;
+
+function startInterpreter(): Interpreter {
+  const worker = newWorker();
+  const buffer = new SharedArrayBuffer(4);
+  const interpreter: Interpreter = { worker, interrupt: new Int32Array(buffer), ready: Promise.resolve(), dead: false };
+  interpreter.ready = new Promise<void>((resolve, reject) => {
+    worker.onmessage = (event) => {
+      if (event.data.type === "ready") resolve();
+      else if (event.data.type === "failed") reject(new Error(event.data.message));
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      reject(new Error(event.message ?? "interpreter worker failed to start"));
+    };
+  });
+  // Copy, not transfer: the snapshot is reused for every later interpreter.
+  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: snapshot?.slice(), interruptBuffer: buffer });
+  return interpreter;
+}
+
+function kill(interpreter: Interpreter): void {
+  interpreter.dead = true;
+  interpreter.worker.terminate();
+}
+
+async function readyInterpreter(): Promise<Interpreter> {
+  if (!current || current.dead) current = startInterpreter();
+  await current.ready;
+  return current;
+}
+
+function replaceInterpreter(): void {
+  if (current) kill(current);
+  current = startInterpreter();
+  current.ready.then(
+    () => send({ type: "ready" }),
+    (error: unknown) => send({ type: "fatal", message: `could not start a Python interpreter: ${String(error)}` }),
+  );
+}
+
+interface Execution {
+  outcome: PythonOutcome;
+  stdout: string;
+  stderr: string;
+  outputTruncated: boolean;
+  durationMs: number;
+  killed: boolean;
+}
+
+/** Sends one run or call to the interpreter and enforces its time and output limits. */
+function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLimits): Promise<Execution> {
+  return new Promise((resolve) => {
+    const startedAt = performance.now();
+    let stdout = "";
+    let stderr = "";
+    let outputTruncated = false;
+    let stopReason: "timeout" | "output_limit" | undefined;
+    let hardTimer: ReturnType<typeof setTimeout> | undefined;
+    let settled = false;
+
+    const finish = (outcome: PythonOutcome | undefined, killed: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(softTimer);
+      if (hardTimer !== undefined) clearTimeout(hardTimer);
+      interpreter.worker.onmessage = null;
+      interpreter.worker.onerror = null;
+      const durationMs = performance.now() - startedAt;
+      let final = outcome ?? { status: "runtime_error", error: { name: "InterpreterError", message: "the interpreter stopped without a result" } };
+      if (stopReason === "timeout") {
+        final = {
+          status: "timeout",
+          error: {
+            name: "TimeoutError",
+            message: `execution passed the ${limits.timeoutMs} ms time limit and was ${killed ? "killed (it did not stop on interrupt)" : "interrupted"}; output up to that point is kept`,
+            ...(outcome?.error?.line !== undefined ? { line: outcome.error.line } : {}),
+            ...(outcome?.error?.stack !== undefined && !killed ? { stack: outcome.error.stack } : {}),
+          },
+        };
+      } else if (stopReason === "output_limit") {
+        final = {
+          status: "output_limit",
+          error: { name: "OutputLimitError", message: `output passed the ${limits.maxOutputBytes}-byte limit; output up to the limit is kept. Print less (summaries, not every item).` },
+        };
+      }
+      resolve({ outcome: final, stdout, stderr, outputTruncated, durationMs, killed });
+    };
+
+    const stop = (reason: "timeout" | "output_limit") => {
+      if (stopReason || settled) return;
+      stopReason = reason;
+      Atomics.store(interpreter.interrupt, 0, 2);
+      hardTimer = setTimeout(() => {
+        kill(interpreter);
+        finish(undefined, true);
+      }, HARD_KILL_GRACE_MS);
+    };
+
+    interpreter.worker.onmessage = (event) => {
+      const message = event.data;
+      switch (message.type) {
+        case "output":
+          if (message.stream === "stdout") stdout += message.text;
+          else stderr += message.text;
+          return;
+        case "output-limit":
+          outputTruncated = true;
+          stop("output_limit");
+          return;
+        case "done":
+          if (message.fatal) kill(interpreter);
+          finish(message.outcome, message.fatal);
+          return;
+        case "failed":
+          kill(interpreter);
+          finish({ status: "runtime_error", error: { name: "InterpreterError", message: message.message } }, true);
+          return;
+        default:
+          return;
+      }
+    };
+    interpreter.worker.onerror = (event) => {
+      event.preventDefault();
+      kill(interpreter);
+      finish({ status: "runtime_error", error: { name: "InterpreterError", message: `the interpreter crashed: ${event.message ?? "unknown error"}` } }, true);
+    };
+    const softTimer = setTimeout(() => stop("timeout"), limits.timeoutMs);
+    Atomics.store(interpreter.interrupt, 0, 0);
+    interpreter.worker.postMessage(request);
+  });
+}
+
+async function handle(request: HostRequest): Promise<void> {
+  const interpreter = await readyInterpreter();
+  switch (request.type) {
+    case "run":
+    case "call": {
+      const workerRequest: WorkerRequest =
+        request.type === "run"
+          ? { type: "run", code: request.code, globals: request.globals, session: config.session, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes }
+          : { type: "call", name: request.name, args: request.args, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes };
+      const done = await execute(interpreter, workerRequest, request);
+      const reset = done.killed || interpreter.dead;
+      send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session });
+      // Pool mode: a fresh interpreter for every run. Session mode: only after a kill.
+      if (!config.session || interpreter.dead) replaceInterpreter();
+      else send({ type: "ready" });
+      return;
+    }
+    case "check": {
+      const done = await execute(interpreter, { type: "check", code: request.code }, { timeoutMs: 10_000, memoryLimitBytes: 256 * 1024 * 1024, maxOutputBytes: 0 });
+      send({ type: "checked", id: request.id, outcome: done.outcome });
+      if (interpreter.dead) replaceInterpreter();
+      else send({ type: "ready" });
+      return;
+    }
+    case "functions": {
+      const names = await new Promise<string[]>((resolve) => {
+        interpreter.worker.onmessage = (event) => {
+          if (event.data.type === "functions") resolve(event.data.names);
+        };
+        interpreter.worker.postMessage({ type: "functions" });
+      });
+      interpreter.worker.onmessage = null;
+      send({ type: "functions", id: request.id, names });
+      send({ type: "ready" });
+      return;
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  snapshot = await obtainSnapshot();
+  current = startInterpreter();
+  try {
+    await current.ready;
+  } catch (error) {
+    send({ type: "fatal", message: `could not start a Python interpreter: ${String(error)}` });
+    Deno.exit(1);
+  }
+  send({ type: "ready" });
+  // Requests are handled one at a time, in order; the host sends the next after a reply.
+  let queue = Promise.resolve();
+  let pending = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of Deno.stdin.readable) {
+    pending += decoder.decode(chunk, { stream: true });
+    let newline = pending.indexOf("\n");
+    while (newline >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      newline = pending.indexOf("\n");
+      if (line.trim() === "") continue;
+      const request = JSON.parse(line) as HostRequest;
+      queue = queue.then(() => handle(request)).catch((error: unknown) => send({ type: "fatal", message: String(error) }));
+    }
+  }
+  // The host closed stdin (it exited or disposed us): answer what was asked, then stop.
+  await queue;
+  Deno.exit(0);
+}
+
+await main();

@@ -1,0 +1,102 @@
+/**
+ * The Python engine: real CPython (Pyodide) in Deno processes whose permissions deny files,
+ * network, environment, subprocesses and FFI. Nothing starts at import time; the first
+ * `run`/`check`/`warm` starts the pool.
+ */
+import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
+import type { CheckResult, ExecutionResult, LanguageEngine, ResolvedRunOptions, SandboxSession } from "../sandbox/types.js";
+import { resolvePythonPaths, type PythonPaths } from "./deno-paths.js";
+import { assertNoHostFunctions } from "./limits.js";
+import { PythonPool } from "./pool.js";
+import { createPythonSession } from "./session.js";
+
+/** Options of the Python engine. */
+export interface PythonEngineOptions {
+  /** Deno processes kept with a ready interpreter (each ~200 MB resident). Default 1. */
+  poolSize?: number;
+}
+
+/** Default number of ready interpreters: memory matters more than parallelism here. */
+export const DEFAULT_PYTHON_POOL_SIZE = 1;
+
+/**
+ * Creates the Python engine. Every run gets a fresh interpreter (nothing leaks between runs);
+ * `createSession` keeps one interpreter for a sequence of calls.
+ *
+ * @throws InvalidOptionError for a bad `poolSize`.
+ * @example
+ * const engine = createPythonEngine();
+ * const result = await engine.run("print('hi')\n6 * 7", {
+ *   language: "python", timeoutMs: 5000, memoryLimitBytes: 64 << 20, maxOutputBytes: 1 << 20,
+ *   globals: {}, hostFunctions: {},
+ * });
+ * // result.stdout === "hi\n", result.result === 42
+ * await engine.dispose();
+ */
+export function createPythonEngine(options: PythonEngineOptions = {}): LanguageEngine {
+  const poolSize = options.poolSize ?? DEFAULT_PYTHON_POOL_SIZE;
+  if (!Number.isInteger(poolSize) || poolSize < 1) {
+    throw new InvalidOptionError("poolSize", options.poolSize, "a whole number of Python processes, at least 1");
+  }
+  let paths: PythonPaths | undefined;
+  let pool: PythonPool | undefined;
+  const sessions = new Set<SandboxSession>();
+  let disposed = false;
+
+  const assertAlive = () => {
+    if (disposed) throw new SandboxDisposedError("The Python engine");
+  };
+  const getPaths = () => (paths ??= resolvePythonPaths());
+  const getPool = () => (pool ??= new PythonPool(getPaths(), poolSize));
+
+  return {
+    async run(code: string, resolved: ResolvedRunOptions): Promise<ExecutionResult> {
+      assertAlive();
+      assertNoHostFunctions(resolved.hostFunctions);
+      const p = getPool();
+      const process = await p.acquire();
+      try {
+        return await process.run(code, resolved.globals, {
+          timeoutMs: resolved.timeoutMs,
+          memoryLimitBytes: resolved.memoryLimitBytes,
+          maxOutputBytes: resolved.maxOutputBytes,
+        });
+      } finally {
+        p.release(process);
+      }
+    },
+
+    async check(code: string): Promise<CheckResult> {
+      assertAlive();
+      const p = getPool();
+      const process = await p.acquire();
+      try {
+        const outcome = await process.check(code);
+        if (outcome.status === "syntax_error" || outcome.status === "forbidden") {
+          return { ok: false, language: "python", status: outcome.status, error: outcome.error ?? { name: "SyntaxError", message: "invalid code" } };
+        }
+        return { ok: true, language: "python" };
+      } finally {
+        p.release(process);
+      }
+    },
+
+    async warm(): Promise<void> {
+      assertAlive();
+      await getPool().warm();
+    },
+
+    async createSession(sessionOptions: { memoryLimitBytes: number }): Promise<SandboxSession> {
+      assertAlive();
+      const session = await createPythonSession(getPaths(), sessionOptions);
+      sessions.add(session);
+      return session;
+    },
+
+    async dispose(): Promise<void> {
+      if (disposed) return;
+      disposed = true;
+      await Promise.all([pool?.dispose(), ...[...sessions].map((s) => s.dispose())]);
+    },
+  };
+}
