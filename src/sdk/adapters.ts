@@ -5,6 +5,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import { InvalidOptionError } from "../errors.js";
+import { resolveChatModel, type ModelSettings } from "../models/index.js";
 import { BaseCodeGenerator, type CodeChecker, type Completion, type CompletionUsage, type Descriptors } from "./generator-api.js";
 import { GeneratorBackendError } from "./errors.js";
 import { stripCodeFences } from "./strip-fences.js";
@@ -150,4 +151,43 @@ export function fromAsyncFunction(
     throw new InvalidOptionError("fn", fn, "an async function (prompt, { task, descriptors }) => code string");
   }
   return new AsyncFunctionGenerator(fn, options);
+}
+
+/** Options of `fromOpenAICompatible`. */
+export interface OpenAICompatibleOptions extends ChatModelAdapterOptions {
+  /** Base URL of the server's OpenAI API, e.g. `http://127.0.0.1:8000/v1` (vLLM, llama.cpp, Ollama's `/v1`). */
+  baseURL: string;
+  /** Model name the server knows (an `openai:` prefix is accepted and dropped). */
+  model: string;
+  /** API key; servers that need none get a placeholder. */
+  apiKey?: string;
+  /** Per-call timeout. Default 60000. */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * A code generator on any OpenAI-compatible chat-completions server, built with the package's
+ * model resolution (the same client settings the graph uses).
+ *
+ * @example
+ * ```ts
+ * const generator = await fromOpenAICompatible({ baseURL: "http://127.0.0.1:11434/v1", model: "qwen2.5-coder" });
+ * ```
+ */
+export async function fromOpenAICompatible(options: OpenAICompatibleOptions): Promise<BaseCodeGenerator> {
+  if (options === null || typeof options !== "object" || typeof options.baseURL !== "string" || !/^https?:\/\//.test(options.baseURL)) {
+    throw new InvalidOptionError("baseURL", options?.baseURL, 'an http(s) URL of an OpenAI-compatible API, e.g. "http://127.0.0.1:8000/v1"');
+  }
+  if (typeof options.model !== "string" || options.model.replace(/^openai:/, "").trim() === "") {
+    throw new InvalidOptionError("model", options.model, 'the model name the server serves, e.g. "qwen2.5-coder"');
+  }
+  const settings: ModelSettings = {
+    model: `openai:${options.model.replace(/^openai:/, "")}`,
+    modelIsDefault: false,
+    openAIBaseURL: options.baseURL,
+    requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+  };
+  if (options.apiKey !== undefined) settings.openAIApiKey = options.apiKey;
+  const { model } = await resolveChatModel(undefined, settings);
+  return fromChatModel(model, options);
 }

@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { fromAsyncFunction, fromChatModel } from "../../src/sdk/adapters.js";
+import { fromAsyncFunction, fromChatModel, fromOpenAICompatible } from "../../src/sdk/adapters.js";
+import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { GeneratorBackendError } from "../../src/sdk/errors.js";
 import { InvalidOptionError } from "../../src/errors.js";
 import type { CheckResult } from "../../src/sandbox/types.js";
@@ -128,5 +129,28 @@ describe("fromAsyncFunction with a real local REST model server", () => {
     });
     expect(await generator.generate("T", { k: "v" })).toBe("const a = 1;");
     expect(seen).toEqual([{ prompt: "T k: v", task: "T", descriptors: { k: "v" } }]);
+  });
+});
+
+describe("fromOpenAICompatible", () => {
+  it("calls the server's chat completions with the real client and counts its usage", async () => {
+    const server = await startScriptedOpenAIServer({
+      replies: [{ content: "```js\nfunction square(x) { return x * x; }\n```", usage: { promptTokens: 30, completionTokens: 11 } }],
+    });
+    try {
+      const generator = await fromOpenAICompatible({ baseURL: server.baseURL, model: "openai:scripted-model" });
+      expect(await generator.generate("square(x)", { language: "javascript" })).toBe("function square(x) { return x * x; }");
+      const body = server.requests[0]!.body as { model: string; messages: { role: string; content: string }[] };
+      expect(body.model).toBe("scripted-model");
+      expect(body.messages.at(-1)).toEqual({ role: "user", content: "square(x) language: javascript" });
+      expect(generator.getCurrentEstimates()).toMatchObject({ inputTokens: 30, outputTokens: 11 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("rejects a missing base URL or model", async () => {
+    await expect(fromOpenAICompatible({ baseURL: "localhost:8000", model: "m" })).rejects.toThrow(/Invalid option "baseURL"/);
+    await expect(fromOpenAICompatible({ baseURL: "http://127.0.0.1:1/v1", model: "openai:" })).rejects.toThrow(/Invalid option "model"/);
   });
 });
