@@ -7,3 +7,5 @@ export * from "./sandbox/index.js";
 export * from "./errors.js";
 export * from "./tools/index.js";
 export * from "./sdk/index.js";
+export * from "./graph/index.js";
+export * from "./models/index.js";

@@ -5,7 +5,7 @@ export * from "./configuration.js";
 export * from "./routers.js";
 export * from "./events.js";
 export * from "./extract-code.js";
-export * from "./explain.js";
+export { explainResult, explainCheck, describeError, quoteLine, MAX_EXPLANATION_CHARS } from "./explain.js";
 export * from "./history.js";
 export { defaultPrompts, resolvePrompts, renderTemplate } from "./prompts.js";
 export type { CodeGenPrompts, CodeGenPromptOverrides } from "./prompts.js";
