@@ -1,0 +1,110 @@
+import { spawnSync } from "node:child_process";
+import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createSandbox } from "../../src/sandbox/index.js";
+
+const root = resolve(import.meta.dirname, "../..");
+const cli = join(root, "dist/src/cli/main.js");
+
+describe("lifecycle", () => {
+  it("leaves no worker thread behind after dispose (pool and sessions)", async () => {
+    const sandbox = createSandbox({ poolSize: 2 });
+    await sandbox.warm();
+    const session = await sandbox.createSession();
+    await Promise.all([sandbox.run("1"), sandbox.run("2"), session.run("var x = 1")]);
+    expect(sandbox.liveWorkerCount()).toBe(3);
+    await sandbox.dispose();
+    expect(sandbox.liveWorkerCount()).toBe(0);
+    expect(session.disposed).toBe(true);
+  });
+
+  it("replaces a worker killed by the watchdog and keeps serving", async () => {
+    const sandbox = createSandbox({ poolSize: 1 });
+    const killed = await sandbox.run("new Array(1e9).join('x')", { timeoutMs: 100, memoryLimitBytes: 2 ** 30 });
+    expect(killed.status).toBe("timeout");
+    const next = await sandbox.run("6 * 7");
+    expect(next.result).toBe(42);
+    expect(sandbox.liveWorkerCount()).toBe(1);
+    await sandbox.dispose();
+  });
+
+  it("keeps the host's event loop free while guest code spins", async () => {
+    const sandbox = createSandbox({ poolSize: 1 });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    const r = await sandbox.run("for (;;) {}", { timeoutMs: 400 });
+    clearInterval(timer);
+    expect(r.status).toBe("timeout");
+    expect(ticks).toBeGreaterThanOrEqual(5);
+    await sandbox.dispose();
+  });
+
+  it("lets a script that calls runCode once exit by itself", () => {
+    const dir = mkdtempSync(join(tmpdir(), "runcode-exit-"));
+    try {
+      const script = join(dir, "once.mjs");
+      writeFileSync(
+        script,
+        `import { runCode } from ${JSON.stringify(join(root, "dist/src/index.js"))};\n` +
+          `const r = await runCode("console.log('hi'); 6 * 7");\nconsole.log(r.status, r.result, JSON.stringify(r.stdout));\n`,
+      );
+      const child = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 20_000 });
+      expect(child.error).toBeUndefined();
+      expect(child.status).toBe(0);
+      expect(child.stdout).toBe('success 42 "hi\\n"\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("CLI exec", () => {
+  function exec(args: string[], input?: string) {
+    return spawnSync(process.execPath, [cli, "exec", ...args], { encoding: "utf8", input, timeout: 20_000 });
+  }
+
+  it("runs stdin and exits 0 on success", () => {
+    const r = exec(["-"], "console.log('from stdin'); console.error('warn')");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe("from stdin\n");
+    expect(r.stderr).toBe("warn\n");
+  });
+
+  it("runs a TypeScript file, prints JSON with --json", () => {
+    const dir = mkdtempSync(join(tmpdir(), "exec-"));
+    try {
+      const file = join(dir, "prog.ts");
+      writeFileSync(file, "const n: number = 21;\nconsole.log(n * 2);\nexport default { n };\n");
+      const r = exec([file, "--json"]);
+      expect(r.status).toBe(0);
+      const result = JSON.parse(r.stdout) as { status: string; stdout: string; result: unknown; language: string };
+      expect(result).toMatchObject({ status: "success", stdout: "42\n", result: { n: 21 }, language: "typescript" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("exits 1 for a failed run and says why", () => {
+    const r = exec(["--timeout-ms", "100", "-"], "while (true) {}");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/\[timeout\]/);
+    const err = exec(["-"], "let x = 1;\nx.y.z = 2;");
+    expect(err.status).toBe(1);
+    expect(err.stderr).toMatch(/TypeError.*line 2/);
+  });
+
+  it.each([
+    [["/no/such/file.js"], /cannot read/],
+    [["--language", "cobol", "-"], /unknown --language "cobol"/],
+    [["--timeout-ms", "soon", "-"], /--timeout-ms needs a number/],
+    [["--memory-mb=-1", "-"], /--memory-mb needs a number/],
+    [["--frobnicate"], /Unknown option/],
+  ])("exits 2 with one line for usage error %j", (args, message) => {
+    const r = exec(args, "1");
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
