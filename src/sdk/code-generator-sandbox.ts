@@ -8,7 +8,7 @@ import { LANGUAGES, type CheckResult, type ExecutionResult, type JsonValue, type
 import { buildDependencyManifest, requirementsText } from "./dependencies.js";
 import { defaultDescriptors, mergeDescriptors } from "./descriptors.js";
 import { GeneratedCodeError, GeneratedFunctionError, NotInstantiatedError, TemplateWithoutEvalError } from "./errors.js";
-import type { CodeGeneratorApi, Descriptors } from "./generator-api.js";
+import type { CodeGeneratorApi, Descriptors, GeneratorEstimates } from "./generator-api.js";
 import { EVAL_ENTRY, GeneratedInstance, type CallLimits, type GeneratedFiles, type GeneratedFunctions, type DynamicFunctions } from "./instance.js";
 import { stripCodeFences } from "./strip-fences.js";
 import { resolveTemplate, type CodeTemplate, type TemplateInput } from "./templates.js";
@@ -107,6 +107,11 @@ export class CodeGeneratorSandbox {
   /** The live instance of the last `generateAndInstantiate`, if any and not cleaned up. */
   get instance(): GeneratedInstance | undefined {
     return this.current !== undefined && !this.current.disposed ? this.current : undefined;
+  }
+
+  /** The generator's tokens, time and attempts so far; undefined when it does not report them. */
+  generatorEstimates(): GeneratorEstimates | undefined {
+    return this.generator.getCurrentEstimates?.();
   }
 
   /** Descriptors a generation would send for `descriptors` (after merging with the defaults). */

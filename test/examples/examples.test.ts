@@ -1,0 +1,107 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { startScriptedOpenAIServer, type ScriptedReply } from "../../src/testing/index.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Runs an example as a child process (importing the built package) against a scripted model server. */
+async function runExample(file: string, replies: ScriptedReply[], args: string[] = []) {
+  const server = await startScriptedOpenAIServer({ replies });
+  try {
+    const child = spawn(process.execPath, [`examples/${file}`, ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH, OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test", CODEGEN_MODEL: "openai:scripted-model" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    return { code, stdout, stderr, requests: server.requests, pending: server.pending };
+  } finally {
+    await server.close();
+  }
+}
+
+// Each example is a fresh Node process that loads LangChain: slow on a busy machine.
+describe("examples run against the scripted OpenAI-compatible server", { timeout: 120_000 }, () => {
+  it("agent-code-interpreter.mjs: the agent runs its code and answers", async () => {
+    const run = await runExample(
+      "agent-code-interpreter.mjs",
+      [
+        {
+          toolCalls: [
+            {
+              name: "execute_code",
+              args: { code: "let [a, b] = [0, 1];\nfor (let i = 0; i < 30; i++) [a, b] = [b, a + b];\nconsole.log(a);", language: "javascript" },
+            },
+          ],
+        },
+        "The 30th Fibonacci number is 832040.",
+      ],
+      ["What is the 30th Fibonacci number?"],
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/\[execute_code\] success in \d+ ms/);
+    expect(run.stdout).toContain("  stdout:\n  832040");
+    expect(run.stdout).toContain("Answer: The 30th Fibonacci number is 832040.");
+    expect(run.pending).toBe(0);
+  });
+
+  it("graph-as-tool.mjs: the agent delegates to solve_with_code and streams the graph's steps", async () => {
+    const run = await runExample("graph-as-tool.mjs", [
+      { toolCalls: [{ name: "solve_with_code", args: { task: "Sum of the squares of the even numbers 1..20" } }] },
+      "```javascript\nlet sum = 0;\nfor (let i = 2; i <= 20; i += 2) sum += i * i;\nconsole.log(sum);\n```",
+      "The sum is 1540.",
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("[execute] attempt 1: success");
+    expect(run.stdout).toContain("solve_with_code: success after 1 attempt(s)");
+    expect(run.stdout).toContain("Answer: The sum is 1540.");
+  });
+
+  it("sdk-generate-and-instantiate.mjs: generate, instantiate, call many times, eval", async () => {
+    const run = await runExample("sdk-generate-and-instantiate.mjs", [
+      "```javascript\nfunction add(a, b, c) {\n  return a + b + c;\n}\n```",
+      [
+        "class GeneratedPolicy {",
+        "  constructor(settings, parameters) { this.currency = settings.currency; this.rate = parameters.vatRate; }",
+        "  eval(parameters, inputData, context) {",
+        "    return { gross: Math.round(inputData.net * (1 + this.rate) * 100) / 100, currency: this.currency };",
+        "  }",
+        "}",
+      ].join("\n"),
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("functions: add");
+    expect(run.stdout).toContain("add(10, 20, 30) = 60");
+    expect(run.stdout).toContain("add(1, 2, 3) = 6");
+    expect(run.stdout).toContain('eval({}, { net: 100 }, {}) = {"gross":120,"currency":"EUR"}');
+    expect(run.stdout).toContain("generator: 2 call(s)");
+  });
+
+  it("rest-backend.mjs: a local node:http model server plugged in with fromAsyncFunction", async () => {
+    const run = await runExample("rest-backend.mjs", ["function reverse(s) {\n  return [...s].reverse().join('');\n}"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/model server listening on http:\/\/127\.0\.0\.1:\d+\/generate/);
+    expect(run.stdout).toContain('reverse("hello") = olleh');
+    expect(run.stdout).toContain('"attempts":1');
+    // The custom pre-processor's prompt went through the REST server to the model.
+    const body = run.requests[0]!.body as { messages: { role: string; content: string }[] };
+    expect(body.messages.at(-1)!.content).toMatch(/^\[Task\] Write a function reverse\(s\)/);
+  });
+
+  it("an example without model settings says what to set", async () => {
+    const child = spawn(process.execPath, ["examples/sdk-generate-and-instantiate.mjs"], { cwd: root, env: { PATH: process.env.PATH } });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain("Set OPENAI_API_KEY, or OPENAI_BASE_URL");
+  });
+});
