@@ -261,3 +261,14 @@ describe("approval before execution (MemorySaver)", () => {
     expect(second.result?.stdout.trim()).toBe("2");
   });
 });
+
+describe("retry budget and LangGraph's recursion limit", () => {
+  it("runs 8 refinements when the run's recursionLimit allows them, and says what to pass when not", async () => {
+    const bad = "```js\nthrow new Error('still broken')\n```";
+    const graph = createCodeGenGraph({ model: new FakeListChatModel({ responses: [bad] }), maxRetries: 8 });
+    await expect(graph.invoke({ task: "x" })).rejects.toThrow(/recursionLimit \(25\) allows; pass \{ recursionLimit: 29 \}/);
+    const state = await graph.invoke({ task: "x" }, { recursionLimit: 29 });
+    expect(state.status).toBe("failed");
+    expect(state.attempts).toHaveLength(9);
+  });
+});

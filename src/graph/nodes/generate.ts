@@ -24,6 +24,15 @@ export function taskDetails(state: Pick<CodeGenStateType, "context" | "tests" | 
   return parts.length === 0 ? "" : `\n${parts.join("\n\n")}\n`;
 }
 
+/**
+ * The `recursionLimit` a run needs: generate, each attempt's validate (+ approve) + execute,
+ * each refine, finalize, plus LangGraph's own input step.
+ */
+export function graphStepsNeeded(maxRetries: number, approveBeforeExecute: boolean): number {
+  const perAttempt = approveBeforeExecute ? 3 : 2;
+  return 1 + (maxRetries + 1) * perAttempt + maxRetries + 1 + 1;
+}
+
 /** Builds the `generate` node. It starts a run: earlier attempts on the same thread are cleared. */
 export function createGenerateNode(context: CodeGenContext) {
   return async function generate(state: CodeGenStateType, config: LangGraphRunnableConfig): Promise<CodeGenUpdate> {
@@ -34,11 +43,21 @@ export function createGenerateNode(context: CodeGenContext) {
       throw new InvalidOptionError("language", state.language, `one of ${LANGUAGES.join(", ")}`);
     }
     const language = state.language ?? context.defaultLanguage(config);
+    const maxRetries = context.maxRetries(config);
+    const stepsNeeded = graphStepsNeeded(maxRetries, context.approveBeforeExecute);
+    // Fail now with a clear message rather than with GraphRecursionError in the middle of the loop.
+    if (config.recursionLimit !== undefined && config.recursionLimit < stepsNeeded) {
+      throw new InvalidOptionError(
+        "maxRetries",
+        maxRetries,
+        `a number the run's recursionLimit (${config.recursionLimit}) allows; pass { recursionLimit: ${stepsNeeded} } in the run's config`,
+      );
+    }
     const fresh: CodeGenUpdate = {
       language,
       attempts: { replace: [] },
       refinements: 0,
-      maxRetries: context.maxRetries(config),
+      maxRetries,
       approveBeforeExecute: context.approveBeforeExecute,
       code: undefined,
       reply: undefined,
