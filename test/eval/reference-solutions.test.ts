@@ -21,7 +21,7 @@ function stubOf(task: EvalTask): string {
 }
 
 async function runWithTests(task: EvalTask, code: string): Promise<ExecutionResult> {
-  return sandbox.run(`${code}\n${task.tests}`, { language: task.language, timeoutMs: 20_000 });
+  return sandbox.run(`${code}\n\n${task.tests.trim()}\n`, { language: task.language, timeoutMs: 20_000 });
 }
 
 function describeFailure(result: ExecutionResult): string {
