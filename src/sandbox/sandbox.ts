@@ -81,6 +81,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
           code,
           language: o.language,
           globalsJson: o.globalsJson,
+          globalNames: Object.keys(o.globals),
           hostFunctionNames: Object.keys(o.hostFunctions),
           grantedNames: [...Object.keys(o.globals), ...Object.keys(o.hostFunctions)],
           timeoutMs: o.timeoutMs,

@@ -58,6 +58,14 @@ export const enum SettleMode {
   SessionModule = 2,
 }
 
+/** What a run grants the guest before its code runs. */
+export interface GuestSetup {
+  globalsJson?: string;
+  /** Top-level names in `globalsJson`. */
+  globalNames?: string[];
+  hostFunctionNames: string[];
+}
+
 /** Operations of the prelude's dispatcher. */
 const enum HelperOp {
   Settle = 0,
@@ -67,14 +75,16 @@ const enum HelperOp {
   FunctionNames = 4,
   Invoke = 5,
   LoadLibrary = 6,
+  Console = 7,
+  SetConsole = 8,
 }
 
 /** A live QuickJS context with the prelude's helpers held as handles. */
 export class GuestContext {
   readonly runtime: QuickJSRuntime;
   readonly context: QuickJSContext;
-  /** The prelude's dispatcher `helper(op, a, b)` (see GUEST_PRELUDE_SOURCE). */
-  private readonly helper: QuickJSHandle;
+  /** The prelude's dispatcher `helper(op, a, b)` (see GUEST_PRELUDE_SOURCE), loaded on demand. */
+  private helper: QuickJSHandle | undefined;
   private current: RunState | undefined;
   private readonly memoryLimitBytes: number;
   private hostFunctionNames = new Set<string>();
@@ -86,21 +96,22 @@ export class GuestContext {
     this.runtime.setInterruptHandler(() => this.onInterrupt());
     this.context = this.runtime.newContext();
     const ctx = this.context;
-    const bridge = ctx.newFunction("bridge", (op, a, b) => this.onBridge(op, a, b));
-    const consoleSource = ctx.newString(GUEST_CONSOLE_SOURCE);
-    const librarySource = ctx.newString(GUEST_LIBRARY_SOURCE);
-    try {
-      const fn = ctx.unwrapResult(ctx.evalCode(GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME));
-      try {
-        this.helper = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, bridge, consoleSource, librarySource));
-      } finally {
-        fn.dispose();
-      }
-    } finally {
-      librarySource.dispose();
-      consoleSource.dispose();
-      bridge.dispose();
-    }
+    // console is built on first use (through the prelude): a run that never prints skips it.
+    ctx.defineProp(ctx.global, "console", {
+      // A thrown handle becomes the guest's exception (quickjs-emscripten transfers it).
+      get: () => {
+        const r = this.helperCall(HelperOp.Console);
+        if (r.error) throw r.error;
+        return r.value;
+      },
+      set: (value: QuickJSHandle) => {
+        const r = this.helperCall(HelperOp.SetConsole, value);
+        if (r.error) throw r.error;
+        r.value.dispose();
+      },
+      configurable: true,
+      enumerable: false,
+    });
     // The prelude's allocations do not count against the user's limit.
     this.runtime.setMemoryLimit(memoryLimitBytes);
   }
@@ -115,7 +126,7 @@ export class GuestContext {
     kind: "script" | "module",
     mode: SettleMode,
     limits: WorkerRunLimits,
-    setup: { globalsJson?: string; hostFunctionNames: string[] },
+    setup: GuestSetup,
     startedMs: number,
   ): Promise<WorkerOutcome> {
     return this.withRun(runId, limits, startedMs, () => {
@@ -125,7 +136,7 @@ export class GuestContext {
       const evaluated = ctx.evalCode(code, USER_FILE_NAME, { type: kind === "module" ? "module" : "global" });
       if (evaluated.error) return evaluated.error;
       try {
-        this.callHelper(HelperOp.Settle, evaluated.value, mode);
+        this.settle(evaluated.value, mode);
       } finally {
         evaluated.value.dispose();
       }
@@ -149,7 +160,7 @@ export class GuestContext {
       const called = this.helperCall(HelperOp.Invoke, name, argsJson);
       if (called.error) return called.error;
       try {
-        this.callHelper(HelperOp.Settle, called.value, SettleMode.Script);
+        this.settle(called.value, SettleMode.Script);
       } finally {
         called.value.dispose();
       }
@@ -201,17 +212,34 @@ export class GuestContext {
 
   /** Releases the context and runtime. Throws if QuickJS reports leaked handles. */
   dispose(): void {
-    this.helper.dispose();
+    this.helper?.dispose();
+    this.helper = undefined;
     this.context.dispose();
     this.runtime.dispose();
   }
 
-  private setUp(setup: { globalsJson?: string; hostFunctionNames: string[] }): QuickJSHandle | undefined {
+  private setUp(setup: GuestSetup): QuickJSHandle | undefined {
     const ctx = this.context;
-    if (setup.globalsJson !== undefined && setup.globalsJson !== "{}") {
-      const r = this.helperCall(HelperOp.SetGlobals, setup.globalsJson);
-      if (r.error) return r.error;
-      r.value.dispose();
+    if (setup.globalsJson !== undefined && setup.globalNames && setup.globalNames.length > 0) {
+      // One JSON string crosses and is parsed by the guest's own JSON.parse (still pristine:
+      // no user code has run in this context yet, or it is a session whose user owns it).
+      const json = ctx.newString(setup.globalsJson);
+      const JSONObject = ctx.getProp(ctx.global, "JSON");
+      const parse = ctx.getProp(JSONObject, "parse");
+      const parsed = ctx.callFunction(parse, JSONObject, json);
+      json.dispose();
+      parse.dispose();
+      JSONObject.dispose();
+      if (parsed.error) return parsed.error;
+      try {
+        for (const name of setup.globalNames) {
+          const value = ctx.getProp(parsed.value, name);
+          ctx.setProp(ctx.global, name, value);
+          value.dispose();
+        }
+      } finally {
+        parsed.value.dispose();
+      }
     }
     const fresh = setup.hostFunctionNames.filter((n) => !this.hostFunctionNames.has(n));
     if (fresh.length > 0) {
@@ -237,12 +265,88 @@ export class GuestContext {
       made.push(h);
       return h;
     };
+    let helper = this.helper;
+    if (!helper) {
+      try {
+        helper = this.helper = this.loadPrelude();
+      } catch (error) {
+        // Only an interrupted or out-of-memory guest cannot evaluate the prelude.
+        return { error: ctx.newError({ name: "InternalError", message: (error as Error).message }) };
+      }
+    }
     const opHandle = toHandle(op);
     try {
-      return ctx.callFunction(this.helper, ctx.undefined, opHandle, toHandle(a), toHandle(b));
+      return ctx.callFunction(helper, ctx.undefined, opHandle, toHandle(a), toHandle(b));
     } finally {
       for (const h of made) h.dispose();
     }
+  }
+
+  /** Evaluates the prelude and returns its dispatcher. Throws if the guest cannot run it. */
+  private loadPrelude(): QuickJSHandle {
+    const ctx = this.context;
+    const bridge = ctx.newFunction("bridge", (op, a, b) => this.onBridge(op, a, b));
+    const consoleSource = ctx.newString(GUEST_CONSOLE_SOURCE);
+    const librarySource = ctx.newString(GUEST_LIBRARY_SOURCE);
+    try {
+      const fn = ctx.unwrapResult(ctx.evalCode(GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME));
+      try {
+        return ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, bridge, consoleSource, librarySource));
+      } finally {
+        fn.dispose();
+      }
+    } finally {
+      librarySource.dispose();
+      consoleSource.dispose();
+      bridge.dispose();
+    }
+  }
+
+  /**
+   * Turns the evaluated value into the run's result. A plain script value that is not a
+   * promise (or thenable) is stringified right here; anything to await goes through the
+   * prelude's `settle`, which reports back through the bridge.
+   */
+  private settle(value: QuickJSHandle, mode: SettleMode): void {
+    const run = this.current;
+    if (!run) return;
+    if (mode === SettleMode.Script && !this.mayBeThenable(value)) {
+      run.settled = { ok: true, json: this.stringify(value) };
+      return;
+    }
+    this.callHelper(HelperOp.Settle, value, mode);
+  }
+
+  private mayBeThenable(value: QuickJSHandle): boolean {
+    const ctx = this.context;
+    const type = ctx.typeof(value);
+    if (type !== "object" && type !== "function") return false;
+    try {
+      const then = ctx.getProp(value, "then");
+      const callable = ctx.typeof(then) === "function";
+      then.dispose();
+      return callable;
+    } catch {
+      // A throwing `then` getter: let the prelude's settle meet it inside the guest.
+      return true;
+    }
+  }
+
+  /** JSON text of a guest value, made by the guest's JSON.stringify; undefined if not representable. */
+  private stringify(value: QuickJSHandle): string | undefined {
+    const ctx = this.context;
+    const JSONObject = ctx.getProp(ctx.global, "JSON");
+    const stringify = ctx.getProp(JSONObject, "stringify");
+    const r = ctx.callFunction(stringify, JSONObject, value);
+    stringify.dispose();
+    JSONObject.dispose();
+    if (r.error) {
+      r.error.dispose();
+      return undefined;
+    }
+    const json = ctx.typeof(r.value) === "string" ? ctx.getString(r.value) : undefined;
+    r.value.dispose();
+    return json;
   }
 
   /** Calls a helper whose return value is not needed. */
@@ -276,7 +380,13 @@ export class GuestContext {
     };
     this.current = run;
     try {
-      const thrown = start();
+      let thrown: QuickJSHandle | undefined;
+      try {
+        thrown = start();
+      } catch (error) {
+        // A host-side call into the guest failed (e.g. interrupted mid-way): report, don't crash.
+        return this.failure(run, { name: "InternalError", message: (error as Error).message ?? String(error) }, startedMs);
+      }
       if (thrown) return this.failure(run, this.describe(thrown), startedMs);
       for (;;) {
         const jobs = this.runtime.executePendingJobs();

@@ -22,7 +22,11 @@ export const USER_FILE_NAME = "main.js";
  * a function of `(bridge, consoleSource, librarySource)` returning one dispatcher `helper(op, a, b)`:
  * 0 settle(value, mode), 1 describe(error) -> JSON, 2 setGlobals(json),
  * 3 defineHostFunctions(namesJson), 4 functionNames() -> JSON, 5 invoke(name, argsJson),
- * 6 load the library now (sessions do, so their baseline of built-in names is taken early).
+ * 6 load the library now (sessions do, so their baseline of built-in names is taken early),
+ * 7 build and install `console`, returning it (the host's lazy `console` getter calls this),
+ * 8 install a value the guest assigned to `console`.
+ * The host loads the prelude only when a run needs it: a plain script with a JSON result and
+ * no output, globals or host functions never parses it.
  */
 export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, consoleSource, librarySource) {
   "use strict";
@@ -36,14 +40,7 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, consoleSource,
   let library;
   const lib = () => library ?? (library = indirectEval(librarySource)(bridge));
 
-  // console is parsed on first use: a run that never prints does not pay for it.
   const installConsole = (value) => defineProp(G, "console", { value, writable: true, configurable: true, enumerable: false });
-  defineProp(G, "console", {
-    get() { const c = indirectEval(consoleSource)(bridge, lib); installConsole(c); return c; },
-    set(value) { installConsole(value); },
-    configurable: true,
-    enumerable: false,
-  });
 
   function resultJson(v) {
     try { return stringify(v); } catch (_) { return undefined; }
@@ -72,6 +69,8 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, consoleSource,
       case 4: return stringify(lib().functionNames());
       case 5: return lib().invoke(a, b);
       case 6: lib(); return undefined;
+      case 7: { const c = indirectEval(consoleSource)(bridge, lib); installConsole(c); return c; }
+      case 8: installConsole(a); return undefined;
     }
   };
 })`;

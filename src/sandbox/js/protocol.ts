@@ -19,6 +19,8 @@ export type HostToWorker =
       code: string;
       language: "javascript" | "typescript";
       globalsJson: string;
+      /** Top-level keys of `globalsJson`, so the worker need not parse it to find them. */
+      globalNames: string[];
       hostFunctionNames: string[];
       /** Names of globals and host functions, listed in the message about forbidden imports. */
       grantedNames: string[];

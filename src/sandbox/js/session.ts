@@ -72,6 +72,7 @@ export class JavaScriptSession implements SandboxSession {
           code,
           language: this.language,
           globalsJson: o.globalsJson,
+          globalNames: Object.keys(o.globals),
           hostFunctionNames: Object.keys(o.hostFunctions),
           grantedNames: [...Object.keys(o.globals), ...Object.keys(o.hostFunctions)],
           timeoutMs: o.timeoutMs,

@@ -70,7 +70,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
       prepared.kind,
       mode,
       message,
-      { globalsJson: message.globalsJson, hostFunctionNames: message.hostFunctionNames },
+      { globalsJson: message.globalsJson, globalNames: message.globalNames, hostFunctionNames: message.hostFunctionNames },
       startedMs,
     );
   } finally {
