@@ -36,7 +36,8 @@ export interface CodeGenRunnable {
  * Options of `createCodeGenTool`. Give `graph`, or the graph options (model, maxRetries,
  * sandbox, limits, prompts, ...) to build one on first use.
  */
-export interface CodeGenToolOptions extends Omit<CodeGenGraphOptions, "checkpointer" | "defaultLanguage"> {
+// No checkpointer or approval pause: the graph runs inside one tool call, start to end.
+export interface CodeGenToolOptions extends Omit<CodeGenGraphOptions, "checkpointer" | "defaultLanguage" | "approveBeforeExecute"> {
   /** A compiled code-generation graph. When given, the graph options are not used. */
   graph?: CodeGenRunnable;
   /** Languages the model may ask for; the schema's enum lists only these. Default: all. */

@@ -39,7 +39,14 @@ export interface ExecuteCodeArtifact {
   result: ExecutionResult;
 }
 
-/** The tool description for `languages`: how to get output back and what is not there. */
+/**
+ * The tool description for `languages`: how to get output back and what is not there.
+ *
+ * @example
+ * ```ts
+ * describeCodeInterpreter(["python"], []); // "Run a program in an isolated sandbox ... Languages: python. ..."
+ * ```
+ */
 export function describeCodeInterpreter(languages: Language[], hostFunctionNames: string[]): string {
   const lines = [
     `Run a program in an isolated sandbox and get back its status, printed output, result and any error (with the failing line). Languages: ${languages.join(", ")}.`,
