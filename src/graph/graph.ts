@@ -2,7 +2,8 @@
  * The code-generation graph: generate → validate → (approve →) execute, looping through
  * refine on failures, ending in finalize.
  */
-import { END, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import type { Language } from "../sandbox/types.js";
 import { resolveCodeGenContext } from "./configuration.js";
 import type { CodeGenGraphOptions } from "./configuration.js";
 import { createApproveNode } from "./nodes/approve.js";
@@ -13,6 +14,16 @@ import { createRefineNode } from "./nodes/refine.js";
 import { createValidateNode } from "./nodes/validate.js";
 import { routeAfterApprove, routeAfterExecute, routeAfterModel, routeAfterValidate } from "./routers.js";
 import { CodeGenState } from "./state.js";
+
+/**
+ * What a run may set in `config.configurable` (shown as the assistant's configuration in
+ * LangGraph Studio): `model` (`"provider:model"`), `maxRetries`, `defaultLanguage`.
+ */
+export const CodeGenConfigurableAnnotation = Annotation.Root({
+  model: Annotation<string | undefined>,
+  maxRetries: Annotation<number | undefined>,
+  defaultLanguage: Annotation<Language | undefined>,
+});
 
 /**
  * The uncompiled graph, so callers can compile it with their own checkpointer, store or
@@ -26,7 +37,7 @@ import { CodeGenState } from "./state.js";
  */
 export function createCodeGenGraphBuilder(options: CodeGenGraphOptions = {}) {
   const context = resolveCodeGenContext(options);
-  return new StateGraph(CodeGenState)
+  return new StateGraph(CodeGenState, CodeGenConfigurableAnnotation)
     .addNode("generate", createGenerateNode(context))
     .addNode("validate", createValidateNode(context))
     .addNode("approve", createApproveNode())

@@ -102,6 +102,15 @@ describe("the graph through the real ChatOpenAI client and a local OpenAI-compat
     expect(down.explanation).toMatch(/Could not reach the model server at http:\/\/127\.0\.0\.1:9\/v1.*OPENAI_BASE_URL/);
   });
 
+  it("takes the model and retry budget from the run's configurable (as Studio sets them)", async () => {
+    server = await startScriptedOpenAIServer({ handler: () => fence("js", "throw new Error('nope')") });
+    const graph = createCodeGenGraph({ model: "openai:from-options", env: { OPENAI_BASE_URL: server.baseURL } });
+    const state = await graph.invoke({ task: "Fail" }, { configurable: { model: "openai:from-config", maxRetries: 0 } });
+    expect(server.requests.map((r) => r.body.model)).toEqual(["from-config"]);
+    expect(state.attempts).toHaveLength(1);
+    expect(state.status).toBe("failed");
+  });
+
   it("throws one clear configuration error when no key or server is set", async () => {
     await expect(createCodeGenGraph({ env: {} }).invoke({ task: "Print 1" })).rejects.toThrow(/set OPENAI_API_KEY, or OPENAI_BASE_URL/);
   });
