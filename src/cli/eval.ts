@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import type { Command } from "./main.js";
 import { UsageError } from "./usage-error.js";
 import { InvalidOptionError } from "../errors.js";
+import { EvalModelUnavailableError } from "../eval/errors.js";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
 import { TASK_FILE_FORMATS, type TaskFileFormat } from "../eval/task-set.js";
 
@@ -109,14 +110,24 @@ export const evalCommand: Command = {
       ...(maxRetries !== undefined ? { maxRetries } : {}),
     });
     process.stderr.write(`eval: ${tasks.length} tasks from ${values.tasks}, model ${modelName}\n`);
+    const solveWithGraph = graphSolver(graph);
+    let modelAnswered = false;
     const report = await runEvaluation({
       tasks,
-      solve: graphSolver(graph),
+      async solve(task, signal) {
+        const outcome = await solveWithGraph(task, signal);
+        const silent = outcome.attempts.length > 0 && outcome.attempts.every((a) => a.status === "model_error");
+        // Until the model has answered once, a silent model is a setup problem, not a result.
+        if (silent && !modelAnswered) throw new EvalModelUnavailableError(task.id, outcome.explanation ?? "no reply");
+        if (!silent) modelAnswered = true;
+        return outcome;
+      },
       model: modelName,
       maxRetries: maxRetries ?? 2,
       ...(concurrency !== undefined ? { concurrency } : {}),
-      // A missing key or a bad option fails every task the same way: stop at the first.
-      isFatal: (error) => error instanceof models.ModelConfigurationError || error instanceof InvalidOptionError,
+      // A missing key, a bad option or a model that never answers fails every task alike: stop at once.
+      isFatal: (error) =>
+        error instanceof models.ModelConfigurationError || error instanceof InvalidOptionError || error instanceof EvalModelUnavailableError,
       onResult(result, index, total) {
         const verdict = result.passedFirstAttempt ? "pass (first attempt)" : result.passedAfterRepair ? "pass (after repair)" : "FAIL";
         process.stderr.write(

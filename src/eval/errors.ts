@@ -15,3 +15,20 @@ export class InvalidTaskFileError extends CodegenSandboxError {
     super(`Task file ${file}, line ${line}: ${problem}.`);
   }
 }
+
+/**
+ * The model gave no answer at all on the first task of an evaluation (every attempt ended in
+ * `model_error`), so the remaining tasks would only fail the same way after the same waits.
+ */
+export class EvalModelUnavailableError extends CodegenSandboxError {
+  override name = "EvalModelUnavailableError";
+  constructor(
+    readonly taskId: string,
+    readonly reason: string,
+  ) {
+    super(
+      `Stopped the evaluation: the model did not answer on task ${taskId} (${reason}). ` +
+        `Check --model, CODEGEN_MODEL, OPENAI_BASE_URL and OPENAI_API_KEY, then run it again.`,
+    );
+  }
+}

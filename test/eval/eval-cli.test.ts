@@ -111,6 +111,26 @@ describe("codegen-sandbox eval", () => {
     expect(report.results[0]!.attemptStatuses[0]).toBe("test_failed");
   });
 
+  it("stops at the first task when the model server cannot be reached", { timeout: 60_000 }, async () => {
+    const closed = await startScriptedOpenAIServer();
+    const deadURL = closed.baseURL;
+    await closed.close();
+    const env: Record<string, string | undefined> = { ...process.env, OPENAI_BASE_URL: deadURL };
+    delete env.OPENAI_API_KEY;
+    const error = await run(
+      process.execPath,
+      ["dist/src/cli/main.js", "eval", "--tasks", "evals/tasks.jsonl", "--model", "openai:scripted-model"],
+      { env, timeout: 50_000 },
+    ).then(
+      () => undefined,
+      (e: { code: number; stderr: string; stdout: string }) => e,
+    );
+    expect(error?.code).toBe(1);
+    expect(error?.stderr).toContain("EvalModelUnavailableError: Stopped the evaluation: the model did not answer on task js-sum-digits");
+    expect(error?.stderr).toContain("OPENAI_BASE_URL");
+    expect(error?.stderr).not.toContain("[2/");
+  });
+
   it("says what is wrong with bad arguments", async () => {
     const failures: Array<[string[], RegExp]> = [
       [[], /--tasks FILE.jsonl is required/],
