@@ -56,7 +56,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
   }
 
   function pythonEngine(): Promise<LanguageEngine> {
-    python ??= loadPythonEngine(poolSize);
+    python ??= loadPythonEngine();
     // A failed load is not cached: the next use tries again and reports the same clear error.
     python.catch(() => {
       python = undefined;
@@ -154,23 +154,14 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
   };
 }
 
-/** The shape of `src/python/engine.ts`, written separately and loaded only when Python is used. */
-interface PythonEngineModule {
-  createPythonEngine(options?: { poolSize?: number }): LanguageEngine;
-}
-
-async function loadPythonEngine(poolSize: number): Promise<LanguageEngine> {
-  // A variable specifier keeps TypeScript and bundlers from requiring the module at build
-  // time: JavaScript-only users never load (or need) the Python engine.
-  const specifier = "../python/engine.js";
-  let mod: Partial<PythonEngineModule>;
+async function loadPythonEngine(): Promise<LanguageEngine> {
+  // Loaded on first use only: JavaScript-only users never pay for (or need) the Python engine.
+  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~180 MB each)
+  // and keep the Python engine's own default.
   try {
-    mod = (await import(specifier)) as Partial<PythonEngineModule>;
+    const { createPythonEngine } = await import("../python/engine.js");
+    return createPythonEngine();
   } catch (error) {
     throw new EngineUnavailableError("python", `its module could not be loaded (${(error as Error).message})`, { cause: error });
   }
-  if (typeof mod.createPythonEngine !== "function") {
-    throw new EngineUnavailableError("python", "src/python/engine does not export createPythonEngine");
-  }
-  return mod.createPythonEngine({ poolSize });
 }

@@ -108,3 +108,16 @@ describe("CLI exec", () => {
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 });
+
+describe("language dispatch", () => {
+  it("hands Python to the Python engine, loaded on first use", async () => {
+    const sandbox = createSandbox({ poolSize: 1 });
+    try {
+      const r = await sandbox.run("print('py')\n6 * 7", { language: "python", timeoutMs: 30_000 });
+      expect(r).toMatchObject({ status: "success", stdout: "py\n", result: 42, language: "python" });
+      expect(await sandbox.check("def f(:", { language: "python" })).toMatchObject({ ok: false, status: "syntax_error" });
+    } finally {
+      await sandbox.dispose();
+    }
+  }, 60_000);
+});
