@@ -24,7 +24,14 @@ export interface CodeGenEvent {
   outputTokens?: number;
 }
 
-/** Sends `event` to `config.writer` when the caller streams custom events. */
+/**
+ * Sends `event` to `config.writer` when the caller streams custom events (a no-op otherwise).
+ *
+ * @example
+ * ```ts
+ * emitEvent(config, { node: "execute", attempt: 1, status: "success", durationMs: 3 });
+ * ```
+ */
 export function emitEvent(config: LangGraphRunnableConfig, event: Omit<CodeGenEvent, "type">): void {
   config.writer?.({ type: "codegen", ...event } satisfies CodeGenEvent);
 }

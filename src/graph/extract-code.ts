@@ -22,6 +22,7 @@ interface Block {
  * - Else untagged blocks are joined; else the first block of any tag is used.
  * - An unclosed fence (a cut-off reply) runs to the end of the reply.
  * - Without fences, leading and trailing prose lines are dropped.
+ * - `<think>...</think>` sections of reasoning models are ignored.
  *
  * @example
  * ```ts
@@ -30,7 +31,8 @@ interface Block {
  * ```
  */
 export function extractCode(reply: string, language: Language): string {
-  const text = reply.replace(/\r\n?/g, "\n");
+  // Reasoning models (e.g. served by Ollama or vLLM) put their thinking, sometimes with draft code, before the answer.
+  const text = reply.replace(/\r\n?/g, "\n").replace(/<think(?:ing)?>[\s\S]*?(?:<\/think(?:ing)?>|$)/g, "");
   const blocks = fencedBlocks(text);
   if (blocks.length === 0) return stripProse(text).trim();
   const wanted = new Set(LANGUAGE_TAGS[language]);

@@ -6,6 +6,12 @@ import { CodegenSandboxError } from "../errors.js";
 /**
  * The model cannot be built from the configuration: no model given, a missing API key, or a
  * provider whose package is not installed. `variable` names the environment variable to set.
+ *
+ * @example
+ * ```ts
+ * try { await graph.invoke({ task }); }
+ * catch (error) { if (error instanceof ModelConfigurationError) console.error(error.message); }
+ * ```
  */
 export class ModelConfigurationError extends CodegenSandboxError {
   override name = "ModelConfigurationError";
@@ -20,7 +26,13 @@ export class ModelConfigurationError extends CodegenSandboxError {
 
 /**
  * The model server could not be reached or kept failing after every retry (connection refused,
- * timeouts, 429, 5xx). `baseURL` is the server that was tried, when known.
+ * timeouts, 429, 5xx). `baseURL` is the server that was tried, when known. The graph turns it
+ * into a failed run whose explanation carries this message.
+ *
+ * @example
+ * ```ts
+ * await callModelWithRetry(() => model.invoke("hi")).catch((e) => e instanceof ModelUnavailableError);
+ * ```
  */
 export class ModelUnavailableError extends CodegenSandboxError {
   override name = "ModelUnavailableError";
@@ -34,7 +46,14 @@ export class ModelUnavailableError extends CodegenSandboxError {
   }
 }
 
-/** The model call failed with an error that retrying will not fix (e.g. 400, 401, 404). */
+/**
+ * The model call failed with an error that retrying will not fix (e.g. 400, 401, 404).
+ *
+ * @example
+ * ```ts
+ * await callModelWithRetry(() => model.invoke("hi")).catch((e) => e instanceof ModelCallError && e.status === 401);
+ * ```
+ */
 export class ModelCallError extends CodegenSandboxError {
   override name = "ModelCallError";
   constructor(

@@ -48,7 +48,14 @@ export async function resolveChatModel(spec: ModelSpec | undefined, settings: Mo
   return pending;
 }
 
-/** Splits `provider:model`; a name without a known provider prefix is an OpenAI(-compatible) model. */
+/**
+ * Splits `provider:model`; a name without a provider prefix is an OpenAI(-compatible) model.
+ *
+ * @example
+ * ```ts
+ * parseModelName("ollama:qwen2.5-coder:7b"); // { provider: "ollama", model: "qwen2.5-coder:7b" }
+ * ```
+ */
 export function parseModelName(text: string): { provider: string; model: string } {
   const trimmed = text.trim();
   const colon = trimmed.indexOf(":");

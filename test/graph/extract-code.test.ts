@@ -54,4 +54,9 @@ describe("extractCode", () => {
   it("returns an empty string for a reply with no code at all", () => {
     expect(extractCode("I am sorry, I cannot help with that request.", "javascript")).toBe("");
   });
+
+  it("ignores the thinking section of reasoning models", () => {
+    const reply = "<think>\nMaybe:\n```js\nconsole.log('draft')\n```\nNo, better:\n</think>\n```js\nconsole.log('final')\n```";
+    expect(extractCode(reply, "javascript")).toBe("console.log('final')");
+  });
 });

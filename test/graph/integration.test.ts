@@ -5,6 +5,7 @@ import type { CodeGenEvent } from "../../src/graph/index.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import type { ScriptedOpenAIServer } from "../../src/testing/index.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
+import { ModelConfigurationError } from "../../src/models/index.js";
 
 const fence = (lang: string, code: string) => "```" + lang + "\n" + code + "\n```";
 let server: ScriptedOpenAIServer | undefined;
@@ -112,6 +113,8 @@ describe("the graph through the real ChatOpenAI client and a local OpenAI-compat
   });
 
   it("throws one clear configuration error when no key or server is set", async () => {
-    await expect(createCodeGenGraph({ env: {} }).invoke({ task: "Print 1" })).rejects.toThrow(/set OPENAI_API_KEY, or OPENAI_BASE_URL/);
+    const error = await createCodeGenGraph({ env: {} }).invoke({ task: "Print 1" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelConfigurationError);
+    expect((error as Error).message).toMatch(/set OPENAI_API_KEY, or OPENAI_BASE_URL/);
   });
 });
