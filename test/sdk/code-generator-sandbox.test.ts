@@ -35,6 +35,7 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
   it("generateAndInstantiate gives a live instance callable many times, by name and by proxy", async () => {
     const { generator, requests } = scripted("```javascript\n" + ADD + "```");
     const codegen = new CodeGeneratorSandbox({ generator, sandbox });
+    const workersBefore = sandbox.liveWorkerCount();
     const instance = await codegen.generateAndInstantiate<{ add(a: number, b: number, c: number): number }>(
       "Create a method called add(a, b, c), I will use that method to perform additions",
     );
@@ -46,7 +47,10 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     // The default descriptors went into the prompt through the default pre-processor.
     expect(requests[0]!.prompt).toMatch(/^Create a method called add\(a, b, c\).* language: javascript style: /);
     expect(requests[0]!.descriptors.template).toContain("class GeneratedPolicy");
+    // The instance holds one session thread of its own, released by cleanup().
+    expect(sandbox.liveWorkerCount()).toBe(workersBefore + 1);
     await codegen.cleanup();
+    expect(sandbox.liveWorkerCount()).toBe(workersBefore);
   });
 
   it("keeps state between calls and shows the global settings, parameters and state", async () => {
@@ -115,7 +119,10 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     expect((error as Error).message).toMatch(/did not pass validation after 2 attempt\(s\): syntax_error/);
 
     const throwing = new CodeGeneratorSandbox({ generator: scripted('throw new Error("boom")').generator, sandbox, repairAttempts: 0 });
+    const workersBefore = sandbox.liveWorkerCount();
     const loadError = await throwing.generateAndInstantiate("x").catch((e: unknown) => e);
+    // The session that failed to load was released.
+    expect(sandbox.liveWorkerCount()).toBe(workersBefore);
     expect(loadError).toBeInstanceOf(GeneratedCodeError);
     expect((loadError as Error).message).toMatch(/failed while loading after 1 attempt\(s\): runtime_error at line 1: Error: boom/);
   });
@@ -134,6 +141,9 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     expect((await instance.invoke("fail")).error?.name).toBe("TypeError");
     // The code has no GeneratedPolicy class: eval has nothing to call.
     await expect(codegen.executeFunction({}, {}, {})).rejects.toThrow(/defines no class GeneratedPolicy/);
+    await expect(codegen.executeFunction("rate" as never, {}, {})).rejects.toThrow(/Invalid option "parameters"/);
+    await expect(instance.call("__codegen_eval" as never)).rejects.toThrow(/Invalid option "name"/);
+    await expect(instance.invoke("add", "1, 2" as never)).rejects.toThrow(/Invalid option "args"/);
     await codegen.cleanup();
     expect(instance.disposed).toBe(true);
     await expect(instance.call("add", 1, 2, 3)).rejects.toThrow(SandboxDisposedError);
