@@ -39,7 +39,7 @@ export function resolvePythonPaths(): PythonPaths {
     throw new EngineSetupError("the `pyodide` package is not installed; run `npm install pyodide@314.0.7`", error);
   }
   const { binary, version } = resolveDeno();
-  const runnerDir = join(dirname(fileURLToPath(import.meta.url)), "deno");
+  const runnerDir = runnerDirectory();
   // Beside other tools' caches in the node_modules that holds pyodide.
   const cacheDir = join(dirname(pyodideDir), ".cache", "codegen-sandbox");
   return {
@@ -72,4 +72,14 @@ function resolveDeno(): { binary: string; version: string } {
   } catch (error) {
     throw new EngineSetupError(`no Deno binary for ${process.platform}-${process.arch} in the \`deno\` package`, error);
   }
+}
+
+/**
+ * Directory of the compiled runner. Vitest runs `src/**.ts` directly, but Deno needs the
+ * compiled JavaScript, so from a `.ts` module the copy in `dist/` is used (`npm test` builds first).
+ */
+function runnerDirectory(): string {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith(".ts")) return join(dirname(here), "..", "..", "dist", "src", "python", "deno");
+  return join(dirname(here), "deno");
 }

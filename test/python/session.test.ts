@@ -1,0 +1,65 @@
+/** Python sessions: one interpreter whose globals survive between calls. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InvalidOptionError, SandboxDisposedError } from "../../src/errors.js";
+import { createPythonEngine } from "../../src/python/engine.js";
+import type { LanguageEngine, SandboxSession } from "../../src/sandbox/types.js";
+
+let engine: LanguageEngine;
+let session: SandboxSession;
+
+beforeAll(async () => {
+  engine = createPythonEngine();
+  session = await engine.createSession!({ memoryLimitBytes: 64 * 1024 * 1024 });
+}, 180_000);
+
+afterAll(async () => {
+  await engine?.dispose();
+});
+
+describe("Python sessions", { timeout: 60_000 }, () => {
+  it("keeps definitions between runs and calls functions with JSON arguments", async () => {
+    const defined = await session.run("import math\ncount = 0\ndef hyp(a, b):\n    global count\n    count += 1\n    return math.hypot(a, b)\n\ndef tally():\n    return count");
+    expect(defined.status).toBe("success");
+    const r = await session.call("hyp", [3, 4]);
+    expect(r.status).toBe("success");
+    expect(r.result).toBe(5);
+    await session.call("hyp", [1, 1]);
+    expect((await session.call("tally")).result).toBe(2);
+    expect((await session.run("count * 10")).result).toBe(20);
+    expect(await session.functionNames()).toEqual(["hyp", "tally"]);
+  });
+
+  it("returns errors of a call as data, with the user's line", async () => {
+    await session.run("def boom(x):\n    return 10 // x");
+    const r = await session.call("boom", [0]);
+    expect(r.status).toBe("runtime_error");
+    expect(r.error?.name).toBe("ZeroDivisionError");
+    expect(r.error?.line).toBe(2);
+    const missing = await session.call("nope", []);
+    expect(missing.status).toBe("runtime_error");
+    expect(missing.error?.message).toMatch(/no function named 'nope'.*hyp/);
+  });
+
+  it("stops a runaway call and keeps state when the soft interrupt works", async () => {
+    await session.run("def spin():\n    while True:\n        pass");
+    const r = await session.call("spin", [], { timeoutMs: 500 });
+    expect(r.status).toBe("timeout");
+    expect((await session.call("hyp", [6, 8])).result).toBe(10);
+  });
+
+  it("restarts the interpreter after a hard kill and says so", async () => {
+    const r = await session.run("import time\ntime.sleep(30)", { timeoutMs: 500 });
+    expect(r.status).toBe("timeout");
+    expect(r.error?.message).toMatch(/restarted/);
+    expect(await session.functionNames()).toEqual([]);
+    expect((await session.run("1 + 1")).result).toBe(2);
+  });
+
+  it("checks arguments and refuses use after dispose", async () => {
+    expect(() => session.call("hyp", [() => 1] as never)).toThrow(InvalidOptionError);
+    const other = await engine.createSession!({ memoryLimitBytes: 32 * 1024 * 1024 });
+    await other.dispose();
+    expect(other.disposed).toBe(true);
+    expect(() => other.run("1")).toThrow(SandboxDisposedError);
+  });
+});
