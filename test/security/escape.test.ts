@@ -209,6 +209,18 @@ await add(1, 2);\nseen`,
     statuses: ["success"],
     check: (r) => expect(r.result).toBe(42),
   },
+  {
+    name: "JSON.stringify replaced by one that returns invalid JSON, a number, or throws",
+    code: `const forged = ["{not json", 5, undefined];
+let n = 0;
+JSON.stringify = () => { if (n === 3) throw new Error("stringify"); return forged[n++ % 3]; };
+await null;
+42`,
+    statuses: ["success", "runtime_error"],
+    check: (r) => {
+      if (r.status === "success") expect(r.result).toBe(42);
+    },
+  },
 ];
 
 const imports: HostileCase[] = [
