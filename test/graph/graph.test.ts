@@ -186,7 +186,7 @@ describe("code-generation graph (real sandbox, scripted models)", () => {
       [1, "runtime_error"],
       [2, "model_error"],
     ]);
-    expect(state.explanation).toMatch(/HTTP 400.*context too long/);
+    expect(state.explanation).toMatch(/^The model could not be used after 1 attempt of code: Model .*HTTP 400.*context too long/);
   });
 
   it("gives up on a model that keeps failing with 5xx after the configured retries", async () => {
@@ -196,7 +196,7 @@ describe("code-generation graph (real sandbox, scripted models)", () => {
     expect(model.callCount).toBe(3);
     expect(state.status).toBe("failed");
     expect(state.attempts).toEqual([expect.objectContaining({ status: "model_error", phase: "generate" })]);
-    expect(state.explanation).toMatch(/kept failing with HTTP 503 after 3 calls/);
+    expect(state.explanation).toMatch(/^The model could not be used: .*kept failing with HTTP 503 after 3 calls/);
   });
 
   it("rejects bad options with one clear error", () => {

@@ -10,7 +10,8 @@ export function explainRun(state: CodeGenStateType, context: Pick<CodeGenContext
   const attempts = state.attempts.filter((a) => a.status !== "model_error").length;
   const tried = `after ${attempts} attempt${attempts === 1 ? "" : "s"}`;
   if (state.modelError !== undefined) {
-    return bound(`The model could not be used ${tried}: ${state.modelError}`, MAX_EXPLANATION_CHARS);
+    const when = attempts === 0 ? "" : ` after ${attempts} attempt${attempts === 1 ? "" : "s"} of code`;
+    return bound(`The model could not be used${when}: ${state.modelError}`, MAX_EXPLANATION_CHARS);
   }
   if (state.rejection !== undefined) return bound(`The code was rejected before it ran: ${state.rejection}.`, MAX_EXPLANATION_CHARS);
   const last = state.attempts.at(-1);
