@@ -11,6 +11,7 @@ import { SystemMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { END, MessagesAnnotation, START, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
+import { InvalidOptionError } from "../src/errors.js";
 import { readModelSettings, resolveChatModel, type ModelSpec } from "../src/models/index.js";
 import { createCodeGenTool, createCodeInterpreterTool } from "../src/tools/index.js";
 
@@ -47,8 +48,12 @@ export function createCodeAgentGraph(options: CodeAgentGraphOptions = {}) {
   async function callModel(state: typeof MessagesAnnotation.State, config: LangGraphRunnableConfig) {
     const configured = (config.configurable as { model?: string } | undefined)?.model;
     const spec = configured ?? options.model;
-    const { model } = await resolveChatModel(spec, readModelSettings(options.env ?? process.env));
-    const bound = (model as BaseChatModel).bindTools!(tools);
+    const { model, name } = await resolveChatModel(spec, readModelSettings(options.env ?? process.env));
+    const chat = model as BaseChatModel;
+    if (typeof chat.bindTools !== "function") {
+      throw new InvalidOptionError("model", name, "a chat model that supports tool calling (bindTools)");
+    }
+    const bound = chat.bindTools(tools);
     const reply = await bound.invoke([new SystemMessage(AGENT_SYSTEM_PROMPT), ...state.messages], config);
     return { messages: [reply] };
   }
