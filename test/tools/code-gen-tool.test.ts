@@ -121,6 +121,22 @@ describe("solve_with_code in agents", () => {
     expect(state.messages.at(-1)!.content).toBe("14");
   });
 
+  it("the agent run's configurable.model selects the coding model (config passed through)", async () => {
+    const server = await startScriptedOpenAIServer({ replies: ["```js\nconsole.log('ok')\n```"] });
+    try {
+      // No model option: the graph resolves one at run time from configurable.model and env.
+      const solve = createCodeGenTool({ sandbox, env: { OPENAI_BASE_URL: server.baseURL } });
+      const agentModel = fakeModel()
+        .respondWithTools([{ name: "solve_with_code", args: { task: "Print ok" }, id: "s1" }])
+        .respond(new AIMessage("done"));
+      const agent = createAgent({ model: agentModel, tools: [solve] });
+      await agent.invoke({ messages: [{ role: "user", content: "go" }] }, { configurable: { model: "openai:picked-by-config" } });
+      expect((server.requests[0]!.body as { model: string }).model).toBe("picked-by-config");
+    } finally {
+      await server.close();
+    }
+  });
+
   it("createAgent with the real ChatOpenAI (agent and coder) against the scripted server", async () => {
     const server = await startScriptedOpenAIServer({
       replies: [
