@@ -9,3 +9,4 @@ export * from "./tools/index.js";
 export * from "./sdk/index.js";
 export * from "./graph/index.js";
 export * from "./models/index.js";
+export * from "./eval/index.js";

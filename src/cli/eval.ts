@@ -39,7 +39,14 @@ function positiveInteger(name: string, text: string | undefined, allowZero = fal
   return value;
 }
 
-/** The `eval` subcommand. */
+/**
+ * The `eval` subcommand; `main.ts` loads it lazily.
+ *
+ * @example
+ * ```ts
+ * const exitCode = await evalCommand.run(["--tasks", "evals/tasks.jsonl", "--limit", "5"]);
+ * ```
+ */
 export const evalCommand: Command = {
   summary: "run a task set through the graph and report pass@1 (first attempt / after repair)",
   async run(argv) {

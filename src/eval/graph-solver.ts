@@ -4,7 +4,7 @@ import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
 import type { EvalSolver, SolveOutcome } from "./run-evaluation.js";
 import type { EvalTask } from "./task-set.js";
 
-/** The part of a compiled code-generation graph the harness uses. */
+/** The part of a compiled code-generation graph the harness uses (`createCodeGenGraph()` fits). */
 export interface InvocableCodeGenGraph {
   invoke(
     input: CodeGenInput,
@@ -12,7 +12,14 @@ export interface InvocableCodeGenGraph {
   ): Promise<{ status?: CodeGenStatus; attempts?: Attempt[]; explanation?: string; code?: string }>;
 }
 
-/** The graph input for a task: its prompt, language, context and tests. */
+/**
+ * The graph input for a task: its prompt, language, context and tests.
+ *
+ * @example
+ * ```ts
+ * await graph.invoke(taskToGraphInput(tasks[0]));
+ * ```
+ */
 export function taskToGraphInput(task: EvalTask): CodeGenInput {
   const input: CodeGenInput = { task: task.task, language: task.language, tests: task.tests };
   if (task.context !== undefined) input.context = task.context;
