@@ -35,6 +35,16 @@ describe("prepareJavaScript: scripts and modules", () => {
     await expect(defaultExportOf(prepared.code)).resolves.toBe(42);
   });
 
+  it("treats `await (expr)` as top-level await, not as a call of a function named await", async () => {
+    const prepared = expectOk("const r = await (async () => 5)();\nawait (Promise.resolve(r + 1))");
+    expect(prepared.kind).toBe("module");
+    await expect(defaultExportOf(prepared.code)).resolves.toBe(6);
+  });
+
+  it("keeps a script that really uses `await` as a name", () => {
+    expect(expectOk("function await(x) { return x; }\nawait(3)").kind).toBe("script");
+  });
+
   it("leaves a module with its own default export alone", async () => {
     const source = "await null;\nexport default 5;\n6";
     const prepared = expectOk(source);

@@ -3,6 +3,7 @@
  * before the code runs, with a message that says what the sandbox does offer instead.
  */
 import type { Node } from "acorn";
+import { isNode, walkNodes, type AnyNode } from "./prepare-walk.js";
 
 /** One attempt of the program to load a module. */
 export interface ModuleRequest {
@@ -13,12 +14,6 @@ export interface ModuleRequest {
   /** 1-based line and column of the request in the parsed code. */
   line: number;
   column: number;
-}
-
-type AnyNode = Node & Record<string, unknown>;
-
-function isNode(value: unknown): value is AnyNode {
-  return typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";
 }
 
 function literalString(node: unknown): string | undefined {
@@ -46,22 +41,10 @@ function literalString(node: unknown): string | undefined {
 export function findModuleRequests(ast: Node, grantedNames: readonly string[]): ModuleRequest[] {
   const requireGranted = grantedNames.includes("require");
   const found: ModuleRequest[] = [];
-  const stack: unknown[] = [ast];
-  while (stack.length > 0) {
-    const current = stack.pop();
-    if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push(current[i]);
-      continue;
-    }
-    if (!isNode(current)) continue;
-    const request = asModuleRequest(current, requireGranted);
+  walkNodes(ast, (node) => {
+    const request = asModuleRequest(node, requireGranted);
     if (request) found.push(request);
-    for (const key of Object.keys(current)) {
-      if (key === "loc") continue;
-      const child = current[key];
-      if (typeof child === "object" && child !== null) stack.push(child);
-    }
-  }
+  });
   return found.sort((a, b) => a.line - b.line || a.column - b.column);
 }
 

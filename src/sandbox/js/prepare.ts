@@ -9,6 +9,7 @@ import { transform } from "sucrase";
 import type { ExecutionError } from "../types.js";
 import { addDefaultExport } from "./prepare-default-export.js";
 import { findModuleRequests, forbiddenImportMessage } from "./prepare-imports.js";
+import { walkNodes } from "./prepare-walk.js";
 
 /** A program ready to evaluate, or the reason it must not run. */
 export type PreparedProgram =
@@ -117,9 +118,15 @@ interface AcornFailure {
 
 function parseScriptOrModule(code: string): Parsed {
   const asScript = tryParse(code, { sourceType: "script" });
-  if ("ast" in asScript) return { ok: true, kind: "script", ...asScript };
+  // In a script, `await (p)` and `await (f)()` parse as calls of a function named `await`:
+  // code that uses that name almost surely means top-level await, so it runs as a module
+  // whenever it parses as one.
+  if ("ast" in asScript && !walkNodes(asScript.ast, (n) => n.type === "Identifier" && n.name === "await")) {
+    return { ok: true, kind: "script", ...asScript };
+  }
   const asModule = tryParse(code, { sourceType: "module", allowAwaitOutsideFunction: true });
   if ("ast" in asModule) return { ok: true, kind: "module", ...asModule };
+  if ("ast" in asScript) return { ok: true, kind: "script", ...asScript };
   // Both failed. Code that is meant as a module (import/export) fails as a script at its
   // first import and gets further as a module; plain scripts fail at the same place or
   // sooner as a module (strict mode), so the script's error wins ties.
