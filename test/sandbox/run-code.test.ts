@@ -217,3 +217,13 @@ describe("limits", () => {
     expect(r.result).toBe("undefined,undefined,1");
   });
 });
+
+describe("results the code cannot forge", () => {
+  it("reads results and globals with built-ins captured before the code ran", async () => {
+    const tamper = "JSON.stringify = () => '\"forged\"'; JSON.parse = () => 'forged';\nPromise.prototype.then = function () { return this; };\nFunction.prototype.call = () => 'forged';\nReflect.apply = () => 'forged';\n";
+    expect((await run(`${tamper}[1, 2]`)).result).toEqual([1, 2]);
+    expect(await run(`${tamper}console.log({ a: 1 });\nPromise.resolve(7)`)).toMatchObject({ stdout: "{ a: 1 }\n", result: 7 });
+    const r = await run(`${tamper}({ ok: data.n })`, { globals: { data: { n: 3 } } });
+    expect(r).toMatchObject({ status: "success", result: { ok: 3 } });
+  });
+});

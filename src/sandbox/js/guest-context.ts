@@ -58,6 +58,26 @@ export const enum SettleMode {
   SessionModule = 2,
 }
 
+/**
+ * Built-ins the prelude and the host use, captured per context before user code runs, so a
+ * program that replaces them cannot forge its own result. Order matters: the prelude reads
+ * them by index. `["Promise", ""]` is the Promise constructor itself.
+ */
+const NATIVE_PATHS: readonly (readonly [string, string])[] = [
+  ["JSON", "stringify"],
+  ["JSON", "parse"],
+  ["Promise", "prototype.then"],
+  ["Promise", ""],
+  ["Promise", "resolve"],
+  ["Reflect", "apply"],
+  ["eval", ""],
+  ["Object", "defineProperty"],
+  ["Object", "keys"],
+];
+
+const NATIVE_STRINGIFY = 0;
+const NATIVE_PARSE = 1;
+
 /** What a run grants the guest before its code runs. */
 export interface GuestSetup {
   globalsJson?: string;
@@ -87,6 +107,10 @@ export class GuestContext {
   private helper: QuickJSHandle | undefined;
   private current: RunState | undefined;
   private readonly memoryLimitBytes: number;
+  /** Built-ins taken before any user code runs (see NATIVE_PATHS). */
+  private readonly natives: QuickJSHandle[];
+  /** The global `JSON` object, the `this` of the captured stringify/parse. */
+  private readonly jsonObject: QuickJSHandle;
   private hostFunctionNames = new Set<string>();
 
   constructor(module: QuickJSWASMModule, memoryLimitBytes: number, private readonly host: GuestHost) {
@@ -96,6 +120,16 @@ export class GuestContext {
     this.runtime.setInterruptHandler(() => this.onInterrupt());
     this.context = this.runtime.newContext();
     const ctx = this.context;
+    this.jsonObject = ctx.getProp(ctx.global, "JSON");
+    this.natives = NATIVE_PATHS.map(([owner, path]) => {
+      let value = ctx.getProp(ctx.global, owner);
+      for (const key of path === "" ? [] : path.split(".")) {
+        const next = ctx.getProp(value, key);
+        value.dispose();
+        value = next;
+      }
+      return value;
+    });
     // console is built on first use (through the prelude): a run that never prints skips it.
     ctx.defineProp(ctx.global, "console", {
       // A thrown handle becomes the guest's exception (quickjs-emscripten transfers it).
@@ -214,6 +248,8 @@ export class GuestContext {
   dispose(): void {
     this.helper?.dispose();
     this.helper = undefined;
+    for (const h of this.natives) h.dispose();
+    this.jsonObject.dispose();
     this.context.dispose();
     this.runtime.dispose();
   }
@@ -221,15 +257,10 @@ export class GuestContext {
   private setUp(setup: GuestSetup): QuickJSHandle | undefined {
     const ctx = this.context;
     if (setup.globalsJson !== undefined && setup.globalNames && setup.globalNames.length > 0) {
-      // One JSON string crosses and is parsed by the guest's own JSON.parse (still pristine:
-      // no user code has run in this context yet, or it is a session whose user owns it).
+      // One JSON string crosses and is parsed inside the guest by its original JSON.parse.
       const json = ctx.newString(setup.globalsJson);
-      const JSONObject = ctx.getProp(ctx.global, "JSON");
-      const parse = ctx.getProp(JSONObject, "parse");
-      const parsed = ctx.callFunction(parse, JSONObject, json);
+      const parsed = ctx.callFunction(this.natives[NATIVE_PARSE], this.jsonObject, json);
       json.dispose();
-      parse.dispose();
-      JSONObject.dispose();
       if (parsed.error) return parsed.error;
       try {
         for (const name of setup.globalNames) {
@@ -291,7 +322,14 @@ export class GuestContext {
     try {
       const fn = ctx.unwrapResult(ctx.evalCode(GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME));
       try {
-        return ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, bridge, consoleSource, librarySource));
+        const natives = ctx.newArray();
+        try {
+          // defineProp, not setProp: an index setter the guest put on Array.prototype must not see them.
+          this.natives.forEach((h, i) => ctx.defineProp(natives, i, { value: h, configurable: false, enumerable: true }));
+          return ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, bridge, consoleSource, librarySource, natives));
+        } finally {
+          natives.dispose();
+        }
       } finally {
         fn.dispose();
       }
@@ -335,11 +373,7 @@ export class GuestContext {
   /** JSON text of a guest value, made by the guest's JSON.stringify; undefined if not representable. */
   private stringify(value: QuickJSHandle): string | undefined {
     const ctx = this.context;
-    const JSONObject = ctx.getProp(ctx.global, "JSON");
-    const stringify = ctx.getProp(JSONObject, "stringify");
-    const r = ctx.callFunction(stringify, JSONObject, value);
-    stringify.dispose();
-    JSONObject.dispose();
+    const r = ctx.callFunction(this.natives[NATIVE_STRINGIFY], this.jsonObject, value);
     if (r.error) {
       r.error.dispose();
       return undefined;

@@ -19,7 +19,7 @@ export const USER_FILE_NAME = "main.js";
 
 /**
  * Source of the eager part of the prelude, kept small because it is parsed for every run:
- * a function of `(bridge, consoleSource, librarySource)` returning one dispatcher `helper(op, a, b)`:
+ * a function of `(bridge, consoleSource, librarySource, natives)` returning one dispatcher `helper(op, a, b)`:
  * 0 settle(value, mode), 1 describe(error) -> JSON, 2 setGlobals(json),
  * 3 defineHostFunctions(namesJson), 4 functionNames() -> JSON, 5 invoke(name, argsJson),
  * 6 load the library now (sessions do, so their baseline of built-in names is taken early),
@@ -28,17 +28,22 @@ export const USER_FILE_NAME = "main.js";
  * The host loads the prelude only when a run needs it: a plain script with a JSON result and
  * no output, globals or host functions never parses it.
  */
-export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, consoleSource, librarySource) {
+export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, consoleSource, librarySource, natives) {
   "use strict";
+  // Built-ins captured by the host before any user code ran (the prelude may load later,
+  // after the code replaced JSON, Promise.prototype.then, eval or Function.prototype.call).
   const G = globalThis;
-  const stringify = JSON.stringify;
-  const then = Promise.prototype.then;
-  const resolve = Promise.resolve.bind(Promise);
-  const indirectEval = G.eval;
-  const defineProp = Object.defineProperty;
-  const keys = Object.keys;
+  const stringify = natives[0];
+  const then = natives[2];
+  const PromiseCtor = natives[3];
+  const promiseResolve = natives[4];
+  const apply = natives[5];
+  const indirectEval = natives[6];
+  const defineProp = natives[7];
+  const keys = natives[8];
+  const resolve = (v) => apply(promiseResolve, PromiseCtor, [v]);
   let library;
-  const lib = () => library ?? (library = indirectEval(librarySource)(bridge));
+  const lib = () => library ?? (library = indirectEval(librarySource)(bridge, natives));
 
   const installConsole = (value) => defineProp(G, "console", { value, writable: true, configurable: true, enumerable: false });
 
@@ -56,8 +61,8 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, consoleSource,
       }
       return v.default;
     };
-    const p = then.call(resolve(value), onValue);
-    then.call(p, (v) => { bridge(2, resultJson(v)); }, (e) => { bridge(3, lib().describe(e)); });
+    const p = apply(then, resolve(value), [onValue]);
+    apply(then, p, [(v) => { bridge(2, resultJson(v)); }, (e) => { bridge(3, lib().describe(e)); }]);
   }
 
   return function helper(op, a, b) {
@@ -108,14 +113,14 @@ export const GUEST_CONSOLE_SOURCE = String.raw`(function (bridge, lib) {
 
 /**
  * Source of the rest of the prelude, parsed only when a run needs it (printing an object,
- * an error, globals, host functions, sessions): a function of `bridge` returning helpers.
+ * an error, globals, host functions, sessions): a function of `(bridge, natives)` returning helpers.
  */
-export const GUEST_LIBRARY_SOURCE = String.raw`(function (bridge) {
+export const GUEST_LIBRARY_SOURCE = String.raw`(function (bridge, natives) {
   "use strict";
   const G = globalThis;
-  const stringify = JSON.stringify;
-  const parse = JSON.parse;
-  const indirectEval = G.eval;
+  const stringify = natives[0];
+  const parse = natives[1];
+  const indirectEval = natives[6];
   const getOwnNames = Object.getOwnPropertyNames;
   const getDesc = Object.getOwnPropertyDescriptor;
   const defineProp = Object.defineProperty;
