@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { createSandbox } from "../../src/sandbox/index.js";
-import { SandboxDisposedError } from "../../src/errors.js";
+import { SandboxDisposedError, SandboxSessionEndedError } from "../../src/errors.js";
 import { CodeGeneratorSandbox } from "../../src/sdk/code-generator-sandbox.js";
 import { fromAsyncFunction, fromChatModel } from "../../src/sdk/adapters.js";
 import {
@@ -149,6 +149,17 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     await expect(instance.call("add", 1, 2, 3)).rejects.toThrow(SandboxDisposedError);
     await expect(instance.functions.add(1, 2, 3)).rejects.toThrow(SandboxDisposedError);
     await expect(codegen.executeFunction({}, {}, {})).rejects.toThrow(SandboxDisposedError);
+  });
+
+  it("applies its limits to each call; a timeout ends the instance's session", async () => {
+    const code = "function spin() { while (true) {} }\nfunction ok() { return 1; }\n";
+    const codegen = new CodeGeneratorSandbox({ generator: scripted(code).generator, sandbox, limits: { timeoutMs: 300 } });
+    const instance = await codegen.generateAndInstantiate("spin");
+    const error = await instance.call("spin").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GeneratedFunctionError);
+    expect((error as GeneratedFunctionError).result.status).toBe("timeout");
+    await expect(instance.call("ok")).rejects.toThrow(SandboxSessionEndedError);
+    await codegen.cleanup();
   });
 
   it("a template without eval makes executeFunction throw TemplateWithoutEvalError", async () => {
