@@ -25,6 +25,8 @@ const script: Record<string, string[]> = {
   ],
   // Right at once, with prose around the code.
   "ts-clamp": [`Sure! Here is the function.\n\n${fence("typescript", referenceSolutions["ts-clamp"]!)}\n\nIt throws for min > max.`],
+  // Python goes through the same graph and the Python engine.
+  "py-count-vowels": [fence("python", referenceSolutions["py-count-vowels"]!)],
   // Never right: a syntax error, then a wrong answer.
   "js-fizzbuzz": [fence("javascript", "function fizzBuzz(n) {\n  return [\n}"), fence("javascript", "function fizzBuzz(n) { return []; }")],
   // HumanEval-X JavaScript: a wrong answer that console.assert would only have logged, then the canonical one.
@@ -37,6 +39,7 @@ const markers: Record<string, string> = {
   "js-sum-digits": "sumDigits",
   "ts-clamp": "clamp(value: number",
   "js-fizzbuzz": "fizzBuzz",
+  "py-count-vowels": "count_vowels",
   "JavaScript/0": "hasCloseElements",
 };
 
@@ -81,7 +84,7 @@ describe("codegen-sandbox eval", () => {
     const out = join(dir, "report.json");
     const { stdout, stderr } = await evalCli([
       "--tasks", "evals/tasks.jsonl",
-      "--ids", "js-sum-digits,ts-clamp,js-fizzbuzz",
+      "--ids", "js-sum-digits,ts-clamp,js-fizzbuzz,py-count-vowels",
       "--model", "openai:scripted-model",
       "--max-retries", "1",
       "--json", out,
@@ -92,10 +95,11 @@ describe("codegen-sandbox eval", () => {
     expect(byId["js-sum-digits"]).toMatchObject({ passedFirstAttempt: false, passedAfterRepair: true, attempts: 2, attemptStatuses: ["test_failed", "success"] });
     expect(byId["js-fizzbuzz"]).toMatchObject({ passedFirstAttempt: false, passedAfterRepair: false, attempts: 2, attemptStatuses: ["syntax_error", "test_failed"] });
     expect(byId["js-fizzbuzz"]!.explanation).toBeTruthy();
-    expect(report.summary).toMatchObject({ tasks: 3, passedFirstAttempt: 1, passedAfterRepair: 2, inputTokens: 500, outputTokens: 100 });
+    expect(byId["py-count-vowels"]).toMatchObject({ language: "python", passedFirstAttempt: true, passedAfterRepair: true, attempts: 1 });
+    expect(report.summary).toMatchObject({ tasks: 4, passedFirstAttempt: 2, passedAfterRepair: 3, inputTokens: 600, outputTokens: 120 });
     expect(report.model).toBe("openai:scripted-model");
     expect(report.maxRetries).toBe(1);
-    expect(stdout).toMatch(/all\s+3\s+1 \(33\.3%\)\s+2 \(66\.7%\)/);
+    expect(stdout).toMatch(/all\s+4\s+2 \(50\.0%\)\s+3 \(75\.0%\)/);
     expect(stderr).toContain("js-sum-digits: pass (after repair)");
   });
 
