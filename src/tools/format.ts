@@ -19,20 +19,41 @@ const NEXT_STEP: Record<ExecutionResult["status"], string> = {
   forbidden: "That module is not available in the sandbox: use only the standard language features.",
 };
 
-/** Cuts `text` to at most `maxChars` characters, saying how much was left out. */
+/**
+ * Cuts `text` to at most `maxChars` characters, saying how much was left out.
+ *
+ * @example
+ * ```ts
+ * truncateText("x".repeat(100), 50); // "xxxxxxxxxx\n... [90 more characters cut]"
+ * ```
+ */
 export function truncateText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   const kept = Math.max(0, maxChars - 40);
   return `${text.slice(0, kept)}\n... [${text.length - kept} more characters cut]`;
 }
 
-/** Renders a JSON result for a model; `undefined` means the program produced none. */
+/**
+ * Renders a JSON result for a model; `undefined` means the program produced none.
+ *
+ * @example
+ * ```ts
+ * renderResult({ a: [1, 2] }); // '{"a":[1,2]}'
+ * ```
+ */
 export function renderResult(result: JsonValue | undefined): string | undefined {
   if (result === undefined) return undefined;
   return JSON.stringify(result);
 }
 
-/** The source line `line` (1-based) of `code`, trimmed, or undefined when out of range. */
+/**
+ * The source line `line` (1-based) of `code`, trimmed, or undefined when out of range.
+ *
+ * @example
+ * ```ts
+ * sourceLine("a\n  b()\n", 2); // "b()"
+ * ```
+ */
 export function sourceLine(code: string, line: number | undefined): string | undefined {
   if (line === undefined || line < 1) return undefined;
   const text = code.split("\n")[line - 1];
