@@ -62,6 +62,23 @@ export class HostProbe {
         record(args);
         return (() => process) as unknown as JsonValue;
       },
+      // Host functions may fail with odd values (e.g. after odd input from the guest); the
+      // sandbox must turn any of them into an exception inside the guest, never a host fault.
+      throwBare: (...args) => {
+        record(args);
+        throw Object.create(null);
+      },
+      throwTrap: (...args) => {
+        record(args);
+        throw {
+          get name(): string {
+            throw new Error("name getter");
+          },
+          get message(): string {
+            throw new Error("message getter");
+          },
+        };
+      },
       hang: (...args) => {
         record(args);
         return new Promise(() => {});
