@@ -103,6 +103,16 @@ describe("the graph through the real ChatOpenAI client and a local OpenAI-compat
     expect(down.explanation).toMatch(/Could not reach the model server at http:\/\/127\.0\.0\.1:9\/v1.*OPENAI_BASE_URL/);
   });
 
+  it("retries a model call that timed out", async () => {
+    server = await startScriptedOpenAIServer({ replies: [{ content: "too late", delayMs: 2000 }, fence("js", "console.log('in time')")] });
+    const model = new ChatOpenAI({ model: "scripted-model", apiKey: "test", maxRetries: 0, timeout: 300, configuration: { baseURL: server.baseURL } });
+    const kinds: string[] = [];
+    const state = await createCodeGenGraph({ model, modelRetry: { sleep: async () => {}, onRetry: ({ kind }) => kinds.push(kind.kind) } }).invoke({ task: "Print in time" });
+    expect(kinds).toEqual(["timeout"]);
+    expect(state.status).toBe("success");
+    expect(state.result?.stdout.trim()).toBe("in time");
+  });
+
   it("takes the model and retry budget from the run's configurable (as Studio sets them)", async () => {
     server = await startScriptedOpenAIServer({ handler: () => fence("js", "throw new Error('nope')") });
     const graph = createCodeGenGraph({ model: "openai:from-options", env: { OPENAI_BASE_URL: server.baseURL } });
