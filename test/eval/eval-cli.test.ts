@@ -105,7 +105,7 @@ describe("codegen-sandbox eval", () => {
 
   it("runs HumanEval-X JavaScript tasks with an assert that fails the run", { timeout: 150_000 }, async () => {
     const { stdout } = await evalCli([
-      "--tasks", "../shared/benchmarks/humaneval-x-js/humaneval_js.jsonl",
+      "--tasks", "test/eval/fixtures/humaneval-x-js/humaneval_js-sample.jsonl",
       "--ids", "JavaScript/0",
       "--model", "openai:scripted-model",
       "--json", "-",

@@ -29,14 +29,14 @@ async function runCanonical(path: string, ids: string[]) {
 describe("HumanEval conversions in the sandbox", () => {
   it("HumanEval-X JavaScript: canonical solutions pass, the broken JavaScript/112 fails", { timeout: 120_000 }, async () => {
     const passing = ["JavaScript/0", "JavaScript/1", "JavaScript/2", "JavaScript/10", "JavaScript/53", "JavaScript/163"];
-    const statuses = await runCanonical("../shared/benchmarks/humaneval-x-js/humaneval_js.jsonl", [...passing, "JavaScript/112"]);
+    const statuses = await runCanonical("test/eval/fixtures/humaneval-x-js/humaneval_js-sample.jsonl", [...passing, "JavaScript/112"]);
     for (const id of passing) expect(statuses[id], id).toBe("success");
     expect(statuses["JavaScript/112"]).toMatch(/^runtime_error: Assertion failed/);
   });
 
   it("HumanEval (Python): canonical solutions pass with check(entry_point)", { timeout: 120_000 }, async () => {
     const ids = ["HumanEval/0", "HumanEval/32", "HumanEval/163"];
-    const statuses = await runCanonical("../shared/benchmarks/humaneval/HumanEval.jsonl", ids);
+    const statuses = await runCanonical("test/eval/fixtures/humaneval/HumanEval-sample.jsonl", ids);
     for (const id of ids) expect(statuses[id], id).toBe("success");
   });
 });

@@ -4,8 +4,8 @@ import { InvalidTaskFileError } from "../../src/eval/errors.js";
 import { detectTaskFormat, loadTaskFile, parseTaskFile } from "../../src/eval/task-set.js";
 import { referenceSolutions } from "./reference-solutions.js";
 
-const HUMANEVAL = "../shared/benchmarks/humaneval/HumanEval.jsonl";
-const HUMANEVAL_X_JS = "../shared/benchmarks/humaneval-x-js/humaneval_js.jsonl";
+const HUMANEVAL = "test/eval/fixtures/humaneval/HumanEval-sample.jsonl";
+const HUMANEVAL_X_JS = "test/eval/fixtures/humaneval-x-js/humaneval_js-sample.jsonl";
 
 describe("evals/tasks.jsonl", () => {
   it("has at least 30 tasks in every language and difficulty, each with a reference solution", async () => {
@@ -67,7 +67,7 @@ describe("parseTaskFile", () => {
 
   it("converts HumanEval (Python): prompt in the task, test + check(entry_point) as tests", () => {
     const tasks = parseTaskFile(readFileSync(HUMANEVAL, "utf8"));
-    expect(tasks).toHaveLength(164);
+    expect(tasks.length).toBeGreaterThanOrEqual(3);
     const first = tasks[0]!;
     expect(first).toMatchObject({ id: "HumanEval/0", language: "python", entryPoint: "has_close_elements" });
     expect(first.task).toContain("def has_close_elements(numbers: List[float], threshold: float) -> bool:");
@@ -76,7 +76,7 @@ describe("parseTaskFile", () => {
 
   it("converts HumanEval-X JavaScript with a console.assert that throws", () => {
     const tasks = parseTaskFile(readFileSync(HUMANEVAL_X_JS, "utf8"));
-    expect(tasks).toHaveLength(164);
+    expect(tasks.length).toBeGreaterThanOrEqual(3);
     expect(tasks[0]).toMatchObject({ id: "JavaScript/0", language: "javascript", entryPoint: "hasCloseElements" });
     expect(tasks[0]!.tests).toContain("console.assert = ");
     expect(detectTaskFormat(JSON.parse(readFileSync(HUMANEVAL_X_JS, "utf8").split("\n")[0]!))).toBe("humaneval-x-js");
