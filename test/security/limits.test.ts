@@ -159,6 +159,25 @@ const outputFloods: HostileCase[] = [
   flood("output that swallows its own limit error", "for (;;) { try { console.log('y'.repeat(1000)); } catch (e) {} }"),
 ];
 
+/** An error's text goes back to the caller (and often to a model): it must stay bounded. */
+const MAX_ERROR_TEXT = 64 * 1024;
+const errorFlood = (name: string, code: string): HostileCase => ({
+  name,
+  code,
+  options: { timeoutMs: 10_000 },
+  statuses: ["runtime_error"],
+  check: (r) => {
+    expect(r.error?.name.length ?? 0).toBeLessThanOrEqual(MAX_ERROR_TEXT);
+    expect(r.error?.message.length ?? 0).toBeLessThanOrEqual(MAX_ERROR_TEXT);
+    expect(r.error?.stack?.length ?? 0).toBeLessThanOrEqual(MAX_ERROR_TEXT);
+  },
+});
+outputFloods.push(
+  errorFlood("an error with a 20 MB message", "throw new Error('x'.repeat(20e6));"),
+  errorFlood("a thrown 10 MB string", "throw 'y'.repeat(10e6);"),
+  errorFlood("an error with a 1 MB name", "const e = new Error('m'); e.name = 'N'.repeat(1e6); throw e;"),
+);
+
 const nonPolling: HostileCase[] = [
   {
     name: "new Array(1e9).join('') never polls the interrupt handler",
