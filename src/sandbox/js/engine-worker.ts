@@ -108,7 +108,7 @@ export class EngineWorker {
   ): Promise<RequestEnd> {
     if (this.active) throw new Error("EngineWorker.request while busy");
     const runId = nextRunId++;
-    const sentMs = Date.now();
+    const sentMs = performance.now();
     return new Promise<RequestEnd>((resolve) => {
       if (this.deadReason !== undefined) {
         resolve({ result: crashResult(language, this.deadReason, "", "", 0), workerLost: true });
@@ -207,7 +207,7 @@ export class EngineWorker {
     if (!active) return;
     // The guest is stuck in something that does not poll the interrupt handler: kill the thread.
     this.deadReason = "killed by the watchdog after a timeout";
-    const durationMs = Date.now() - active.sentMs;
+    const durationMs = performance.now() - active.sentMs;
     this.finish(
       active,
       {
@@ -237,7 +237,7 @@ export class EngineWorker {
   private endActive(reason: string): void {
     const active = this.active;
     if (!active) return;
-    this.finish(active, crashResult(active.language, reason, active.stdout, active.stderr, Date.now() - active.sentMs), true);
+    this.finish(active, crashResult(active.language, reason, active.stdout, active.stderr, performance.now() - active.sentMs), true);
   }
 
   private finish(active: Active, result: ExecutionResult, workerLost: boolean): void {

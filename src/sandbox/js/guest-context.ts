@@ -21,6 +21,9 @@ import { GUEST_CONSOLE_SOURCE, GUEST_LIBRARY_SOURCE, GUEST_PRELUDE_SOURCE, PRELU
  */
 export const MAX_STACK_SIZE_BYTES = 256 * 1024;
 
+// All times in this module come from performance.now(): monotonic, and sub-millisecond for
+// durationMs.
+
 /** Buffered output is sent to the host when it grows past this, so a killed run keeps it. */
 const OUTPUT_FLUSH_BYTES = 4096;
 /** ...or when this much time has passed since the last flush (checked from the interrupt handler). */
@@ -436,16 +439,16 @@ export class GuestContext {
                 "the program's promise never settled: it awaits something that can never resolve " +
                 "(there are no timers here, and no host function call is in flight)",
             },
-            durationMs: Date.now() - startedMs,
+            durationMs: performance.now() - startedMs,
           };
         }
         await this.waitForReply(run);
-        if (Date.now() > run.deadlineMs && !run.settled) run.abort = "timeout";
+        if (performance.now() > run.deadlineMs && !run.settled) run.abort = "timeout";
         if (run.abort) break;
       }
       if (run.abort) return this.aborted(run, startedMs);
       const settled = run.settled;
-      if (settled && settled.ok) return { status: "success", resultJson: settled.json, durationMs: Date.now() - startedMs };
+      if (settled && settled.ok) return { status: "success", resultJson: settled.json, durationMs: performance.now() - startedMs };
       return this.failure(run, settled ? parseRaw(settled.errorJson) : undefined, startedMs);
     } finally {
       for (const d of run.deferreds.values()) d.dispose();
@@ -466,7 +469,7 @@ export class GuestContext {
 
   private waitForReply(run: RunState): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, Math.max(0, run.deadlineMs - Date.now()) + 1);
+      const timer = setTimeout(done, Math.max(0, run.deadlineMs - performance.now()) + 1);
       function done(): void {
         clearTimeout(timer);
         run.wake = undefined;
@@ -477,7 +480,7 @@ export class GuestContext {
   }
 
   private aborted(run: RunState, startedMs: number): WorkerOutcome {
-    const durationMs = Date.now() - startedMs;
+    const durationMs = performance.now() - startedMs;
     if (run.abort === "output") {
       return {
         status: "output_limit",
@@ -493,7 +496,7 @@ export class GuestContext {
 
   private failure(run: RunState, raw: RawError | undefined, startedMs: number): WorkerOutcome {
     if (run.abort) return this.aborted(run, startedMs);
-    const durationMs = Date.now() - startedMs;
+    const durationMs = performance.now() - startedMs;
     const error: ExecutionError = raw ? locateError(raw) : { name: "Error", message: "the code failed in a way that cannot be described" };
     if (error.name === "InternalError" && /out of memory/.test(error.message)) {
       return {
@@ -531,7 +534,7 @@ export class GuestContext {
     const run = this.current;
     if (!run) return false;
     if (run.abort) return true;
-    const now = Date.now();
+    const now = performance.now();
     if (now > run.deadlineMs) {
       run.abort = "timeout";
       return true;
@@ -599,9 +602,9 @@ export class GuestContext {
     // The first output of a run is sent at once: a run then stuck in a built-in that never
     // polls the interrupt handler is killed by the watchdog, and what it printed must survive.
     if (run.pendingBytes >= OUTPUT_FLUSH_BYTES || run.outputBytes === run.pendingBytes) {
-      this.flush(run, Date.now());
+      this.flush(run, performance.now());
     } else {
-      const now = Date.now();
+      const now = performance.now();
       if (now - run.lastFlushMs >= OUTPUT_FLUSH_INTERVAL_MS) this.flush(run, now);
     }
   }
