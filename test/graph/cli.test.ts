@@ -14,14 +14,15 @@ afterEach(async () => {
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const cleanEnv: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env };
   return new Promise((resolve) => {
-    execFile("node", ["dist/src/cli/main.js", ...args], { env: cleanEnv, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile("node", ["dist/src/cli/main.js", ...args], { env: cleanEnv, timeout: 80_000 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
       resolve({ code, stdout, stderr });
     });
   });
 }
 
-describe("codegen-sandbox solve", () => {
+// Each test starts node and loads LangChain; a loaded machine needs more than the default timeout.
+describe("codegen-sandbox solve", { timeout: 90_000 }, () => {
   it("solves a task against an OpenAI-compatible server: progress on stderr, code and output on stdout", async () => {
     server = await startScriptedOpenAIServer({
       replies: [
@@ -76,7 +77,7 @@ describe("codegen-sandbox solve", () => {
   });
 });
 
-describe("codegen-sandbox demo", () => {
+describe("codegen-sandbox demo", { timeout: 90_000 }, () => {
   it("solves the four tasks and prints the summary", async () => {
     const answers: Record<string, string> = {
       factorial: "let f = 1;\nfor (let i = 2; i <= 10; i++) f *= i;\nconsole.log(f);",
