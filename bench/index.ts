@@ -9,6 +9,7 @@ const sections: Record<string, () => Promise<BenchSection>> = {
   // name: async () => (await import("./section.js")).default,
   js: async () => (await import("./js.js")).default,
   graph: async () => (await import("./graph.js")).default,
+  python: async () => (await import("./python.js")).default,
 };
 
 async function main(): Promise<void> {
