@@ -13,6 +13,9 @@ const STARTUP_TIMEOUT_MS = 150_000;
 const TASK = "Write a function add(a, b) that returns the sum of a and b, then print add(2, 3).";
 const TESTS = `if (add(2, 3) !== 5) throw new Error("add(2, 3) should be 5");`;
 const REPLY = "Here you go:\n```javascript\nfunction add(a, b) {\n  return a + b;\n}\nconsole.log(add(2, 3));\n```";
+const PY_TASK = "Write a function add(a, b) that returns the sum of a and b, then print add(2, 3).";
+const PY_TESTS = "assert add(2, 3) == 5";
+const PY_REPLY = "```python\ndef add(a, b):\n    return a + b\n\nprint(add(2, 3))\n```";
 
 let model: ScriptedOpenAIServer;
 let server: ChildProcess | undefined;
@@ -90,7 +93,13 @@ async function stopServer(): Promise<void> {
 }
 
 beforeAll(async () => {
-  model = await startScriptedOpenAIServer({ handler: () => ({ content: REPLY, usage: { promptTokens: 120, completionTokens: 30 } }) });
+  model = await startScriptedOpenAIServer({
+    handler: (request) => ({
+      // The system prompt names the language the graph asked for.
+      content: JSON.stringify(request.body?.messages ?? []).includes("Python") ? PY_REPLY : REPLY,
+      usage: { promptTokens: 120, completionTokens: 30 },
+    }),
+  });
   const port = await freePort();
   apiUrl = `http://127.0.0.1:${port}`;
   const env: Record<string, string | undefined> = {
@@ -143,6 +152,16 @@ describe("LangGraph Studio (langgraph dev)", () => {
     // The model really was called through the OpenAI-compatible server, with our model name.
     expect(model.requests.length).toBeGreaterThanOrEqual(1);
     expect(model.requests.at(-1)!.body.model).toBe("scripted-model");
+  });
+
+  it("runs a Python task through the same graph (Pyodide in Deno, started by the server)", { timeout: 120_000 }, async () => {
+    const client = new Client({ apiUrl });
+    const thread = await client.threads.create();
+    const state = (await client.runs.wait(thread.thread_id, "codegen", {
+      input: { task: PY_TASK, language: "python", tests: PY_TESTS },
+    })) as Record<string, any>; // The server returns the graph's state as plain JSON.
+    expect(state.status, `${JSON.stringify(state).slice(0, 2000)}${logTail()}`).toBe("success");
+    expect(state.result).toMatchObject({ status: "success", stdout: "5\n", language: "python" });
   });
 
   it("streams node updates and attempt events with runs.stream", async () => {
