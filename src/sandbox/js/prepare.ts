@@ -159,7 +159,8 @@ function tryParse(
     if (error instanceof RangeError) {
       return { pos: 0, error: { name: "SyntaxError", message: TOO_DEEP } };
     }
-    throw error;
+    // Anything else would be a parser bug; the code still cannot run, and the worker must not die.
+    return { pos: 0, error: { name: "SyntaxError", message: `The program could not be parsed: ${String(error)}` } };
   }
 }
 
