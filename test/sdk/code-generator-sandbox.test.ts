@@ -153,7 +153,8 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
 
   it("applies its limits to each call; a timeout ends the instance's session", async () => {
     const code = "function spin() { while (true) {} }\nfunction ok() { return 1; }\n";
-    const codegen = new CodeGeneratorSandbox({ generator: scripted(code).generator, sandbox, limits: { timeoutMs: 300 } });
+    // Loading runs under the same limit, so it must leave room for a busy machine.
+    const codegen = new CodeGeneratorSandbox({ generator: scripted(code).generator, sandbox, limits: { timeoutMs: 2000 }, repairAttempts: 0 });
     const instance = await codegen.generateAndInstantiate("spin");
     const error = await instance.call("spin").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GeneratedFunctionError);
