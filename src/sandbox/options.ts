@@ -64,12 +64,12 @@ export function serializeGlobals(globals: unknown): string {
   if (globals === null || typeof globals !== "object" || Array.isArray(globals)) {
     throw new InvalidOptionError("globals", globals, "an object mapping names to JSON values");
   }
-  for (const [key, value] of Object.entries(globals)) {
+  for (const key of Object.keys(globals)) {
     if (!isIdentifier(key)) {
       throw new InvalidOptionError(`globals.${key}`, key, "a name that is a valid JavaScript identifier");
     }
-    assertJsonValue(value, `globals.${key}`);
   }
+  assertJsonValue(globals, "globals");
   return JSON.stringify(globals);
 }
 
@@ -82,7 +82,39 @@ export function serializeGlobals(globals: unknown): string {
  * assertJsonValue([() => 1], "args"); // throws: Invalid option "args[0]" ...
  */
 export function assertJsonValue(value: unknown, path: string): void {
-  checkJson(value, path, new Set());
+  // A fast walk with no allocations first (1 MB values are common); only a value that fails
+  // is walked again to build the path for the message.
+  if (!isPlainJson(value, [])) checkJson(value, path, new Set());
+}
+
+function isPlainJson(value: unknown, stack: object[]): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null) return true;
+      if (stack.includes(value)) return false;
+      if (Array.isArray(value)) {
+        stack.push(value);
+        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], stack)) return false;
+        stack.pop();
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (proto !== Object.prototype && proto !== null) return false;
+      stack.push(value);
+      for (const key in value) {
+        if (!isPlainJson((value as Record<string, unknown>)[key], stack)) return false;
+      }
+      stack.pop();
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 function checkJson(value: unknown, path: string, seen: Set<object>): void {
