@@ -99,12 +99,13 @@ describe("codegen-sandbox demo", { timeout: 90_000 }, () => {
       },
     });
     const { code, stdout, stderr } = await cli(["demo"], { OPENAI_BASE_URL: server.baseURL });
-    expect(stderr).toMatch(/=== task 4\/4/);
-    expect(stdout).toContain("3628800");
-    expect(stdout).toContain("1540");
-    expect(stdout).toContain("'l': 3");
-    expect(stdout).toContain("0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377");
-    expect(stdout).toContain(
+    const shown = `stderr:\n${stderr}\nstdout:\n${stdout}`;
+    expect(stderr, shown).toMatch(/=== task 4\/4/);
+    expect(stdout, shown).toContain("3628800");
+    expect(stdout, shown).toContain("1540");
+    expect(stdout, shown).toContain("'l': 3");
+    expect(stdout, shown).toContain("0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377");
+    expect(stdout, shown).toContain(
       "=== summary\nTasks: 4 (4 solved)\nExecution attempts: 5\nSuccessful executions: 4\nSuccess rate: 80.0%\nBy status:\n  success: 4\n  runtime_error: 1",
     );
     expect(code).toBe(0);
