@@ -118,6 +118,33 @@ function floorGraph() {
     .compile();
 }
 
+/**
+ * A sandbox that answers at once from the code's text (no engine), for CPU-time measurements:
+ * wall time on a loaded machine includes waiting for a core, CPU time does not.
+ */
+const instantRunner = {
+  async run(code: string, options?: RunOptions): Promise<ExecutionResult> {
+    const language = options?.language ?? "javascript";
+    const base = { stdout: "", stderr: "", outputTruncated: false, durationMs: 0, language };
+    return code.includes("a - b")
+      ? { ...base, status: "runtime_error", error: { name: "Error", message: "add(2, 3) should be 5, got -1", line: 5 } }
+      : { ...base, status: "success" };
+  },
+  async check(_code: string, options?: Pick<RunOptions, "language">): Promise<CheckResult> {
+    return { ok: true, language: options?.language ?? "javascript" };
+  },
+};
+
+/** Process CPU time (user + system) per attempt, in milliseconds, over many runs. */
+async function cpuPerAttempt(runOnce: () => Promise<number>): Promise<number> {
+  for (let i = 0; i < WARMUP_RUNS; i++) await runOnce();
+  let attempts = 0;
+  const before = process.cpuUsage();
+  for (let i = 0; i < RUNS; i++) attempts += await runOnce();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / attempts;
+}
+
 interface Measured {
   perAttemptMs: number[];
   attempts: number;
@@ -180,6 +207,27 @@ const graphSection: BenchSection = async () => {
         section: "graph",
         metric: `LangGraph floor per attempt (${scenario.name}: same path, no-op nodes)`,
         ours: `${ms(f.p50)} p50 / ${ms(f.p95)} p95`,
+      });
+
+      const cpuClock = new Clock();
+      const cpuGraph = createCodeGenGraph({ model: new TimedFakeModel(scenario.replies, cpuClock), maxRetries: 2, sandbox: instantRunner });
+      const cpuOurs = await cpuPerAttempt(async () => {
+        const state = await cpuGraph.invoke({ task: TASK, language: "javascript", tests: TESTS });
+        if (state.status !== "success") throw new Error(`bench graph: run ended ${state.status}: ${state.explanation}`);
+        return state.attempts.length;
+      });
+      const cpuLoopModel = new TimedFakeModel(scenario.replies, cpuClock);
+      const cpuBaseline = await cpuPerAttempt(() => plainLoop(cpuLoopModel, instantRunner, 2));
+      const cpuFloor = await cpuPerAttempt(async () => {
+        await floor.invoke({ failuresLeft: failures });
+        return scenario.replies.length;
+      });
+      rows.push({
+        section: "graph",
+        metric: `CPU time per attempt, instant model and sandbox (${scenario.name}; LangGraph floor ${ms(cpuFloor)})`,
+        ours: `${ms(cpuOurs)} mean`,
+        baseline: `${ms(cpuBaseline)} mean`,
+        baselineName: "plain loop",
       });
     }
   } finally {
