@@ -19,7 +19,14 @@ import type {
   SandboxSession,
 } from "./types.js";
 
-/** A sandbox with diagnostics that tests and benchmarks use. */
+/**
+ * A sandbox with diagnostics that tests and benchmarks use.
+ *
+ * @example
+ * const sandbox = createSandbox({ poolSize: 2 });
+ * await sandbox.warm();
+ * sandbox.liveWorkerCount(); // 2
+ */
 export interface SandboxWithStats extends Sandbox {
   /** Live QuickJS threads: pool workers plus one per open JavaScript/TypeScript session. */
   liveWorkerCount(): number;

@@ -20,6 +20,13 @@ const ENDING_STATUSES = new Set(["timeout", "memory_limit"]);
  *   `export default` is the call's result.
  * - A call that times out, runs out of memory or crashes the engine ends the session: later
  *   calls throw `SandboxSessionEndedError`.
+ * - Each session has its own worker thread (~16 MiB RSS): a session killed by the watchdog
+ *   never takes another session down with it.
+ *
+ * @example
+ * const session = await createSandbox().createSession({ language: "typescript" });
+ * await session.run("export function area(w: number, h: number) { return w * h; }");
+ * (await session.call("area", [3, 4])).result; // 12
  */
 export class JavaScriptSession implements SandboxSession {
   private readonly worker: EngineWorker;
