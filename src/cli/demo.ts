@@ -27,6 +27,7 @@ options:
   --language L       ${["javascript", "typescript", "python"].join(" | ")} (default javascript)
   --model M          provider:model (default: CODEGEN_MODEL)
   --max-retries N    refinements after the first attempt (default 2)
+  --timeout-ms N     time limit of each run (default 5000)
   --json             print the runs and the summary as JSON
 
 The model is configured like "solve": OPENAI_API_KEY, OPENAI_BASE_URL, CODEGEN_MODEL.`;
@@ -43,6 +44,7 @@ export const demoCommand: Command = {
           language: { type: "string" },
           model: { type: "string" },
           "max-retries": { type: "string" },
+          "timeout-ms": { type: "string" },
           json: { type: "boolean" },
           help: { type: "boolean", short: "h" },
         },
@@ -58,6 +60,7 @@ export const demoCommand: Command = {
     }
     const language = languageFlag("demo", values.language);
     const maxRetries = integerFlag("demo", "max-retries", values["max-retries"], 0);
+    const timeoutMs = integerFlag("demo", "timeout-ms", values["timeout-ms"], 1);
     if (values.model !== undefined && values.model.trim() === "") throw new UsageError("demo: --model needs a provider:model name");
 
     const [{ createCodeGenGraph }, { ExecutionHistory, formatSummary }, { disposeDefaultSandbox }] = await Promise.all([
@@ -68,6 +71,7 @@ export const demoCommand: Command = {
     const graph = createCodeGenGraph({
       ...(values.model === undefined ? {} : { model: values.model }),
       ...(maxRetries === undefined ? {} : { maxRetries }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
       modelRetry: { onRetry: ({ retry, delayMs, kind }) => process.stderr.write(`model call failed (${kind.kind}); retry ${retry} in ${delayMs} ms\n`) },
     });
     const history = new ExecutionHistory();

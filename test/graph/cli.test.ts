@@ -30,7 +30,7 @@ describe("codegen-sandbox solve", { timeout: 90_000 }, () => {
         fence("javascript", "let f = 1;\nfor (let i = 2; i <= 10; i++) f = f * i;\nconsole.log(f);"),
       ],
     });
-    const { code, stdout, stderr } = await cli(["solve", "Calculate the factorial of 10 and print it"], { OPENAI_BASE_URL: server.baseURL, CODEGEN_MODEL: "openai:local" });
+    const { code, stdout, stderr } = await cli(["solve", "Calculate the factorial of 10 and print it", "--timeout-ms", "30000"], { OPENAI_BASE_URL: server.baseURL, CODEGEN_MODEL: "openai:local" });
     expect(stderr).toMatch(/\[attempt 1\] execute: runtime_error \(\d+\.\d ms\) - ReferenceError/);
     expect(stderr).toMatch(/\[attempt 2\] refine: generated/);
     expect(stderr).toMatch(/\[attempt 2\] finalize: success/);
@@ -98,7 +98,7 @@ describe("codegen-sandbox demo", { timeout: 90_000 }, () => {
         return fence("javascript", answers[key]);
       },
     });
-    const { code, stdout, stderr } = await cli(["demo"], { OPENAI_BASE_URL: server.baseURL });
+    const { code, stdout, stderr } = await cli(["demo", "--timeout-ms", "30000"], { OPENAI_BASE_URL: server.baseURL });
     const shown = `stderr:\n${stderr}\nstdout:\n${stdout}`;
     expect(stderr, shown).toMatch(/=== task 4\/4/);
     expect(stdout, shown).toContain("3628800");
