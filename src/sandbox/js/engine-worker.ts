@@ -61,7 +61,9 @@ export class EngineWorker {
 
   constructor(onDeath: (worker: EngineWorker) => void) {
     this.onDeath = onDeath;
-    this.worker = new Worker(workerScriptUrl());
+    // execArgv: [] keeps the host's loaders and preloads (e.g. `--import` hooks of
+    // `langgraph dev`) out of the worker: it is plain compiled JS and needs none of them.
+    this.worker = new Worker(workerScriptUrl(), { execArgv: [] });
     // An idle worker never keeps the process alive; it is ref'd while it serves a request.
     this.worker.unref();
     this.ready = new Promise((resolve, reject) => {
