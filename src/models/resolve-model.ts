@@ -73,7 +73,8 @@ async function buildModel(text: string, settings: ModelSettings): Promise<Resolv
   const name = `${provider}:${model}`;
   const { initChatModel } = await import("langchain/chat_models/universal");
   // `configurableFields: []`: the graph's own `configurable.model` must not re-target the built model.
-  const common = { maxRetries: 0, timeout: settings.requestTimeoutMs, temperature: 0, configurableFields: [] as string[] };
+  // No temperature: reasoning models (o-series, gpt-5) reject any value but their default.
+  const common = { maxRetries: 0, timeout: settings.requestTimeoutMs, configurableFields: [] as string[] };
   if (provider === "openai") {
     const baseURL = settings.openAIBaseURL;
     if (settings.openAIApiKey === undefined && baseURL === undefined) {
