@@ -47,7 +47,7 @@ export function classifyModelError(error: unknown): ModelErrorKind {
 export interface ModelRetryOptions {
   /** Retries after the first call. Default 3. */
   maxRetries?: number;
-  /** Delay before the first retry; doubles each time. Default 500. */
+  /** Delay before the first retry; doubles each time. A server's `Retry-After` wins (up to `maxDelayMs`). Default 500. */
   initialDelayMs?: number;
   /** Upper bound of one delay. Default 8000. */
   maxDelayMs?: number;
@@ -88,11 +88,21 @@ export async function callModelWithRetry<T>(call: () => Promise<T>, options: Mod
       if (retry >= maxRetries) {
         throw new ModelUnavailableError(unavailableMessage(kind, retry + 1, error, options.baseURL), retry + 1, options.baseURL, { cause: error });
       }
-      const delayMs = Math.min(maxDelayMs, initialDelayMs * 2 ** retry);
+      const delayMs = Math.min(maxDelayMs, retryAfterMs(error) ?? initialDelayMs * 2 ** retry);
       options.onRetry?.({ retry: retry + 1, delayMs, error, kind });
       await sleep(delayMs);
     }
   }
+}
+
+/** The server's `Retry-After` (seconds) in milliseconds, when the error carries one. */
+function retryAfterMs(error: unknown): number | undefined {
+  const headers = (error as { headers?: unknown } | null)?.headers;
+  let value: unknown;
+  if (headers instanceof Headers) value = headers.get("retry-after");
+  else if (headers !== null && typeof headers === "object") value = (headers as Record<string, unknown>)["retry-after"];
+  const seconds = Number(value);
+  return value !== null && value !== undefined && value !== "" && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
 }
 
 function unavailableMessage(kind: ModelErrorKind, calls: number, error: unknown, baseURL: string | undefined): string {

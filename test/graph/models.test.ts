@@ -97,6 +97,21 @@ describe("callModelWithRetry", () => {
     expect(delays).toEqual([100, 200]);
   });
 
+  it("waits as long as the server's Retry-After says, within maxDelayMs", async () => {
+    const server = await startScriptedOpenAIServer({
+      replies: [{ status: 429, headers: { "retry-after": "2" } }, { status: 429, headers: { "retry-after": "60" } }, "done"],
+    });
+    try {
+      const model = new ChatOpenAI({ model: "m", apiKey: "t", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+      const delays: number[] = [];
+      const reply = await callModelWithRetry(() => model.invoke("hi"), { maxDelayMs: 10_000, sleep: async (ms) => void delays.push(ms) });
+      expect(reply.content).toBe("done");
+      expect(delays).toEqual([2000, 10_000]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("fails at once on a client error", async () => {
     let calls = 0;
     const error = await callModelWithRetry(
