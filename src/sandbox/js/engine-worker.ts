@@ -64,12 +64,13 @@ export class EngineWorker {
     // execArgv: [] keeps the host's loaders and preloads (e.g. `--import` hooks of
     // `langgraph dev`) out of the worker: it is plain compiled JS and needs none of them.
     this.worker = new Worker(workerScriptUrl(), { execArgv: [] });
-    // An idle worker never keeps the process alive; it is ref'd while it serves a request.
-    this.worker.unref();
+    // A starting worker keeps the process alive (someone awaits it); once ready and idle it
+    // never does, and it is ref'd again only while it serves a request.
     this.ready = new Promise((resolve, reject) => {
       const onReady = (message: WorkerToHost): void => {
         if (message.type === "ready") {
           this.worker.off("message", onReady);
+          if (!this.active && !this.namesWaiter) this.worker.unref();
           resolve();
         }
       };
