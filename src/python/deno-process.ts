@@ -156,6 +156,8 @@ export class DenoProcess {
 
   /** Kills the process; pending requests settle with their failure. */
   dispose(): void {
+    // Keep the host alive until the exit is seen, so `await exited` settles.
+    if (!this.#exited) this.#setRef(true);
     this.#kill("dispose");
   }
 

@@ -134,8 +134,10 @@ describe("hostile Python programs", { timeout: 60_000 }, () => {
   });
 
   it("7. pyodide_js._module internals cannot run host commands", async () => {
-    const r = await hostile(`import importlib\npj = importlib.import_module('pyodide_js')\npj._module._system(b'touch ${marker}')`);
-    expect(r.status).not.toBe("success");
+    const r = await hostile(
+      `import importlib\npj = importlib.import_module('pyodide_js')\nm = pj._module\nm._system(m.stringToNewUTF8('touch ${marker}'))`,
+    );
+    expect(r.status).toBe("runtime_error");
   });
 
   it("8. _pyodide_core proxy chains to the JS Function constructor cannot reach Deno", async () => {
@@ -251,7 +253,7 @@ describe("hostile Python programs", { timeout: 60_000 }, () => {
   });
 
   it("27. Deno.Command through js is denied", async () => {
-    const r = await hostile(`import importlib\njs = importlib.import_module('js')\njs.Deno.Command.new('touch', js.JSON.parse('{"args": ["${marker}"]}')).outputSync()`);
+    const r = await hostile(`import importlib\njs = importlib.import_module('js')\njs.Deno.Command.new('/usr/bin/touch', js.JSON.parse('{"args": ["${marker}"]}')).outputSync()`);
     expect(r.status).toBe("runtime_error");
     expect(everything(r)).toMatch(/NotCapable|run access/);
   });
@@ -270,11 +272,11 @@ describe("hostile Python programs", { timeout: 60_000 }, () => {
 
 describe("resource attacks end with their status and the host keeps serving", { timeout: 60_000 }, () => {
   it("30. a CPU loop times out (soft interrupt), output kept", async () => {
-    const started = performance.now();
     const r = await hostile("print('started', flush=True)\nwhile True:\n    pass", { timeoutMs: 1000 });
     expect(r.status).toBe("timeout");
     expect(r.stdout).toContain("started");
-    expect(performance.now() - started).toBeLessThan(1000 + 10_000); // liveness, not a speed goal
+    expect(r.error?.line).toBe(6); // line 3 of the program, after the 3-line leak prefix
+    expect(r.durationMs).toBeLessThan(1000 + 5000); // liveness on a loaded machine, not a speed goal
   });
 
   it("31. a loop that swallows KeyboardInterrupt is killed", async () => {
@@ -303,7 +305,7 @@ describe("resource attacks end with their status and the host keeps serving", { 
   });
 
   it("35. deep recursion past a raised limit ends with an error, not a crash of the host", async () => {
-    const r = await hostile("import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1)\nf(0)");
+    const r = await hostile("import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1)\nf(0)", { timeoutMs: 30_000 });
     // Either the interpreter's stack overflows (RecursionError) or its frames exhaust the memory cap.
     expect(["runtime_error", "memory_limit"]).toContain(r.status);
     expect(["RecursionError", "MemoryError"]).toContain(r.error?.name);
