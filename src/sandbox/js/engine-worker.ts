@@ -192,15 +192,7 @@ export class EngineWorker {
       const value: unknown = await fn(...args);
       reply = { type: "reply", runId: active.runId, callId, ok: true, valueJson: value === undefined ? undefined : JSON.stringify(value) };
     } catch (error) {
-      const e = error as { name?: unknown; message?: unknown } | null;
-      reply = {
-        type: "reply",
-        runId: active.runId,
-        callId,
-        ok: false,
-        name: typeof e?.name === "string" ? e.name : "Error",
-        message: typeof e?.message === "string" ? e.message : String(error),
-      };
+      reply = { type: "reply", runId: active.runId, callId, ok: false, ...describeHostFailure(error) };
     }
     if (this.active === active && this.deadReason === undefined) this.worker.postMessage(reply);
   }
@@ -275,4 +267,31 @@ function crashResult(language: Language, message: string, stdout: string, stderr
     durationMs,
     language,
   };
+}
+
+/**
+ * Name and message of whatever a host function threw. Reading them must not throw itself
+ * (a value like `Object.create(null)` has no string form, a getter may throw): a throw here
+ * would be an unhandled rejection in the host and leave the guest waiting.
+ */
+function describeHostFailure(error: unknown): { name: string; message: string } {
+  const read = (key: "name" | "message"): unknown => {
+    try {
+      return (error as Record<string, unknown> | null)?.[key];
+    } catch {
+      return undefined;
+    }
+  };
+  const name = read("name");
+  const message = read("message");
+  let text: string;
+  if (typeof message === "string") text = message;
+  else {
+    try {
+      text = String(error);
+    } catch {
+      text = "the host function failed with a value that cannot be described";
+    }
+  }
+  return { name: typeof name === "string" ? name : "Error", message: text };
 }
