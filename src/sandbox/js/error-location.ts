@@ -8,6 +8,17 @@ import { USER_FILE_NAME } from "./guest-prelude.js";
 /** Most stack lines kept: enough to follow a call chain, short enough for a model's prompt. */
 const MAX_STACK_FRAMES = 8;
 
+/**
+ * Longest name and message kept. The guest controls both (`throw new Error("x".repeat(2e7))`),
+ * they go back to the caller and often into a model's prompt, and no output limit covers them.
+ */
+const MAX_NAME_CHARS = 200;
+const MAX_MESSAGE_CHARS = 4000;
+
+function bounded(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}... (${text.length - max} more characters)`;
+}
+
 const FRAME_LOCATION = new RegExp(`${USER_FILE_NAME.replace(".", "\\.")}:(\\d+)(?::(\\d+))?`);
 
 /**
@@ -18,12 +29,12 @@ const FRAME_LOCATION = new RegExp(`${USER_FILE_NAME.replace(".", "\\.")}:(\\d+)(
  * // { name: "ReferenceError", message: "'x' is not defined", line: 3, column: 1, stack: "    at <eval> (main.js:3:1)" }
  */
 export function locateError(raw: { name: string; message: string; stack?: string }): ExecutionError {
-  const error: ExecutionError = { name: raw.name, message: raw.message };
+  const error: ExecutionError = { name: bounded(raw.name, MAX_NAME_CHARS), message: bounded(raw.message, MAX_MESSAGE_CHARS) };
   if (raw.stack === undefined) return error;
   const userFrames = raw.stack
     .split("\n")
     .filter((line) => line.includes(USER_FILE_NAME))
-    .map((line) => line.trimEnd());
+    .map((line) => bounded(line.trimEnd(), MAX_NAME_CHARS * 2));
   const first = userFrames[0];
   if (first !== undefined) {
     const match = FRAME_LOCATION.exec(first);
