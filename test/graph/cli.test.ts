@@ -31,7 +31,8 @@ describe("codegen-sandbox solve", { timeout: 90_000 }, () => {
       ],
     });
     const { code, stdout, stderr } = await cli(["solve", "Calculate the factorial of 10 and print it", "--timeout-ms", "30000"], { OPENAI_BASE_URL: server.baseURL, CODEGEN_MODEL: "openai:local" });
-    expect(stderr).toMatch(/\[attempt 1\] execute: runtime_error \(\d+\.\d ms\) - ReferenceError/);
+    const shown = `exit ${code}\nstderr:\n${stderr}\nstdout:\n${stdout}`;
+    expect(stderr, shown).toMatch(/\[attempt 1\] execute: runtime_error \(\d+\.\d ms\) - ReferenceError/);
     expect(stderr).toMatch(/\[attempt 2\] refine: generated/);
     expect(stderr).toMatch(/\[attempt 2\] finalize: success/);
     expect(stdout).toContain("--- code (javascript) ---\nlet f = 1;\nfor (let i = 2; i <= 10; i++) f = f * i;");
