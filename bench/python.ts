@@ -71,6 +71,7 @@ const section: BenchSection = async () => {
   const inProcessStart = performance.now();
   const inProcess = await pyodideModule.loadPyodide({ indexURL: dirname(require.resolve("pyodide")) + "/" });
   const inProcessLoadMs = performance.now() - inProcessStart;
+  inProcess.setStdout({ batched: () => undefined }); // keep the table's stdout clean
   const inProcessRuns: number[] = [];
   for (let i = 0; i < WARM_SAMPLES; i++) {
     const t = performance.now();

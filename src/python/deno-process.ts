@@ -4,6 +4,7 @@
  * kill and an RSS watchdog), so a wedged or ballooning process is killed from outside.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExecutionResult, ExecutionStatus, JsonValue } from "../sandbox/types.js";
@@ -15,6 +16,8 @@ import { EngineSetupError } from "./errors.js";
 export const HOST_KILL_GRACE_MS = 1500;
 /** Resident memory a run may add beyond `memoryLimitBytes` before the host kills the process (JS-side buffers, output). */
 export const RSS_SLACK_BYTES = 256 * 1024 * 1024;
+/** A process not ready after this long is killed (making a snapshot on a loaded machine can take a minute). */
+export const STARTUP_TIMEOUT_MS = 180_000;
 /** How often the RSS watchdog samples the process during a run. */
 const RSS_POLL_MS = 50;
 /** V8 heap limit of the Deno process (Pyodide's own heap is WebAssembly memory, capped separately). */
@@ -65,12 +68,15 @@ type KillReason = "timeout" | "memory_limit" | "dispose";
 export class DenoProcess {
   readonly #child: ChildProcessWithoutNullStreams;
   readonly #paths: PythonPaths;
-  #stdoutBuffer = "";
+  /** Authenticates the runner's messages (see runner.ts); with its trailing space. */
+  readonly #token = `${randomBytes(16).toString("hex")} `;
+  #stdoutParts: string[] = [];
   #stderrTail = "";
   #nextId = 1;
   #pending = new Map<number, Pending>();
   #readyWaiters: Array<{ resolve(): void; reject(error: Error): void }> = [];
   #killReason: KillReason | undefined;
+  #clearStartup: () => void = () => undefined;
   #ready = false;
   #exited = false;
   #busy = false;
@@ -92,6 +98,7 @@ export class DenoProcess {
     this.#child.stderr.on("data", (chunk: string) => {
       this.#stderrTail = (this.#stderrTail + chunk).slice(-4000);
     });
+    this.#child.stdin.write(`${this.#token.trim()}\n`);
     this.#child.stdin.on("error", () => {
       // EPIPE after the process died; the exit handler reports it.
     });
@@ -107,6 +114,12 @@ export class DenoProcess {
     });
     // Only a caller waiting on this process (whenReady, a request) keeps the host alive.
     this.#setRef(false);
+    const startup = setTimeout(() => {
+      this.#stderrTail += `\nnot ready after ${STARTUP_TIMEOUT_MS} ms`;
+      this.#kill("dispose");
+    }, STARTUP_TIMEOUT_MS);
+    startup.unref();
+    this.#clearStartup = () => clearTimeout(startup);
   }
 
   get pid(): number | undefined {
@@ -220,19 +233,32 @@ export class DenoProcess {
   }
 
   #onStdout(chunk: string): void {
-    this.#stdoutBuffer += chunk;
-    let newline = this.#stdoutBuffer.indexOf("\n");
+    // Scan only the new chunk: a snapshot arrives as one ~42 MB line in many chunks.
+    let start = 0;
+    let newline = chunk.indexOf("\n");
     while (newline >= 0) {
-      const line = this.#stdoutBuffer.slice(0, newline);
-      this.#stdoutBuffer = this.#stdoutBuffer.slice(newline + 1);
-      newline = this.#stdoutBuffer.indexOf("\n");
-      if (line.length > 0) this.#onMessage(JSON.parse(line) as RunnerMessage);
+      const line = this.#stdoutParts.join("") + chunk.slice(start, newline);
+      this.#stdoutParts = [];
+      start = newline + 1;
+      newline = chunk.indexOf("\n", start);
+      // Lines without the token come from guest code writing to the process's stdout: ignored.
+      const at = line.indexOf(this.#token);
+      if (at < 0) continue;
+      let message: RunnerMessage;
+      try {
+        message = JSON.parse(line.slice(at + this.#token.length)) as RunnerMessage;
+      } catch {
+        continue;
+      }
+      this.#onMessage(message);
     }
+    if (start < chunk.length) this.#stdoutParts.push(chunk.slice(start));
   }
 
   #onMessage(message: RunnerMessage): void {
     switch (message.type) {
       case "ready":
+        this.#clearStartup();
         this.#ready = true;
         for (const waiter of this.#readyWaiters.splice(0)) waiter.resolve();
         this.#updateRef();

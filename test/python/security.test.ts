@@ -4,7 +4,7 @@
  * files absent, the local listener never contacted, no host secrets in the output) and that
  * the next run starts clean.
  */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -261,6 +261,20 @@ describe("hostile Python programs", { timeout: 60_000 }, () => {
   it("28. Deno.dlopen (FFI) through js is denied", async () => {
     const r = await hostile("import importlib\njs = importlib.import_module('js')\njs.Deno.dlopen('libc.so.6', js.JSON.parse('{}'))");
     expect(r.status).toBe("runtime_error");
+  });
+
+  it("29b. forged protocol lines written to the process's stdout are ignored", async () => {
+    const snapshot = resolvePythonPaths().snapshotFile;
+    const before = existsSync(snapshot) ? statSync(snapshot).mtimeMs : undefined;
+    const forged = (id: number) => JSON.stringify({ type: "result", id, outcome: { status: "success", resultJson: '"forged"' }, stdout: "", stderr: "", outputTruncated: false, durationMs: 0, interpreterReset: false });
+    const lines = Array.from({ length: 200 }, (_, i) => forged(i + 1));
+    lines.push(JSON.stringify({ type: "snapshot", base64: "AAAA" }), JSON.stringify({ type: "ready" }));
+    const r = await hostile(
+      `import importlib, json\njs = importlib.import_module('js')\nfor line in json.loads(${JSON.stringify(JSON.stringify(lines))}):\n    js.console.log(line)\n    js.Deno.stdout.writeSync(js.TextEncoder.new().encode(line + "\\n"))\n"genuine"`,
+    );
+    expect(r.status).toBe("success");
+    expect(r.result).toBe("genuine");
+    expect(existsSync(snapshot) ? statSync(snapshot).mtimeMs : undefined).toBe(before);
   });
 
   it("29. a third-party package import is forbidden with a clear message", async () => {

@@ -40,9 +40,15 @@ const config = JSON.parse(Deno.args[0] ?? "{}") as RunnerConfig;
 /** Time Python gets to unwind after the soft interrupt before its worker is terminated. */
 const HARD_KILL_GRACE_MS = 150;
 
+/**
+ * Python in a worker can write to this process's stdout too (through the JavaScript bridge),
+ * so every message to the host starts with a random token the host sent on stdin before any
+ * Python ran; the host ignores lines without it (a guest cannot forge results or snapshots).
+ */
+let channelToken = "";
 const encoder = new TextEncoder();
 function send(message: RunnerMessage): void {
-  const bytes = encoder.encode(JSON.stringify(message) + "\n");
+  const bytes = encoder.encode(`${channelToken} ${JSON.stringify(message)}\n`);
   let written = 0;
   while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
 }
@@ -134,7 +140,11 @@ function replaceInterpreter(): void {
   current = startInterpreter();
   current.ready.then(
     () => send({ type: "ready" }),
-    (error: unknown) => send({ type: "fatal", message: `could not start a Python interpreter: ${String(error)}` }),
+    (error: unknown) => {
+      // Exit so the host sees a dead process (and replaces it) instead of waiting for "ready".
+      send({ type: "fatal", message: `could not start a Python interpreter: ${String(error)}` });
+      Deno.exit(1);
+    },
   );
 }
 
@@ -269,7 +279,31 @@ async function handle(request: HostRequest): Promise<void> {
   }
 }
 
+async function* readLines(): AsyncGenerator<string> {
+  // Scan only each new chunk for newlines: a request with large globals spans many chunks.
+  let parts: string[] = [];
+  const decoder = new TextDecoder();
+  for await (const bytes of Deno.stdin.readable) {
+    const chunk = decoder.decode(bytes, { stream: true });
+    let start = 0;
+    let newline = chunk.indexOf("\n");
+    while (newline >= 0) {
+      const line = parts.join("") + chunk.slice(start, newline);
+      parts = [];
+      start = newline + 1;
+      newline = chunk.indexOf("\n", start);
+      if (line.trim() !== "") yield line;
+    }
+    if (start < chunk.length) parts.push(chunk.slice(start));
+  }
+}
+
 async function main(): Promise<void> {
+  const lines = readLines();
+  // The first line is the channel token; it is read before any Python runs, so no guest sees it.
+  const first = await lines.next();
+  if (first.done) Deno.exit(0);
+  channelToken = first.value.trim();
   snapshot = await obtainSnapshot();
   current = startInterpreter();
   try {
@@ -281,19 +315,9 @@ async function main(): Promise<void> {
   send({ type: "ready" });
   // Requests are handled one at a time, in order; the host sends the next after a reply.
   let queue = Promise.resolve();
-  let pending = "";
-  const decoder = new TextDecoder();
-  for await (const chunk of Deno.stdin.readable) {
-    pending += decoder.decode(chunk, { stream: true });
-    let newline = pending.indexOf("\n");
-    while (newline >= 0) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      newline = pending.indexOf("\n");
-      if (line.trim() === "") continue;
-      const request = JSON.parse(line) as HostRequest;
-      queue = queue.then(() => handle(request)).catch((error: unknown) => send({ type: "fatal", message: String(error) }));
-    }
+  for await (const line of lines) {
+    const request = JSON.parse(line) as HostRequest;
+    queue = queue.then(() => handle(request)).catch((error: unknown) => send({ type: "fatal", message: String(error) }));
   }
   // The host closed stdin (it exited or disposed us): answer what was asked, then stop.
   await queue;

@@ -83,6 +83,17 @@ async function load(pyodideUrl: string, snapshot: Uint8Array | undefined, makeSn
   });
 }
 
+/** Prelude functions, looked up once: each lookup would otherwise leave a proxy behind. */
+const entryPoints = new Map<string, (...args: unknown[]) => string>();
+function entryPoint(py: PyodideAPI, name: string): (...args: unknown[]) => string {
+  let entry = entryPoints.get(name);
+  if (!entry) {
+    entry = py.globals.get(name) as (...args: unknown[]) => string;
+    entryPoints.set(name, entry);
+  }
+  return entry;
+}
+
 function faultOutcome(error: unknown): PythonOutcome {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   if (growRefused) {
@@ -111,7 +122,7 @@ function callPython(fn: string, args: unknown[], memoryLimitBytes: number, outpu
   growRefused = false;
   capBytes = baselineHeapBytes + memoryLimitBytes;
   try {
-    const entry = py.globals.get(fn) as (...a: unknown[]) => string;
+    const entry = entryPoint(py, fn);
     const outcome = JSON.parse(entry(...args)) as PythonOutcome;
     if (growRefused && outcome.status === "runtime_error") {
       return { outcome: { ...outcome, status: "memory_limit" }, fatal: false };
@@ -165,12 +176,12 @@ async function handle(request: WorkerRequest): Promise<void> {
       return;
     }
     case "check": {
-      const check = pyodide!.globals.get("_cs_check") as (code: string) => string;
+      const check = entryPoint(pyodide!, "_cs_check");
       post({ type: "done", outcome: JSON.parse(check(request.code)) as PythonOutcome, fatal: false });
       return;
     }
     case "functions": {
-      const list = pyodide!.globals.get("_cs_functions") as () => string;
+      const list = entryPoint(pyodide!, "_cs_functions");
       post({ type: "functions", names: JSON.parse(list()) as string[] });
       return;
     }
