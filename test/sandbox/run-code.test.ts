@@ -195,6 +195,20 @@ describe("limits", () => {
     expect(r.status).toBe("memory_limit");
   });
 
+  it("reports memory_limit when QuickJS cannot even build the error (a Map bomb), but not for throw null", async () => {
+    const r = await run("const m = new Map();\nfor (let i = 0; ; i++) m.set(i, 'v' + i);", { memoryLimitBytes: 16 * MiB, timeoutMs: 20000 });
+    expect(r.status).toBe("memory_limit");
+    const own = await run("throw null;");
+    expect(own).toMatchObject({ status: "runtime_error", error: { message: "Uncaught null" } });
+  });
+
+  it("keeps error text bounded", async () => {
+    const r = await run("throw new Error('x'.repeat(1e6));", { timeoutMs: 10000 });
+    expect(r.status).toBe("runtime_error");
+    expect(r.error!.message.length).toBeLessThan(5000);
+    expect(r.error!.message).toMatch(/more characters/);
+  });
+
   it("reports output_limit and keeps output up to the cap", async () => {
     const r = await run("console.log('first');\nfor (let i = 0; ; i++) console.log('line ' + i);", { maxOutputBytes: 4096, timeoutMs: 10000 });
     expect(r.status).toBe("output_limit");

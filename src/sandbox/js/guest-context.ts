@@ -13,7 +13,7 @@ import type {
 import type { ExecutionError } from "../types.js";
 import type { WorkerOutcome, WorkerRunLimits } from "./protocol.js";
 import { locateError } from "./error-location.js";
-import { GUEST_CONSOLE_SOURCE, GUEST_LIBRARY_SOURCE, GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME, USER_FILE_NAME } from "./guest-prelude.js";
+import { GUEST_LIBRARY_SOURCE, GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME, USER_FILE_NAME } from "./guest-prelude.js";
 
 /**
  * QuickJS's own stack limit. FACTS: 512 KiB or more (or unset) overflows the thread's native
@@ -40,6 +40,8 @@ export interface GuestHost {
 /** Mutable state of the run in progress. */
 interface RunState {
   runId: number;
+  /** Whether a thrown bare `null` means QuickJS ran out of memory (see describe()). */
+  nullMeansOutOfMemory: boolean;
   limits: WorkerRunLimits;
   deadlineMs: number;
   outputBytes: number;
@@ -78,6 +80,9 @@ const NATIVE_PATHS: readonly (readonly [string, string])[] = [
   ["Object", "keys"],
 ];
 
+/** Source that may throw `null` on purpose (see GuestContext.describe). */
+const THROWS_NULL = /\bthrow\s+null\b|\breject\s*\(\s*null\s*\)/;
+
 const NATIVE_STRINGIFY = 0;
 const NATIVE_PARSE = 1;
 
@@ -98,8 +103,7 @@ const enum HelperOp {
   FunctionNames = 4,
   Invoke = 5,
   LoadLibrary = 6,
-  Console = 7,
-  SetConsole = 8,
+  Inspect = 7,
 }
 
 /** A live QuickJS context with the prelude's helpers held as handles. */
@@ -109,6 +113,8 @@ export class GuestContext {
   /** The prelude's dispatcher `helper(op, a, b)` (see GUEST_PRELUDE_SOURCE), loaded on demand. */
   private helper: QuickJSHandle | undefined;
   private current: RunState | undefined;
+  /** The guest's `console` (ours, or what the guest assigned), once first read. */
+  private consoleHandle: QuickJSHandle | undefined;
   private readonly memoryLimitBytes: number;
   /** Built-ins taken before any user code runs (see NATIVE_PATHS). */
   private readonly natives: QuickJSHandle[];
@@ -133,18 +139,16 @@ export class GuestContext {
       }
       return value;
     });
-    // console is built on first use (through the prelude): a run that never prints skips it.
+    // console is made by the host on first use, with host functions that format strings,
+    // numbers and booleans themselves; only objects go through the prelude's inspect.
     ctx.defineProp(ctx.global, "console", {
-      // A thrown handle becomes the guest's exception (quickjs-emscripten transfers it).
       get: () => {
-        const r = this.helperCall(HelperOp.Console);
-        if (r.error) throw r.error;
-        return r.value;
+        this.consoleHandle ??= this.makeConsole();
+        return this.consoleHandle.dup();
       },
       set: (value: QuickJSHandle) => {
-        const r = this.helperCall(HelperOp.SetConsole, value);
-        if (r.error) throw r.error;
-        r.value.dispose();
+        this.consoleHandle?.dispose();
+        this.consoleHandle = value.dup();
       },
       configurable: true,
       enumerable: false,
@@ -166,7 +170,7 @@ export class GuestContext {
     setup: GuestSetup,
     startedMs: number,
   ): Promise<WorkerOutcome> {
-    return this.withRun(runId, limits, startedMs, () => {
+    return this.withRun(runId, limits, startedMs, !THROWS_NULL.test(code), () => {
       const ctx = this.context;
       const setupError = this.setUp(setup);
       if (setupError) return setupError;
@@ -190,7 +194,7 @@ export class GuestContext {
     hostFunctionNames: string[],
     startedMs: number,
   ): Promise<WorkerOutcome> {
-    return this.withRun(runId, limits, startedMs, () => {
+    return this.withRun(runId, limits, startedMs, false, () => {
       const ctx = this.context;
       const setupError = this.setUp({ hostFunctionNames });
       if (setupError) return setupError;
@@ -249,6 +253,8 @@ export class GuestContext {
 
   /** Releases the context and runtime. Throws if QuickJS reports leaked handles. */
   dispose(): void {
+    this.consoleHandle?.dispose();
+    this.consoleHandle = undefined;
     this.helper?.dispose();
     this.helper = undefined;
     for (const h of this.natives) h.dispose();
@@ -316,11 +322,105 @@ export class GuestContext {
     }
   }
 
+  private makeConsole(): QuickJSHandle {
+    const ctx = this.context;
+    const object = ctx.newObject();
+    const methods: [string, "stdout" | "stderr"][] = [
+      ["log", "stdout"],
+      ["info", "stdout"],
+      ["debug", "stdout"],
+      ["warn", "stderr"],
+      ["error", "stderr"],
+      ["trace", "stderr"],
+    ];
+    for (const [name, stream] of methods) {
+      const fn = ctx.newFunction(name, (...args: QuickJSHandle[]) => this.print(stream, args));
+      ctx.setProp(object, name, fn);
+      fn.dispose();
+    }
+    const assert = ctx.newFunction("assert", (condition?: QuickJSHandle, ...rest: QuickJSHandle[]) => {
+      if (condition !== undefined && this.truthy(condition)) return;
+      const run = this.current;
+      if (!run) return;
+      this.write(run, "stderr", rest.length > 0 ? `Assertion failed: ${this.format(rest)}\n` : "Assertion failed\n");
+    });
+    ctx.setProp(object, "assert", assert);
+    assert.dispose();
+    return object;
+  }
+
+  private print(stream: "stdout" | "stderr", args: QuickJSHandle[]): void {
+    const run = this.current;
+    if (!run || run.abort) return;
+    this.write(run, stream, `${this.format(args)}\n`);
+  }
+
+  /** Formats console arguments like Node: strings raw, numbers and booleans as text, the rest inspected. */
+  private format(args: QuickJSHandle[]): string {
+    const ctx = this.context;
+    let text = "";
+    for (let i = 0; i < args.length; i++) {
+      const h = args[i];
+      let piece: string;
+      switch (ctx.typeof(h)) {
+        case "string":
+          piece = ctx.getString(h);
+          break;
+        case "number": {
+          const n = ctx.getNumber(h);
+          piece = Object.is(n, -0) ? "-0" : String(n);
+          break;
+        }
+        case "boolean":
+          piece = ctx.sameValue(h, ctx.true) ? "true" : "false";
+          break;
+        case "undefined":
+          piece = "undefined";
+          break;
+        default:
+          piece = this.inspect(h);
+      }
+      text += i > 0 ? ` ${piece}` : piece;
+    }
+    return text;
+  }
+
+  private inspect(h: QuickJSHandle): string {
+    const r = this.helperCall(HelperOp.Inspect, h);
+    if (r.error) {
+      r.error.dispose();
+      return "[value that cannot be printed]";
+    }
+    const ctx = this.context;
+    const text = ctx.typeof(r.value) === "string" ? ctx.getString(r.value) : "[value that cannot be printed]";
+    r.value.dispose();
+    return text;
+  }
+
+  private truthy(h: QuickJSHandle): boolean {
+    const ctx = this.context;
+    switch (ctx.typeof(h)) {
+      case "boolean":
+        return ctx.sameValue(h, ctx.true);
+      case "number": {
+        const n = ctx.getNumber(h);
+        return n !== 0 && !Number.isNaN(n);
+      }
+      case "string":
+        return ctx.getString(h) !== "";
+      case "undefined":
+        return false;
+      case "bigint":
+        return this.inspect(h) !== "0n";
+      default:
+        return !ctx.sameValue(h, ctx.null);
+    }
+  }
+
   /** Evaluates the prelude and returns its dispatcher. Throws if the guest cannot run it. */
   private loadPrelude(): QuickJSHandle {
     const ctx = this.context;
     const bridge = ctx.newFunction("bridge", (op, a, b) => this.onBridge(op, a, b));
-    const consoleSource = ctx.newString(GUEST_CONSOLE_SOURCE);
     const librarySource = ctx.newString(GUEST_LIBRARY_SOURCE);
     try {
       const fn = ctx.unwrapResult(ctx.evalCode(GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME));
@@ -329,7 +429,7 @@ export class GuestContext {
         try {
           // defineProp, not setProp: an index setter the guest put on Array.prototype must not see them.
           this.natives.forEach((h, i) => ctx.defineProp(natives, i, { value: h, configurable: false, enumerable: true }));
-          return ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, bridge, consoleSource, librarySource, natives));
+          return ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, bridge, librarySource, natives));
         } finally {
           natives.dispose();
         }
@@ -338,7 +438,6 @@ export class GuestContext {
       }
     } finally {
       librarySource.dispose();
-      consoleSource.dispose();
       bridge.dispose();
     }
   }
@@ -401,10 +500,12 @@ export class GuestContext {
     runId: number,
     limits: WorkerRunLimits,
     startedMs: number,
+    nullMeansOutOfMemory: boolean,
     start: () => QuickJSHandle | undefined,
   ): Promise<WorkerOutcome> {
     const run: RunState = {
       runId,
+      nullMeansOutOfMemory,
       limits,
       deadlineMs: startedMs + limits.timeoutMs,
       outputBytes: 0,
@@ -517,6 +618,13 @@ export class GuestContext {
     const ctx = this.context;
     this.runtime.setMemoryLimit(this.memoryLimitBytes + OOM_DESCRIBE_HEADROOM_BYTES);
     try {
+      // QuickJS throws a bare `null` when it runs out of memory while already handling an
+      // out-of-memory error (e.g. growing a Map's table), and the memory is freed again by the
+      // time we could measure it. A program may `throw null` itself, so a null counts as out
+      // of memory only for code with no `throw null` / `reject(null)` in it.
+      if (this.current?.nullMeansOutOfMemory && ctx.sameValue(thrown, ctx.null)) {
+        return { name: "InternalError", message: "out of memory" };
+      }
       const r = this.helperCall(HelperOp.Describe, thrown);
       if (r.error) {
         r.error.dispose();

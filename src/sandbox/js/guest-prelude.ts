@@ -1,11 +1,10 @@
 /**
- * JavaScript that runs INSIDE the sandbox once per context, before the user's code. It gets a
- * single host callback (`bridge`) as an argument and keeps it in a closure, so the guest never
- * sees it as a global. It installs `console`, the granted globals and host functions, and
- * returns the helpers the worker calls (settle a result, describe an error, list functions).
+ * JavaScript that runs INSIDE the sandbox, loaded only when a run needs it (a promise to
+ * await, an error to describe, an object to print, host functions, sessions). It gets a single
+ * host callback (`bridge`) as an argument and keeps it in a closure, so the guest never sees
+ * it as a global. (`console` itself is made by the host: see GuestContext.)
  *
  * Bridge operations (first argument):
- * - 0 write(stream 1|2, text)
  * - 1 call(name, argsJson) -> promise of the JSON text of the host's return value
  * - 2 done(resultJson | undefined)
  * - 3 fail(errorJson)
@@ -19,16 +18,16 @@ export const USER_FILE_NAME = "main.js";
 
 /**
  * Source of the eager part of the prelude, kept small because it is parsed for every run:
- * a function of `(bridge, consoleSource, librarySource, natives)` returning one dispatcher `helper(op, a, b)`:
+ * a function of `(bridge, librarySource, natives)` returning one dispatcher `helper(op, a, b)`:
  * 0 settle(value, mode), 1 describe(error) -> JSON, 2 setGlobals(json),
  * 3 defineHostFunctions(namesJson), 4 functionNames() -> JSON, 5 invoke(name, argsJson),
  * 6 load the library now (sessions do, so their baseline of built-in names is taken early),
- * 7 build and install `console`, returning it (the host's lazy `console` getter calls this),
- * 8 install a value the guest assigned to `console`.
+ * 7 inspect(value) -> text as Node's console prints it (for console arguments that are not
+ * strings, numbers or booleans).
  * The host loads the prelude only when a run needs it: a plain script with a JSON result and
  * no output, globals or host functions never parses it.
  */
-export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, consoleSource, librarySource, natives) {
+export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, librarySource, natives) {
   "use strict";
   // Built-ins captured by the host before any user code ran (the prelude may load later,
   // after the code replaced JSON, Promise.prototype.then, eval or Function.prototype.call).
@@ -44,8 +43,6 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, consoleSource,
   const resolve = (v) => apply(promiseResolve, PromiseCtor, [v]);
   let library;
   const lib = () => library ?? (library = indirectEval(librarySource)(bridge, natives));
-
-  const installConsole = (value) => defineProp(G, "console", { value, writable: true, configurable: true, enumerable: false });
 
   function resultJson(v) {
     try { return stringify(v); } catch (_) { return undefined; }
@@ -74,41 +71,9 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, consoleSource,
       case 4: return stringify(lib().functionNames());
       case 5: return lib().invoke(a, b);
       case 6: lib(); return undefined;
-      case 7: { const c = indirectEval(consoleSource)(bridge, lib); installConsole(c); return c; }
-      case 8: installConsole(a); return undefined;
+      case 7: return lib().inspect(a, 0, []);
     }
   };
-})`;
-
-/** Source of `console`: a function of `(bridge, lib)` returning the console object. */
-export const GUEST_CONSOLE_SOURCE = String.raw`(function (bridge, lib) {
-  "use strict";
-  function format(args) {
-    let text = "";
-    for (let i = 0; i < args.length; i++) {
-      const a = args[i];
-      let piece;
-      if (typeof a === "string") piece = a;
-      else if ((typeof a === "number" && (a !== 0 || 1 / a > 0)) || typeof a === "boolean") piece = String(a);
-      else {
-        try { piece = lib().inspect(a, 0, []); } catch (e) { piece = "[value that cannot be printed]"; }
-      }
-      text += (i ? " " : "") + piece;
-    }
-    return text + "\n";
-  }
-  const writer = (stream) => function () { bridge(0, stream, format(arguments)); };
-  const console = {
-    log: writer(1), info: writer(1), debug: writer(1),
-    warn: writer(2), error: writer(2), trace: writer(2),
-    assert(condition) {
-      if (condition) return;
-      const rest = Array.prototype.slice.call(arguments, 1);
-      bridge(0, 2, "Assertion failed" + (rest.length ? ": " + format(rest) : "\n"));
-    },
-  };
-  return console;
-
 })`;
 
 /**
@@ -187,16 +152,18 @@ export const GUEST_LIBRARY_SOURCE = String.raw`(function (bridge, natives) {
     return text + "\n";
   }
 
+  // Error text goes back to the caller and often into a model's prompt: keep it bounded.
+  const cut = (text, max) => text.length > max ? text.slice(0, max) + "... (" + (text.length - max) + " more characters)" : text;
   function describe(e) {
     try {
       if (e !== null && typeof e === "object" && "message" in e) {
         return stringify({
-          name: String(e.name ?? "Error"),
-          message: String(e.message),
-          stack: typeof e.stack === "string" ? e.stack : undefined,
+          name: cut(String(e.name ?? "Error"), 200),
+          message: cut(String(e.message), 4000),
+          stack: typeof e.stack === "string" ? cut(e.stack, 4000) : undefined,
         });
       }
-      return stringify({ name: "Error", message: "Uncaught " + inspect(e, 1, []) });
+      return stringify({ name: "Error", message: cut("Uncaught " + (typeof e === "string" ? "'" + cut(e, 4000) + "'" : inspect(e, 1, [])), 4000) });
     } catch (_) {
       return stringify({ name: "Error", message: "the code threw a value that cannot be described" });
     }
