@@ -13,6 +13,7 @@ import type {
 import type { ExecutionError } from "../types.js";
 import type { WorkerOutcome, WorkerRunLimits } from "./protocol.js";
 import { locateError } from "./error-location.js";
+import type { OutputMirror } from "./output-mirror.js";
 import { GUEST_LIBRARY_SOURCE, GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME, USER_FILE_NAME } from "./guest-prelude.js";
 
 /**
@@ -34,6 +35,8 @@ const OOM_DESCRIBE_HEADROOM_BYTES = 4 * 1024 * 1024;
 /** Where the worker sends what a run produces while it runs. */
 export interface GuestHost {
   output(runId: number, stdout: string, stderr: string): void;
+  /** Shared copy of unsent output, read by the host if it must kill the worker. */
+  mirror?: OutputMirror;
   call(runId: number, callId: number, name: string, argsJson: string): void;
 }
 
@@ -517,6 +520,7 @@ export class GuestContext {
       nextCallId: 1,
     };
     this.current = run;
+    this.host.mirror?.clear();
     try {
       let thrown: QuickJSHandle | undefined;
       try {
@@ -652,6 +656,8 @@ export class GuestContext {
   }
 
   private flush(run: RunState, now: number): void {
+    // Cleared before sending: in a race the host may miss a chunk, never see one twice.
+    this.host.mirror?.clear();
     this.host.output(run.runId, run.stdoutPending, run.stderrPending);
     run.stdoutPending = "";
     run.stderrPending = "";
@@ -707,9 +713,11 @@ export class GuestContext {
     run.pendingBytes += bytes;
     if (stream === "stdout") run.stdoutPending += text;
     else run.stderrPending += text;
-    // The first output of a run is sent at once: a run then stuck in a built-in that never
-    // polls the interrupt handler is killed by the watchdog, and what it printed must survive.
-    if (run.pendingBytes >= OUTPUT_FLUSH_BYTES || run.outputBytes === run.pendingBytes) {
+    // Output must survive a watchdog kill (a built-in that never polls the interrupt handler):
+    // it goes to the shared mirror, or, without one (or when it is full), to the host at once.
+    const mirror = this.host.mirror;
+    const mustSend = mirror ? !mirror.append(stream, text) : run.outputBytes === run.pendingBytes;
+    if (run.pendingBytes >= OUTPUT_FLUSH_BYTES || mustSend) {
       this.flush(run, performance.now());
     } else {
       const now = performance.now();
