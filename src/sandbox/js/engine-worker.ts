@@ -178,7 +178,7 @@ export class EngineWorker {
       case "done":
         active.stdout += message.stdout;
         active.stderr += message.stderr;
-        this.finish(active, toResult(active, message.outcome), false);
+        this.finish(active, toResult(active, message.outcome), message.retiring === true);
         return;
     }
   }

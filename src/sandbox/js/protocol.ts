@@ -51,5 +51,13 @@ export type WorkerToHost =
   | { type: "ready" }
   | { type: "output"; runId: number; stdout: string; stderr: string }
   | { type: "call"; runId: number; callId: number; name: string; argsJson: string }
-  | { type: "done"; runId: number; outcome: WorkerOutcome; stdout: string; stderr: string }
+  | {
+      type: "done";
+      runId: number;
+      outcome: WorkerOutcome;
+      stdout: string;
+      stderr: string;
+      /** The worker exits right after this message (its runtime would not dispose): send it nothing more. */
+      retiring?: boolean;
+    }
   | { type: "names"; runId: number; names: string[] };

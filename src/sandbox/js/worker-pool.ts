@@ -91,7 +91,11 @@ export class WorkerPool {
   private async serve(worker: EngineWorker, job: Queued): Promise<void> {
     const end = await worker.request(job.request, job.language, job.hostFunctions);
     job.resolve(end.result);
-    if (!end.workerLost && !worker.dead && !this.closed) this.idle.push(worker);
+    // A lost worker is dropped at once, not when its thread has exited: the replacement then
+    // starts (and keeps the process alive) while runs wait, instead of runs waiting on a
+    // thread that is on its way out.
+    if (end.workerLost) this.forget(worker);
+    else if (!worker.dead && !this.closed) this.idle.push(worker);
     this.pump();
   }
 

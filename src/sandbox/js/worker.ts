@@ -98,19 +98,25 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   } finally {
     active = undefined;
   }
-  finish(message.runId, outcome, guest);
-  if (!session) disposeOrExit(guest);
+  if (session) {
+    finish(message.runId, outcome, guest);
+    return;
+  }
+  // Dispose before reporting: a runtime that refuses to dispose (a leaked handle) may have
+  // poisoned the shared WASM module, so this thread must end, and the host must know that
+  // before it hands this worker the next run.
+  const output = guest.takeOutput();
+  const retiring = !tryDispose(guest);
+  post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}) });
+  if (retiring) process.exit(1);
 }
 
-/**
- * A runtime that refuses to dispose (a leaked handle) may have poisoned the shared WASM
- * module, so this thread ends and the host replaces it.
- */
-function disposeOrExit(guest: GuestContext): void {
+function tryDispose(guest: GuestContext): boolean {
   try {
     guest.dispose();
+    return true;
   } catch {
-    process.exit(1);
+    return false;
   }
 }
 
