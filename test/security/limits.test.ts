@@ -187,8 +187,10 @@ const nonPolling: HostileCase[] = [
     maxWallMs: LOOP_LIMIT_MS + 2500,
   },
   {
-    name: "(10n ** 1000000n).toString() never polls the interrupt handler",
-    code: "(10n ** 1000000n).toString().length",
+    // Measured: about 3 s in this QuickJS build, none of it polling; 10n ** 1000000n is
+    // refused at once ("BigInt is too large to allocate") and would test nothing.
+    name: "(10n ** 300000n).toString() never polls the interrupt handler",
+    code: "(10n ** 300000n).toString().length",
     options: { timeoutMs: LOOP_LIMIT_MS },
     statuses: ["timeout"],
     maxWallMs: LOOP_LIMIT_MS + 2500,
@@ -230,7 +232,7 @@ describe("hostile programs: hanging and exhausting the host", () => {
   });
 
   it("keeps output produced before a non-polling built-in is killed", async () => {
-    const result = await sandbox.run("console.log('before');\n(10n ** 1000000n).toString().length", { timeoutMs: LOOP_LIMIT_MS });
+    const result = await sandbox.run("console.log('before');\n(10n ** 300000n).toString().length", { timeoutMs: LOOP_LIMIT_MS });
     expect(result.status).toBe("timeout");
     expect(result.stdout).toBe("before\n");
   });
