@@ -8,9 +8,14 @@ import { Worker } from "node:worker_threads";
 import type { ExecutionResult, HostFunction, JsonValue, Language } from "../types.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
 import { timeoutError } from "./guest-context.js";
+import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
 
-/** How long past its deadline a run may go before its thread is killed. */
-export const WATCHDOG_GRACE_MS = 100;
+/**
+ * How long past its deadline a run may go before its thread is killed. Polling code stops
+ * itself at the deadline; this only has to cover scheduling delays, and a kill costs a
+ * worker restart, so it is short but not zero.
+ */
+export const WATCHDOG_GRACE_MS = 60;
 
 /** A request the worker answers with a `done` message. */
 export type WorkerRequest =
@@ -54,6 +59,8 @@ export class EngineWorker {
   /** Resolves when the WASM module is loaded; rejects if the thread fails to start. */
   readonly ready: Promise<void>;
   private readonly worker: Worker;
+  /** The worker's unsent output, readable here when the worker must be killed. */
+  private readonly mirror: OutputMirror;
   private active: Active | undefined;
   private namesWaiter: { runId: number; resolve(names: string[]): void } | undefined;
   private deadReason: string | undefined;
@@ -63,7 +70,9 @@ export class EngineWorker {
     this.onDeath = onDeath;
     // execArgv: [] keeps the host's loaders and preloads (e.g. `--import` hooks of
     // `langgraph dev`) out of the worker: it is plain compiled JS and needs none of them.
-    this.worker = new Worker(workerScriptUrl(), { execArgv: [] });
+    const outputMirror = createOutputMirrorBuffer();
+    this.mirror = new OutputMirror(outputMirror);
+    this.worker = new Worker(workerScriptUrl(), { execArgv: [], workerData: { outputMirror } });
     // A starting worker keeps the process alive (someone awaits it); once ready and idle it
     // never does, and it is ref'd again only while it serves a request.
     this.ready = new Promise((resolve, reject) => {
@@ -203,6 +212,7 @@ export class EngineWorker {
     // The guest is stuck in something that does not poll the interrupt handler: kill the thread.
     this.deadReason = "killed by the watchdog after a timeout";
     const durationMs = performance.now() - active.sentMs;
+    this.takeMirroredOutput(active);
     this.finish(
       active,
       {
@@ -229,9 +239,16 @@ export class EngineWorker {
     this.onDeath(this);
   }
 
+  private takeMirroredOutput(active: Active): void {
+    const tail = this.mirror.read();
+    active.stdout += tail.stdout;
+    active.stderr += tail.stderr;
+  }
+
   private endActive(reason: string): void {
     const active = this.active;
     if (!active) return;
+    this.takeMirroredOutput(active);
     this.finish(active, crashResult(active.language, reason, active.stdout, active.stderr, performance.now() - active.sentMs), true);
   }
 

@@ -4,12 +4,13 @@
  * the worker hosts a session. Guest code runs synchronously here, so the host's event loop
  * stays free and the host can kill this thread when a run overruns.
  */
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { newQuickJSWASMModule, RELEASE_SYNC } from "quickjs-emscripten";
 import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 import { prepareJavaScript } from "./prepare.js";
 import { GuestContext, SettleMode, type GuestHost } from "./guest-context.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
+import { OutputMirror } from "./output-mirror.js";
 
 const port = parentPort;
 if (!port) throw new Error("worker.js must run in a worker thread");
@@ -18,7 +19,10 @@ function post(message: WorkerToHost): void {
   port!.postMessage(message);
 }
 
+const mirrorBuffer = (workerData as { outputMirror?: SharedArrayBuffer } | null)?.outputMirror;
+
 const host: GuestHost = {
+  mirror: mirrorBuffer ? new OutputMirror(mirrorBuffer) : undefined,
   output: (runId, stdout, stderr) => post({ type: "output", runId, stdout, stderr }),
   call: (runId, callId, name, argsJson) => post({ type: "call", runId, callId, name, argsJson }),
 };
