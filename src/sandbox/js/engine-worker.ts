@@ -68,10 +68,10 @@ export class EngineWorker {
 
   constructor(onDeath: (worker: EngineWorker) => void) {
     this.onDeath = onDeath;
-    // execArgv: [] keeps the host's loaders and preloads (e.g. `--import` hooks of
-    // `langgraph dev`) out of the worker: it is plain compiled JS and needs none of them.
     const outputMirror = createOutputMirrorBuffer();
     this.mirror = new OutputMirror(outputMirror);
+    // execArgv: [] keeps the host's loaders and preloads (e.g. `--import` hooks of
+    // `langgraph dev`) out of the worker: it is plain compiled JS and needs none of them.
     this.worker = new Worker(workerScriptUrl(), { execArgv: [], workerData: { outputMirror } });
     // A starting worker keeps the process alive (someone awaits it); once ready and idle it
     // never does, and it is ref'd again only while it serves a request.
