@@ -119,8 +119,9 @@ function startInterpreter(): Interpreter {
       reject(new Error(event.message ?? "interpreter worker failed to start"));
     };
   });
-  // Copy, not transfer: the snapshot is reused for every later interpreter.
-  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: snapshot?.slice(), interruptBuffer: buffer });
+  // The worker gets its own copy by transfer (one copy, not two); the original is kept for later interpreters.
+  const copy = snapshot?.slice();
+  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer }, copy ? [copy.buffer as ArrayBuffer] : []);
   return interpreter;
 }
 
@@ -218,7 +219,12 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
           stop("output_limit");
           return;
         case "done":
-          if (message.fatal) kill(interpreter);
+          if (message.fatal) {
+            kill(interpreter);
+            // Pyodide's fatal-error handler dumps interpreter frames to stdout: not the user's output.
+            const dump = stdout.lastIndexOf("Stack (most recent call first):\n");
+            if (dump >= 0) stdout = stdout.slice(0, dump);
+          }
           finish(message.outcome, message.fatal);
           return;
         case "failed":
