@@ -2,10 +2,10 @@
  * `codegen-sandbox demo`: the four demonstration tasks (factorial, squared evens, character
  * frequency, Fibonacci), each solved by the graph, then the success statistics.
  */
-import { parseArgs } from "node:util";
 import type { Command } from "./main.js";
 import { UsageError } from "./usage-error.js";
-import { formatEvent, formatFinal, integerFlag, languageFlag } from "./solve.js";
+import { formatEvent, formatFinal } from "./solve.js";
+import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
 import type { FinalState } from "./solve.js";
 import type { CodeGenEvent } from "../graph/events.js";
 
@@ -36,24 +36,18 @@ The model is configured like "solve": OPENAI_API_KEY, OPENAI_BASE_URL, CODEGEN_M
 export const demoCommand: Command = {
   summary: "solve the four demonstration tasks and print success statistics",
   async run(argv) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        options: {
-          language: { type: "string" },
-          model: { type: "string" },
-          "max-retries": { type: "string" },
-          "timeout-ms": { type: "string" },
-          json: { type: "boolean" },
-          help: { type: "boolean", short: "h" },
-        },
-        allowPositionals: false,
-      });
-    } catch (error) {
-      throw new UsageError(`demo: ${(error as Error).message}`);
-    }
-    const { values } = parsed;
+    const { values } = parseCommandArgs("demo", {
+      args: argv,
+      options: {
+        language: { type: "string" },
+        model: { type: "string" },
+        "max-retries": { type: "string" },
+        "timeout-ms": { type: "string" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: false,
+    });
     if (values.help) {
       process.stdout.write(HELP + "\n");
       return 0;

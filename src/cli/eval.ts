@@ -4,12 +4,12 @@
  * and after repair, attempts, tokens and time per task.
  */
 import { writeFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import type { Command } from "./main.js";
 import { UsageError } from "./usage-error.js";
+import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
 import { InvalidOptionError } from "../errors.js";
 import { EvalModelUnavailableError } from "../eval/errors.js";
-import { LANGUAGES, type Language } from "../sandbox/types.js";
+import { LANGUAGES } from "../sandbox/types.js";
 import { TASK_FILE_FORMATS, type TaskFileFormat } from "../eval/task-set.js";
 
 const HELP = `usage: codegen-sandbox eval --tasks FILE.jsonl [options]
@@ -30,15 +30,6 @@ options:
 
 The model is configured like "solve": OPENAI_API_KEY, OPENAI_BASE_URL, CODEGEN_MODEL.`;
 
-function positiveInteger(name: string, text: string | undefined, allowZero = false): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
-    throw new UsageError(`--${name} must be ${allowZero ? "a non-negative" : "a positive"} integer, got "${text}"`);
-  }
-  return value;
-}
-
 /**
  * The `eval` subcommand; `main.ts` loads it lazily.
  *
@@ -50,28 +41,22 @@ function positiveInteger(name: string, text: string | undefined, allowZero = fal
 export const evalCommand: Command = {
   summary: "run a task set through the graph and report pass@1 (first attempt / after repair)",
   async run(argv) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        options: {
-          tasks: { type: "string" },
-          format: { type: "string" },
-          model: { type: "string" },
-          "max-retries": { type: "string" },
-          json: { type: "string" },
-          language: { type: "string" },
-          ids: { type: "string" },
-          limit: { type: "string" },
-          concurrency: { type: "string" },
-          help: { type: "boolean", short: "h" },
-        },
-        allowPositionals: false,
-      });
-    } catch (error) {
-      throw new UsageError(`eval: ${(error as Error).message}`);
-    }
-    const { values } = parsed;
+    const { values } = parseCommandArgs("eval", {
+      args: argv,
+      options: {
+        tasks: { type: "string" },
+        format: { type: "string" },
+        model: { type: "string" },
+        "max-retries": { type: "string" },
+        json: { type: "string" },
+        language: { type: "string" },
+        ids: { type: "string" },
+        limit: { type: "string" },
+        concurrency: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: false,
+    });
     if (values.help) {
       process.stdout.write(HELP + "\n");
       return 0;
@@ -81,12 +66,10 @@ export const evalCommand: Command = {
     if (!TASK_FILE_FORMATS.includes(format)) {
       throw new UsageError(`eval: --format must be one of ${TASK_FILE_FORMATS.join(", ")}, got "${values.format}"`);
     }
-    if (values.language !== undefined && !LANGUAGES.includes(values.language as Language)) {
-      throw new UsageError(`eval: --language must be one of ${LANGUAGES.join(", ")}, got "${values.language}"`);
-    }
-    const maxRetries = positiveInteger("max-retries", values["max-retries"], true);
-    const limit = positiveInteger("limit", values.limit);
-    const concurrency = positiveInteger("concurrency", values.concurrency);
+    const language = languageFlag("eval", values.language);
+    const maxRetries = integerFlag("eval", "max-retries", values["max-retries"], 0);
+    const limit = integerFlag("eval", "limit", values.limit, 1);
+    const concurrency = integerFlag("eval", "concurrency", values.concurrency, 1);
 
     // LangChain is loaded only now, so `--help` and usage errors stay instant.
     const [{ loadTaskFile }, { runEvaluation }, { renderEvalReport }, { graphSolver }, { createCodeGenGraph }, models] =
@@ -100,7 +83,7 @@ export const evalCommand: Command = {
       ]);
 
     let tasks = await loadTaskFile(values.tasks, { format });
-    if (values.language !== undefined) tasks = tasks.filter((t) => t.language === values.language);
+    if (language !== undefined) tasks = tasks.filter((t) => t.language === language);
     if (values.ids !== undefined) {
       const wanted = new Set(values.ids.split(",").map((s) => s.trim()).filter(Boolean));
       const unknown = [...wanted].filter((id) => !tasks.some((t) => t.id === id));

@@ -3,9 +3,9 @@
  * Exit codes: 0 the run succeeded, 1 the run failed (any other status), 2 usage error.
  */
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import type { Command } from "./main.js";
 import { UsageError } from "./usage-error.js";
+import { parseCommandArgs } from "./args.js";
 import { LANGUAGES, type ExecutionResult, type Language } from "../sandbox/types.js";
 
 const HELP = `usage: codegen-sandbox exec [FILE|-] [options]
@@ -74,23 +74,17 @@ function printHuman(result: ExecutionResult): void {
 export const execCommand: Command = {
   summary: "run a JavaScript/TypeScript/Python file in the sandbox",
   async run(argv: string[]): Promise<number> {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          language: { type: "string" },
-          "timeout-ms": { type: "string" },
-          "memory-mb": { type: "string" },
-          json: { type: "boolean" },
-          help: { type: "boolean", short: "h" },
-        },
-      });
-    } catch (error) {
-      throw new UsageError(`exec: ${(error as Error).message}`);
-    }
-    const { values, positionals } = parsed;
+    const { values, positionals } = parseCommandArgs("exec", {
+      args: argv,
+      allowPositionals: true,
+      options: {
+        language: { type: "string" },
+        "timeout-ms": { type: "string" },
+        "memory-mb": { type: "string" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
     if (values.help) {
       process.stdout.write(HELP + "\n");
       return 0;

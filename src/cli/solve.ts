@@ -4,9 +4,9 @@
  * Exit codes: 0 solved, 1 not solved or the model is not configured, 2 usage error.
  */
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import type { Command } from "./main.js";
 import { UsageError } from "./usage-error.js";
+import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
 import { LANGUAGES, type ExecutionResult, type Language } from "../sandbox/types.js";
 import type { CodeGenEvent } from "../graph/events.js";
 import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
@@ -31,25 +31,6 @@ model configuration (environment):
   OPENAI_BASE_URL        an OpenAI-compatible server (vLLM, llama.cpp, Ollama's /v1); no key needed
   CODEGEN_MODEL          default model (default openai:gpt-4o-mini)
 Exit code: 0 solved, 1 not solved or no usable model, 2 usage error.`;
-
-/** Parses `--name N` as an integer of at least `min`. */
-export function integerFlag(command: string, name: string, text: string | undefined, min: number): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isInteger(value) || value < min) {
-    throw new UsageError(`${command}: --${name} must be an integer of at least ${min}, got "${text}"`);
-  }
-  return value;
-}
-
-/** Parses `--language`. */
-export function languageFlag(command: string, text: string | undefined): Language | undefined {
-  if (text === undefined) return undefined;
-  if (!LANGUAGES.includes(text as Language)) {
-    throw new UsageError(`${command}: --language must be one of ${LANGUAGES.join(", ")}, got "${text}"`);
-  }
-  return text as Language;
-}
 
 /** One line of progress for a graph event. */
 export function formatEvent(event: CodeGenEvent): string {
@@ -91,27 +72,21 @@ export function formatFinal(state: FinalState): string {
 export const solveCommand: Command = {
   summary: "generate, check, run and repair code for one task",
   async run(argv) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: argv,
-        options: {
-          language: { type: "string" },
-          model: { type: "string" },
-          "max-retries": { type: "string" },
-          context: { type: "string" },
-          tests: { type: "string" },
-          "expected-output": { type: "string" },
-          "timeout-ms": { type: "string" },
-          json: { type: "boolean" },
-          help: { type: "boolean", short: "h" },
-        },
-        allowPositionals: true,
-      });
-    } catch (error) {
-      throw new UsageError(`solve: ${(error as Error).message}`);
-    }
-    const { values, positionals } = parsed;
+    const { values, positionals } = parseCommandArgs("solve", {
+      args: argv,
+      options: {
+        language: { type: "string" },
+        model: { type: "string" },
+        "max-retries": { type: "string" },
+        context: { type: "string" },
+        tests: { type: "string" },
+        "expected-output": { type: "string" },
+        "timeout-ms": { type: "string" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+    });
     if (values.help) {
       process.stdout.write(HELP + "\n");
       return 0;

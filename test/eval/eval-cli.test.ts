@@ -138,7 +138,7 @@ describe("codegen-sandbox eval", () => {
   it("says what is wrong with bad arguments", async () => {
     const failures: Array<[string[], RegExp]> = [
       [[], /--tasks FILE.jsonl is required/],
-      [["--tasks", "evals/tasks.jsonl", "--max-retries", "x"], /--max-retries must be a non-negative integer/],
+      [["--tasks", "evals/tasks.jsonl", "--max-retries", "x"], /--max-retries must be an integer of at least 0/],
       [["--tasks", "evals/tasks.jsonl", "--format", "csv"], /--format must be one of/],
       [["--tasks", "evals/tasks.jsonl", "--ids", "nope"], /no task with id "nope"/],
     ];

@@ -1,0 +1,40 @@
+/**
+ * Argument parsing shared by the subcommands: every usage error becomes one `UsageError`
+ * line prefixed with the command's name.
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { LANGUAGES, type Language } from "../sandbox/types.js";
+import { UsageError } from "./usage-error.js";
+
+/**
+ * `node:util` `parseArgs`, with its errors turned into a `UsageError` for `command`.
+ *
+ * @example
+ * const { values } = parseCommandArgs("demo", { args: argv, options: { json: { type: "boolean" } } });
+ */
+export function parseCommandArgs<T extends ParseArgsConfig>(command: string, config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new UsageError(`${command}: ${(error as Error).message}`);
+  }
+}
+
+/** Parses `--name N` as an integer of at least `min`. */
+export function integerFlag(command: string, name: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isInteger(value) || value < min) {
+    throw new UsageError(`${command}: --${name} must be an integer of at least ${min}, got "${text}"`);
+  }
+  return value;
+}
+
+/** Parses `--language`. */
+export function languageFlag(command: string, text: string | undefined): Language | undefined {
+  if (text === undefined) return undefined;
+  if (!LANGUAGES.includes(text as Language)) {
+    throw new UsageError(`${command}: --language must be one of ${LANGUAGES.join(", ")}, got "${text}"`);
+  }
+  return text as Language;
+}
