@@ -118,7 +118,7 @@ export class GuestContext {
   private current: RunState | undefined;
   /** The guest's `console` (ours, or what the guest assigned), once first read. */
   private consoleHandle: QuickJSHandle | undefined;
-  private readonly memoryLimitBytes: number;
+  private memoryLimitBytes: number;
   /** Built-ins taken before any user code runs (see NATIVE_PATHS). */
   private readonly natives: QuickJSHandle[];
   /** The global `JSON` object, the `this` of the captured stringify/parse. */
@@ -252,6 +252,15 @@ export class GuestContext {
       deferred.dispose();
     }
     run.wake?.();
+  }
+
+  /**
+   * Sets the memory limit of the runs to come (a context made ahead of its run learns the
+   * run's limit here, before any of its code runs).
+   */
+  setMemoryLimitBytes(memoryLimitBytes: number): void {
+    this.memoryLimitBytes = memoryLimitBytes;
+    this.runtime.setMemoryLimit(memoryLimitBytes);
   }
 
   /** Releases the context and runtime. Throws if QuickJS reports leaked handles. */

@@ -55,7 +55,9 @@ export class WorkerPool {
 
   private pump(): void {
     while (this.queue.length > 0 && this.idle.length > 0) {
-      const worker = this.idle.pop()!;
+      // Oldest idle first: a worker that just answered is still making its next fresh
+      // context, while one that has waited longer has it ready.
+      const worker = this.idle.shift()!;
       const job = this.queue.shift()!;
       void this.serve(worker, job);
     }

@@ -56,6 +56,20 @@ async function warmUp(): Promise<void> {
 
 let session: GuestContext | undefined;
 let active: GuestContext | undefined;
+/**
+ * A fresh runtime + context made right after the previous run was answered, while the host
+ * reads that answer, so the next run does not wait for its creation. No code has run in it;
+ * it serves exactly one run and is disposed after it, like one made on demand.
+ */
+let spare: GuestContext | undefined;
+
+function freshContext(memoryLimitBytes: number): GuestContext {
+  const guest = spare;
+  spare = undefined;
+  if (!guest) return new GuestContext(quickjs, memoryLimitBytes, host);
+  guest.setMemoryLimitBytes(memoryLimitBytes);
+  return guest;
+}
 
 port.on("message", (message: HostToWorker) => {
   switch (message.type) {
@@ -85,7 +99,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     finish(message.runId, { status: prepared.status, error: prepared.error, durationMs: performance.now() - startedMs }, undefined);
     return;
   }
-  const guest = session ?? new GuestContext(quickjs, message.memoryLimitBytes, host);
+  const guest = session ?? freshContext(message.memoryLimitBytes);
   active = guest;
   let outcome: WorkerOutcome;
   try {
@@ -113,6 +127,12 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   const retiring = !tryDispose(guest);
   post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}) });
   if (retiring) process.exit(1);
+  try {
+    spare = new GuestContext(quickjs, message.memoryLimitBytes, host);
+  } catch {
+    // Not fatal here: the next run makes its context on demand and reports what fails then.
+    spare = undefined;
+  }
 }
 
 function tryDispose(guest: GuestContext): boolean {
