@@ -59,8 +59,9 @@ function fencedBlocks(text: string): Block[] {
     const fence = open[1];
     const tag = open[2].toLowerCase();
     const body: string[] = [];
+    const close = new RegExp(`^\\s*${fence[0] === "`" ? "`" : "~"}{${fence.length},}\\s*$`);
     i++;
-    while (i < lines.length && !new RegExp(`^\\s*${fence[0] === "`" ? "`" : "~"}{${fence.length},}\\s*$`).test(lines[i])) {
+    while (i < lines.length && !close.test(lines[i])) {
       body.push(lines[i]);
       i++;
     }
