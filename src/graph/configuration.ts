@@ -112,6 +112,10 @@ export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGe
   if (options.memoryLimitBytes !== undefined) runLimits.memoryLimitBytes = options.memoryLimitBytes;
   if (options.maxOutputBytes !== undefined) runLimits.maxOutputBytes = options.maxOutputBytes;
   const configurable = (config: LangGraphRunnableConfig) => (config.configurable ?? {}) as CodeGenConfigurable;
+  // A model instance given here is used as is by every run without `configurable.model`:
+  // resolve it once instead of reading the environment on each model call.
+  const instance = options.model !== undefined && typeof options.model !== "string" ? options.model : undefined;
+  let fixedModel: Promise<ResolvedModel> | undefined;
   return {
     prompts: resolvePrompts(options.prompts),
     approveBeforeExecute: options.approveBeforeExecute ?? false,
@@ -132,6 +136,7 @@ export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGe
       if (fromRun !== undefined && (typeof fromRun !== "string" || fromRun.trim() === "")) {
         throw new InvalidOptionError("configurable.model", fromRun, 'a "provider:model" string');
       }
+      if (fromRun === undefined && instance !== undefined) return (fixedModel ??= resolveChatModel(instance, readModelSettings(options.env ?? process.env)));
       // Environment variables are read at run time, so Studio and the CLI can set them late.
       return resolveChatModel(fromRun ?? options.model, readModelSettings(options.env ?? process.env));
     },
