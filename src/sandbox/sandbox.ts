@@ -7,6 +7,7 @@ import { EngineUnavailableError, InvalidOptionError, SandboxDisposedError } from
 import { WorkerPool } from "./js/worker-pool.js";
 import { prepareJavaScript } from "./js/prepare.js";
 import { JavaScriptSession } from "./js/session.js";
+import { runRequest } from "./js/run-request.js";
 import { resolveLanguage, resolveLimit, resolveRunOptions, DEFAULT_MEMORY_LIMIT_BYTES } from "./options.js";
 import type {
   CheckResult,
@@ -82,19 +83,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
       const o = resolveRunOptions(runOptions, defaults);
       if (o.language === "python") return (await pythonEngine()).run(code, o);
       return pool.run(
-        {
-          type: "run",
-          runId: 0,
-          code,
-          language: o.language,
-          globalsJson: o.globalsJson,
-          globalNames: Object.keys(o.globals),
-          hostFunctionNames: Object.keys(o.hostFunctions),
-          grantedNames: [...Object.keys(o.globals), ...Object.keys(o.hostFunctions)],
-          timeoutMs: o.timeoutMs,
-          memoryLimitBytes: o.memoryLimitBytes,
-          maxOutputBytes: o.maxOutputBytes,
-        },
+        runRequest(code, o.language, o),
         o.language,
         o.hostFunctions,
       );

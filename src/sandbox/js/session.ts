@@ -6,6 +6,7 @@ import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } fr
 import { assertJsonValue, isIdentifier, resolveRunOptions } from "../options.js";
 import type { ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../types.js";
 import { EngineWorker } from "./engine-worker.js";
+import { runRequest } from "./run-request.js";
 
 /** Statuses after which a session's context is not trusted any more and the session ends. */
 const ENDING_STATUSES = new Set(["timeout", "memory_limit"]);
@@ -73,19 +74,7 @@ export class JavaScriptSession implements SandboxSession {
     const o = resolveRunOptions({ ...options, language: this.language, memoryLimitBytes: this.memoryLimitBytes }, this.defaults);
     return this.serial(() =>
       this.worker.request(
-        {
-          type: "run",
-          runId: 0,
-          code,
-          language: this.language,
-          globalsJson: o.globalsJson,
-          globalNames: Object.keys(o.globals),
-          hostFunctionNames: Object.keys(o.hostFunctions),
-          grantedNames: [...Object.keys(o.globals), ...Object.keys(o.hostFunctions)],
-          timeoutMs: o.timeoutMs,
-          memoryLimitBytes: o.memoryLimitBytes,
-          maxOutputBytes: o.maxOutputBytes,
-        },
+        runRequest(code, this.language, o),
         this.language,
         o.hostFunctions,
       ),

@@ -1,0 +1,33 @@
+/**
+ * Builds the "run" message a worker receives, from resolved options. One place, so pool runs
+ * and session runs always grant the same things.
+ */
+import type { PreparedRunOptions } from "../options.js";
+import type { HostToWorker } from "./protocol.js";
+
+/** The worker message of a run. `runId` is assigned by the worker that sends it. */
+export type RunRequest = Extract<HostToWorker, { type: "run" }>;
+
+/**
+ * The run message for `code` in `language` with options `o`.
+ *
+ * @example
+ * worker.request(runRequest("6 * 7", "javascript", resolveRunOptions({})), "javascript", {});
+ */
+export function runRequest(code: string, language: RunRequest["language"], o: PreparedRunOptions): RunRequest {
+  const globalNames = Object.keys(o.globals);
+  const hostFunctionNames = Object.keys(o.hostFunctions);
+  return {
+    type: "run",
+    runId: 0,
+    code,
+    language,
+    globalsJson: o.globalsJson,
+    globalNames,
+    hostFunctionNames,
+    grantedNames: [...globalNames, ...hostFunctionNames],
+    timeoutMs: o.timeoutMs,
+    memoryLimitBytes: o.memoryLimitBytes,
+    maxOutputBytes: o.maxOutputBytes,
+  };
+}
