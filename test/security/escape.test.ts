@@ -4,26 +4,11 @@
  * pollution. Each must fail inside the sandbox, leave the host untouched, and leave the next
  * run clean.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandbox, runCode, type JsonValue, type Sandbox } from "../../src/index.js";
-import { GUEST_FINGERPRINT, HostProbe, runHostile, type HostileCase } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { runCode, type JsonValue } from "../../src/index.js";
+import { runHostile, useHostileSuite, type HostileCase } from "./harness.js";
 
-let sandbox: Sandbox;
-let probe: HostProbe;
-let baseline: JsonValue | undefined;
-
-beforeAll(async () => {
-  sandbox = createSandbox({ poolSize: 2 });
-  probe = new HostProbe();
-  const fresh = await sandbox.run(GUEST_FINGERPRINT);
-  expect(fresh.status).toBe("success");
-  baseline = fresh.result;
-});
-
-afterAll(async () => {
-  await sandbox?.dispose();
-  probe?.dispose();
-});
+const suite = useHostileSuite();
 
 /** Code that uses whatever `EXPR` yields as Node's `process` to write the marker file. */
 function escapeThrough(expr: string): string {
@@ -293,14 +278,14 @@ describe("hostile programs: reaching the host", () => {
   ];
   for (const [group, cases] of groups) {
     describe(group, () => {
-      for (const hostile of cases) it(hostile.name, () => runHostile(sandbox, probe, baseline, hostile));
+      for (const hostile of cases) it(hostile.name, () => runHostile(suite.sandbox, suite.probe, suite.baseline, hostile));
     });
   }
 
   it("the shared default sandbox of runCode also contains a constructor-chain escape", async () => {
-    const result = await runCode(escapeThrough(`this.constructor.constructor("return process")()`), { globals: probe.globals() });
+    const result = await runCode(escapeThrough(`this.constructor.constructor("return process")()`), { globals: suite.probe.globals() });
     expect(result.status).toBe("runtime_error");
-    probe.expectHostUntouched();
+    suite.probe.expectHostUntouched();
     expect((await runCode("6*7")).result).toBe(42);
   });
 });

@@ -6,8 +6,8 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect } from "vitest";
-import type { ExecutionResult, ExecutionStatus, HostFunction, JsonValue, RunOptions, Sandbox } from "../../src/index.js";
+import { afterAll, beforeAll, expect } from "vitest";
+import { createSandbox, type ExecutionResult, type ExecutionStatus, type HostFunction, type JsonValue, type RunOptions, type Sandbox } from "../../src/index.js";
 
 /** A hostile program and what the sandbox must answer. */
 export interface HostileCase {
@@ -202,4 +202,31 @@ export async function runHostile(sandbox: Sandbox, probe: HostProbe, baseline: J
   probe.expectHostUntouched();
   await expectServingAndClean(sandbox, baseline);
   return result;
+}
+
+/** What a hostile suite shares: its sandbox, the host probe, and the fingerprint of a fresh realm. */
+export interface HostileSuite {
+  sandbox: Sandbox;
+  probe: HostProbe;
+  baseline: JsonValue | undefined;
+}
+
+/**
+ * Registers `beforeAll`/`afterAll` hooks that create (and dispose) a 2-worker sandbox and a
+ * host probe, and record a fresh realm's fingerprint; the fields are set once `beforeAll` ran.
+ */
+export function useHostileSuite(): HostileSuite {
+  const suite = {} as HostileSuite;
+  beforeAll(async () => {
+    suite.sandbox = createSandbox({ poolSize: 2 });
+    suite.probe = new HostProbe();
+    const fresh = await suite.sandbox.run(GUEST_FINGERPRINT);
+    expect(fresh.status).toBe("success");
+    suite.baseline = fresh.result;
+  });
+  afterAll(async () => {
+    await suite.sandbox?.dispose();
+    suite.probe?.dispose();
+  });
+  return suite;
 }

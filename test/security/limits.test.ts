@@ -4,26 +4,10 @@
  * interrupt handler. Each must end with its own status within its limit (plus a grace
  * period), leave the host untouched and responsive, and leave the next run clean.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandbox, type JsonValue, type Sandbox } from "../../src/index.js";
-import { GUEST_FINGERPRINT, HostProbe, runHostile, type HostileCase } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { runHostile, useHostileSuite, type HostileCase } from "./harness.js";
 
-let sandbox: Sandbox;
-let probe: HostProbe;
-let baseline: JsonValue | undefined;
-
-beforeAll(async () => {
-  sandbox = createSandbox({ poolSize: 2 });
-  probe = new HostProbe();
-  const fresh = await sandbox.run(GUEST_FINGERPRINT);
-  expect(fresh.status).toBe("success");
-  baseline = fresh.result;
-});
-
-afterAll(async () => {
-  await sandbox?.dispose();
-  probe?.dispose();
-});
+const suite = useHostileSuite();
 
 /** Time limit of the loop cases, and the most a run may take beyond it on a loaded machine. */
 const LOOP_LIMIT_MS = 300;
@@ -208,7 +192,7 @@ describe("hostile programs: hanging and exhausting the host", () => {
   ];
   for (const [group, cases] of groups) {
     describe(group, () => {
-      for (const hostile of cases) it(hostile.name, () => runHostile(sandbox, probe, baseline, hostile));
+      for (const hostile of cases) it(hostile.name, () => runHostile(suite.sandbox, suite.probe, suite.baseline, hostile));
     });
   }
 
@@ -216,7 +200,7 @@ describe("hostile programs: hanging and exhausting the host", () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 10);
     try {
-      const result = await sandbox.run("for (;;) {}", { timeoutMs: 500 });
+      const result = await suite.sandbox.run("for (;;) {}", { timeoutMs: 500 });
       expect(result.status).toBe("timeout");
     } finally {
       clearInterval(timer);
@@ -226,13 +210,13 @@ describe("hostile programs: hanging and exhausting the host", () => {
   });
 
   it("keeps output produced before the time limit", async () => {
-    const result = await sandbox.run("console.log('before');\nfor (;;) {}", { timeoutMs: LOOP_LIMIT_MS });
+    const result = await suite.sandbox.run("console.log('before');\nfor (;;) {}", { timeoutMs: LOOP_LIMIT_MS });
     expect(result.status).toBe("timeout");
     expect(result.stdout).toBe("before\n");
   });
 
   it("keeps output produced before a non-polling built-in is killed", async () => {
-    const result = await sandbox.run("console.log('before');\n(10n ** 300000n).toString().length", { timeoutMs: LOOP_LIMIT_MS });
+    const result = await suite.sandbox.run("console.log('before');\n(10n ** 300000n).toString().length", { timeoutMs: LOOP_LIMIT_MS });
     expect(result.status).toBe("timeout");
     expect(result.stdout).toBe("before\n");
   });
