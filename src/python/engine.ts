@@ -12,7 +12,7 @@ import { createPythonSession } from "./session.js";
 
 /** Options of the Python engine. */
 export interface PythonEngineOptions {
-  /** Deno processes kept with a ready interpreter (each ~200 MB resident). Default 1. */
+  /** Deno processes kept with a ready interpreter (each ~320 MiB resident, measured). Default 1. */
   poolSize?: number;
 }
 

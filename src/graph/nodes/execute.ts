@@ -64,12 +64,13 @@ export function createExecuteNode(context: CodeGenContext) {
     const sandbox = await context.sandbox();
     const result = await sandbox.run(program, { language, ...context.runLimits });
     const verdict = judgeRun(result, program, code.split("\n").length, state.expectedOutput);
+    const stdout = excerpt(result.stdout);
     const attempt: Attempt = {
       number,
       code,
       phase: "execute",
       status: verdict.status,
-      stdout: excerpt(result.stdout),
+      stdout,
       durationMs: result.durationMs,
       ...(state.pendingTokens ?? { inputTokens: 0, outputTokens: 0 }),
     };
@@ -79,7 +80,7 @@ export function createExecuteNode(context: CodeGenContext) {
       attempt: number,
       status: verdict.status,
       ...(verdict.error === undefined ? {} : { message: verdict.error }),
-      stdout: excerpt(result.stdout),
+      stdout,
       durationMs: result.durationMs,
     });
     return { result, attempts: [attempt], pendingTokens: undefined };
