@@ -4,6 +4,7 @@
  * flood the model's context.
  */
 import type { ExecutionResult, JsonValue } from "../sandbox/types.js";
+import { quoteLine } from "../graph/explain.js";
 
 /** Default bound of the text a tool returns to the model, in characters. */
 export const DEFAULT_MAX_CONTENT_CHARS = 4000;
@@ -47,20 +48,6 @@ export function renderResult(result: JsonValue | undefined): string | undefined 
 }
 
 /**
- * The source line `line` (1-based) of `code`, trimmed, or undefined when out of range.
- *
- * @example
- * ```ts
- * sourceLine("a\n  b()\n", 2); // "b()"
- * ```
- */
-export function sourceLine(code: string, line: number | undefined): string | undefined {
-  if (line === undefined || line < 1) return undefined;
-  const text = code.split("\n")[line - 1];
-  return text === undefined ? undefined : text.trim();
-}
-
-/**
  * Formats one execution as bounded text for a model: status, output, result, and for a failure
  * the error with its line quoted and what to try.
  *
@@ -82,8 +69,8 @@ export function formatExecutionForModel(
   if (result.error) {
     const where = result.error.line !== undefined ? ` (line ${result.error.line})` : "";
     tail.push(`error: ${result.error.name}: ${truncateText(result.error.message, 500)}${where}`);
-    const quoted = sourceLine(code, result.error.line);
-    if (quoted) tail.push(`  ${result.error.line} | ${truncateText(quoted, 200)}`);
+    const quoted = quoteLine(code, result.error.line);
+    if (quoted) tail.push(`  ${result.error.line} | ${quoted}`);
   }
   const hint = NEXT_STEP[result.status];
   if (hint) tail.push(`hint: ${hint}`);
