@@ -6,11 +6,11 @@
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { resolvePythonPaths } from "../src/python/deno-paths.js";
-import { DenoProcess } from "../src/python/deno-process.js";
-import { createPythonEngine } from "../src/python/engine.js";
-import { PythonPool } from "../src/python/pool.js";
-import type { RunLimits } from "../src/python/deno/protocol.js";
+import { resolvePythonPaths } from "../src/sandbox/python/deno-paths.js";
+import { DenoProcess } from "../src/sandbox/python/deno-process.js";
+import { createPythonEngine } from "../src/sandbox/python/engine.js";
+import { PythonPool } from "../src/sandbox/python/pool.js";
+import type { RunLimits } from "../src/sandbox/python/deno/protocol.js";
 import type { ResolvedRunOptions } from "../src/sandbox/types.js";
 import { mib, ms, percentiles, type BenchRow, type BenchSection } from "./table.js";
 
@@ -20,7 +20,7 @@ const THROUGHPUT_RUNS = 12;
 const limits: RunLimits = { timeoutMs: 5000, memoryLimitBytes: 64 * 1024 * 1024, maxOutputBytes: 1024 * 1024 };
 
 function options(timeoutMs = limits.timeoutMs): ResolvedRunOptions {
-  return { language: "python", ...limits, timeoutMs, globals: {}, hostFunctions: {} };
+  return { language: "python", ...limits, timeoutMs, globals: {}, hostFunctions: {}, maxHostCallsInFlight: 8, maxHostCalls: 256, maxResultBytes: 1 << 20 };
 }
 
 function rssBytes(pid: number | undefined): number {

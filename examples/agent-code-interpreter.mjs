@@ -1,7 +1,7 @@
 // An agent that runs its own code: createAgent + the execute_code tool.
 //   node examples/agent-code-interpreter.mjs "What is the 30th Fibonacci number?"
 import { createAgent } from "langchain";
-import { createCodeInterpreterTool } from "codegen-sandbox";
+import { createCodeInterpreterTool } from "codegen-sandbox/tools";
 import { modelFromEnv } from "./model.mjs";
 
 const question = process.argv[2] ?? "How many Sundays fell on the first of the month during 2001-2010?";

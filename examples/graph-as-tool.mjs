@@ -2,7 +2,7 @@
 // which writes, runs and repairs a program, then answers with its output.
 //   node examples/graph-as-tool.mjs "Print the first 10 prime numbers"
 import { createAgent } from "langchain";
-import { createCodeGenTool } from "codegen-sandbox";
+import { createCodeGenTool } from "codegen-sandbox/tools";
 import { modelFromEnv } from "./model.mjs";
 
 const task = process.argv[2] ?? "Compute the sum of the squares of the even numbers from 1 to 20";

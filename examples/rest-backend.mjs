@@ -3,7 +3,7 @@
 // POST /generate { prompt } -> { code }.
 //   node examples/rest-backend.mjs
 import { createServer } from "node:http";
-import { CodeGeneratorSandbox, fromAsyncFunction, stripCodeFences } from "codegen-sandbox";
+import { CodeGeneratorSandbox, fromAsyncFunction, stripCodeFences } from "codegen-sandbox/sdk";
 import { modelFromEnv } from "./model.mjs";
 
 const model = modelFromEnv();

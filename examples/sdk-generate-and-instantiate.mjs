@@ -1,7 +1,7 @@
 // The Code Generator SDK: generate code from a task, load it into its own sandbox session and
 // call its functions many times; then the template's eval entry point.
 //   node examples/sdk-generate-and-instantiate.mjs
-import { CodeGeneratorSandbox, fromChatModel } from "codegen-sandbox";
+import { CodeGeneratorSandbox, fromChatModel } from "codegen-sandbox/sdk";
 import { modelFromEnv } from "./model.mjs";
 
 const sandbox = new CodeGeneratorSandbox({

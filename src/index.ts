@@ -1,12 +1,34 @@
 /**
- * codegen-sandbox: generate, validate, run and repair model-written code in a WebAssembly
- * sandbox, as a LangGraph state machine and LangChain tools.
+ * codegen-sandbox (package root): the sandbox core only. Run, check and pool model-written
+ * JavaScript, TypeScript and Python; nothing here loads LangChain. The graph, the tools, the
+ * SDK, the eval harness and the test helpers have their own entry points:
+ * `codegen-sandbox/graph`, `/tools`, `/sdk`, `/eval` and `/testing`.
  */
-export * from "./sandbox/types.js";
-export * from "./sandbox/index.js";
-export * from "./errors.js";
-export * from "./tools/index.js";
-export * from "./sdk/index.js";
-export * from "./graph/index.js";
-export * from "./models/index.js";
-export * from "./eval/index.js";
+export { runCode, checkCode, disposeDefaultSandbox } from "./sandbox/run-code.js";
+export { createSandbox, type SandboxWithStats } from "./sandbox/sandbox.js";
+export { currentHostCall } from "./sandbox/host-call-context.js";
+export { DEFAULT_TIMEOUT_MS, DEFAULT_MEMORY_LIMIT_BYTES, DEFAULT_MAX_OUTPUT_BYTES } from "./sandbox/options.js";
+export { LANGUAGES, EXECUTION_STATUSES } from "./sandbox/types.js";
+export type {
+  CheckResult,
+  ExecutionError,
+  ExecutionResult,
+  ExecutionStatus,
+  HostCallContext,
+  HostFunction,
+  JsonValue,
+  Language,
+  RunOptions,
+  Sandbox,
+  SandboxOptions,
+  SandboxSession,
+  TestsOutcome,
+} from "./sandbox/types.js";
+export {
+  CodegenSandboxError,
+  EngineUnavailableError,
+  InvalidOptionError,
+  SandboxDisposedError,
+  SandboxSessionEndedError,
+} from "./errors.js";
+export { EngineSetupError } from "./sandbox/python/errors.js";

@@ -94,6 +94,9 @@ export function explainResult(
     case "output_limit":
       text = `The code printed more than the output limit${limits.maxOutputBytes === undefined ? "" : ` of ${limits.maxOutputBytes} bytes`}; print less (a summary instead of every item).`;
       break;
+    case "cancelled":
+      text = "The run was cancelled by the caller before it finished.";
+      break;
   }
   return bound(text.trim(), MAX_EXPLANATION_CHARS);
 }

@@ -1,12 +1,21 @@
-/** The code-generation graph and its parts. */
-export * from "./graph.js";
-export * from "./state.js";
-export * from "./configuration.js";
-export * from "./routers.js";
-export * from "./events.js";
-export * from "./extract-code.js";
-export { explainResult, explainCheck, describeError, quoteLine, MAX_EXPLANATION_CHARS } from "./explain.js";
-export * from "./history.js";
-export { defaultPrompts, resolvePrompts, renderTemplate } from "./prompts.js";
+/**
+ * `codegen-sandbox/graph`: the generate → validate → execute → refine graph, its state, its
+ * options and the errors a model configuration can raise.
+ */
+export { createCodeGenGraph, createCodeGenGraphBuilder, CodeGenConfigurableAnnotation, type CodeGenGraph } from "./graph.js";
+export {
+  CodeGenState,
+  type Attempt,
+  type AttemptStatus,
+  type CodeGenInput,
+  type CodeGenStatus,
+  type CodeGenStateType,
+  type CodeGenUpdate,
+} from "./state.js";
+export { DEFAULT_MAX_RETRIES, type CodeGenGraphOptions, type CodeGenConfigurable, type CodeRunner } from "./configuration.js";
+export type { CodeGenEvent } from "./events.js";
 export type { CodeGenPrompts, CodeGenPromptOverrides } from "./prompts.js";
 export type { ApprovalDecision, ApprovalRequest } from "./nodes/approve.js";
+export { summarizeAttempts, type AttemptSummary } from "./history.js";
+export { ModelConfigurationError, ModelUnavailableError, ModelCallError } from "../models/errors.js";
+export type { ModelSpec } from "../models/resolve-model.js";

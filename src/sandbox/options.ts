@@ -18,9 +18,15 @@ export const DEFAULT_TIMEOUT_MS = 5000;
 export const DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
 /** Default cap on stdout + stderr: 1 MiB. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+/** Default cap on the result's JSON: 1 MiB. */
+export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+/** Default number of host calls one run may have in flight at once. */
+export const DEFAULT_MAX_HOST_CALLS_IN_FLIGHT = 8;
+/** Default number of host calls one run may make in all. */
+export const DEFAULT_MAX_HOST_CALLS = 256;
 
 /** A run option whose value is a positive, finite number. */
-type LimitOption = "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes";
+type LimitOption = "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes" | "maxResultBytes" | "maxHostCallsInFlight" | "maxHostCalls";
 
 /**
  * Checks that `value` is a language this package runs.
@@ -204,7 +210,41 @@ export function resolveRunOptions(
     globals: (o.globals ?? {}) as Record<string, JsonValue>,
     globalsJson,
     hostFunctions: resolveHostFunctions(o.hostFunctions),
+    maxHostCallsInFlight: resolveLimit(
+      "maxHostCallsInFlight",
+      o.maxHostCallsInFlight ?? defaults.maxHostCallsInFlight ?? DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
+    ),
+    maxHostCalls: resolveLimit("maxHostCalls", o.maxHostCalls ?? defaults.maxHostCalls ?? DEFAULT_MAX_HOST_CALLS),
+    maxResultBytes: resolveLimit(
+      "maxResultBytes",
+      o.maxResultBytes ?? defaults.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+    ),
+    ...(o.signal !== undefined ? { signal: o.signal } : {}),
+    ...(o.tests !== undefined ? { tests: o.tests } : {}),
+    ...(o.files !== undefined ? { files: resolveFiles(o.files) } : {}),
   };
+}
+
+/**
+ * Checks `files` (relative paths to text or bytes) and turns text into UTF-8 bytes.
+ * Engines enforce their own caps on what comes back; this only checks the shape.
+ *
+ * @throws InvalidOptionError naming `files.PATH`.
+ */
+export function resolveFiles(value: unknown): Record<string, Uint8Array> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new InvalidOptionError("files", value, "an object mapping relative paths to strings or Uint8Arrays");
+  }
+  const out: Record<string, Uint8Array> = {};
+  for (const [path, content] of Object.entries(value)) {
+    if (path === "" || path.startsWith("/") || path.split("/").some((part) => part === ".." || part === "")) {
+      throw new InvalidOptionError(`files.${path}`, path, "a relative path without '..' or empty parts");
+    }
+    if (typeof content === "string") out[path] = new TextEncoder().encode(content);
+    else if (content instanceof Uint8Array) out[path] = content;
+    else throw new InvalidOptionError(`files.${path}`, content, "a string or a Uint8Array");
+  }
+  return out;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;

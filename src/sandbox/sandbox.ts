@@ -93,7 +93,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
       assertUsable();
       if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of source code");
       const language = resolveLanguage(checkOptions?.language ?? defaults.language ?? "javascript");
-      if (language === "python") return (await pythonEngine()).check(code);
+      if (language === "python") return (await pythonEngine()).check(code, language);
       const prepared = prepareJavaScript(code, language);
       return prepared.ok ? { ok: true, language } : { ok: false, language, status: prepared.status, error: prepared.error };
     },
@@ -108,10 +108,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
       let session: SandboxSession;
       if (language === "python") {
         const engine = await pythonEngine();
-        if (!engine.createSession) {
-          throw new InvalidOptionError("language", language, "a language whose engine keeps sessions (javascript or typescript)");
-        }
-        session = await engine.createSession({ memoryLimitBytes });
+        session = await engine.createSession({ language, memoryLimitBytes, defaults });
       } else {
         session = await JavaScriptSession.open(language, memoryLimitBytes, defaults, (s) => sessions.delete(s));
       }
@@ -155,7 +152,7 @@ async function loadPythonEngine(): Promise<LanguageEngine> {
   // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~180 MB each)
   // and keep the Python engine's own default.
   try {
-    const { createPythonEngine } = await import("../python/engine.js");
+    const { createPythonEngine } = await import("./python/engine.js");
     return createPythonEngine();
   } catch (error) {
     throw new EngineUnavailableError("python", `its module could not be loaded (${(error as Error).message})`, { cause: error });

@@ -28,6 +28,7 @@ export const LANGUAGES: readonly Language[] = ["javascript", "typescript", "pyth
  * - `memory_limit`: the run passed `memoryLimitBytes`.
  * - `output_limit`: console output passed `maxOutputBytes`; output up to the limit is kept.
  * - `forbidden`: the code imports a module the sandbox does not provide (found before running).
+ * - `cancelled`: the caller aborted the run through `signal`; the worker was freed or replaced.
  */
 export type ExecutionStatus =
   | "success"
@@ -36,7 +37,8 @@ export type ExecutionStatus =
   | "timeout"
   | "memory_limit"
   | "output_limit"
-  | "forbidden";
+  | "forbidden"
+  | "cancelled";
 
 /** Every status, in a stable order (for summaries and schemas). */
 export const EXECUTION_STATUSES: readonly ExecutionStatus[] = [
@@ -47,6 +49,7 @@ export const EXECUTION_STATUSES: readonly ExecutionStatus[] = [
   "memory_limit",
   "output_limit",
   "forbidden",
+  "cancelled",
 ];
 
 /** An error raised by the user's code (or a limit it hit), located in the user's source. */
@@ -81,6 +84,45 @@ export interface ExecutionResult {
   /** Wall time of the run, from start of execution to its end, in milliseconds. */
   durationMs: number;
   language: Language;
+  /** Host function calls the run started (0 when it was given none). */
+  hostCalls?: number;
+  /** Present when the run was given `tests`: how they went, apart from the program. */
+  tests?: TestsOutcome;
+  /**
+   * Present when the run was given `files`: the complete file set at the end of the run
+   * (paths relative to the sandbox's working directory, contents as bytes).
+   */
+  files?: Record<string, Uint8Array>;
+}
+
+/**
+ * What the `tests` of a run did. They run after the program, in the same global scope, as an
+ * evaluation of their own, so nothing of the program's text changes how they parse.
+ * - `passed`: the tests ran to their end without raising.
+ * - `failed`: a test raised (assertion, thrown value) or hit a limit; `error` says which line.
+ * - `not_run`: the program did not finish normally (it failed, or exited early through
+ *   `sys.exit`/`process.exit`-like means, or its top-level promise rejected); `reason` says why.
+ */
+export interface TestsOutcome {
+  status: "passed" | "failed" | "not_run";
+  /** Output written while the tests ran (kept apart from the program's `stdout`). */
+  stdout: string;
+  stderr: string;
+  /** The failure, located in the test code (1-based `line` of the `tests` text). */
+  error?: ExecutionError;
+  /** For `not_run`: why the tests did not run. */
+  reason?: string;
+}
+
+/**
+ * What a host function can learn about the call it serves, from `currentHostCall()` (works in
+ * arrow functions and across `await`).
+ */
+export interface HostCallContext {
+  /** Aborted when the run that made the call ends (any status) or is cancelled. */
+  signal: AbortSignal;
+  /** Name under which the guest called the function. */
+  name: string;
 }
 
 /**
@@ -102,8 +144,27 @@ export interface RunOptions {
   maxOutputBytes?: number;
   /** JSON values the code sees as global variables (copied in). */
   globals?: Record<string, JsonValue>;
-  /** Host functions the code may call (`await name(...)`). JavaScript/TypeScript only for now. */
+  /** Host functions the code may call (`await name(...)`). */
   hostFunctions?: Record<string, HostFunction>;
+  /** Host calls that may be in flight at once; one more is an exception in the guest. Default 8. */
+  maxHostCallsInFlight?: number;
+  /** Host calls one run may make in all; one more is an exception in the guest. Default 256. */
+  maxHostCalls?: number;
+  /** Bytes of the result's JSON kept; a larger result ends the run `output_limit`. Default 1 MiB. */
+  maxResultBytes?: number;
+  /** Aborting it ends the run with status `cancelled` and aborts its host calls. */
+  signal?: AbortSignal;
+  /**
+   * Test code run after the program in the same global scope, as its own evaluation; its
+   * outcome is `result.tests` (the program's `stdout` and `result` stay the program's own).
+   */
+  tests?: string;
+  /**
+   * Files the code can read and write (Python: `open()`, `os`, `pathlib` in the working
+   * directory; JavaScript/TypeScript: the `files` global). Giving this option (even `{}`) makes
+   * `result.files` hold the file set at the end. Nothing touches the host's disk.
+   */
+  files?: Record<string, string | Uint8Array>;
 }
 
 /** `RunOptions` with every default filled in and every value checked. */
@@ -114,6 +175,12 @@ export interface ResolvedRunOptions {
   maxOutputBytes: number;
   globals: Record<string, JsonValue>;
   hostFunctions: Record<string, HostFunction>;
+  maxHostCallsInFlight: number;
+  maxHostCalls: number;
+  maxResultBytes: number;
+  signal?: AbortSignal;
+  tests?: string;
+  files?: Record<string, Uint8Array>;
 }
 
 /** Outcome of checking code without running it (syntax and imports). */
@@ -159,15 +226,26 @@ export interface Sandbox {
   readonly disposed: boolean;
 }
 
+/** What an engine needs to open a session: the sandbox's defaults apply to every call in it. */
+export interface EngineSessionOptions {
+  language: Language;
+  memoryLimitBytes: number;
+  /** The sandbox's run defaults; a call's own options win. */
+  defaults: Omit<RunOptions, "hostFunctions" | "globals" | "signal" | "tests" | "files">;
+}
+
 /**
- * What each language engine implements. The sandbox resolves options, then dispatches here.
- * Engines never throw for failures of user code; they return a result.
+ * What each language engine implements (`src/sandbox/<language>/engine.ts`). The sandbox front
+ * resolves options and routes by language; it never special-cases an engine. Engines never
+ * throw for failures of user code; they return a result.
  */
 export interface LanguageEngine {
+  /** The languages this engine runs. */
+  readonly languages: readonly Language[];
   run(code: string, options: ResolvedRunOptions): Promise<ExecutionResult>;
-  check(code: string): Promise<CheckResult>;
+  check(code: string, language: Language): Promise<CheckResult>;
   warm(): Promise<void>;
-  /** A session with state kept between calls; engines that cannot keep one leave this out. */
-  createSession?(options: { memoryLimitBytes: number }): Promise<SandboxSession>;
+  /** A session with state kept between calls. */
+  createSession(options: EngineSessionOptions): Promise<SandboxSession>;
   dispose(): Promise<void>;
 }

@@ -3,7 +3,8 @@
  * (generate → validate → execute → refine) and returns the final program and what it printed.
  */
 import { tool, type ToolRunnableConfig } from "@langchain/core/tools";
-import { createCodeGenGraph, type CodeGenGraphOptions } from "../graph/index.js";
+import { createCodeGenGraph } from "../graph/graph.js";
+import type { CodeGenGraphOptions } from "../graph/configuration.js";
 import type { ExecutionResult, Language } from "../sandbox/types.js";
 import { InvalidOptionError } from "../errors.js";
 import { DEFAULT_MAX_CONTENT_CHARS, formatExecutionForModel, truncateText } from "./format.js";

@@ -18,6 +18,7 @@ const NEXT_STEP: Record<ExecutionResult["status"], string> = {
   memory_limit: "The code used too much memory: use smaller data structures or stream the work.",
   output_limit: "The code printed too much: print a summary instead of every value.",
   forbidden: "That module is not available in the sandbox: use only the standard language features.",
+  cancelled: "The run was cancelled by the caller; call the tool again only if asked to.",
 };
 
 /**

@@ -1,5 +1,18 @@
-/** LangChain tools: `execute_code` (run the model's code) and `solve_with_code` (run the whole graph). */
-export * from "./code-interpreter-tool.js";
-export * from "./code-gen-tool.js";
-export * from "./schemas.js";
-export { formatExecutionForModel, DEFAULT_MAX_CONTENT_CHARS } from "./format.js";
+/**
+ * `codegen-sandbox/tools`: LangChain tools for agents. `execute_code` runs the model's code;
+ * `solve_with_code` runs the whole generate → check → repair graph for a task.
+ */
+export {
+  createCodeInterpreterTool,
+  type CodeInterpreterToolOptions,
+  type ExecuteCodeArtifact,
+} from "./code-interpreter-tool.js";
+export {
+  createCodeGenTool,
+  type CodeGenToolOptions,
+  type SolveWithCodeArtifact,
+  type CodeGenGraphInput,
+  type CodeGenGraphOutput,
+  type CodeGenRunnable,
+} from "./code-gen-tool.js";
+export { executeCodeSchema, solveWithCodeSchema, type ExecuteCodeInput, type SolveWithCodeInput } from "./schemas.js";

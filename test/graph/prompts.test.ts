@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import { createCodeGenGraph, defaultPrompts, renderTemplate, resolvePrompts } from "../../src/graph/index.js";
+import { createCodeGenGraph } from "../../src/graph/index.js";
+import { defaultPrompts, renderTemplate, resolvePrompts } from "../../src/graph/prompts.js";
 import { InvalidOptionError } from "../../src/errors.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
 

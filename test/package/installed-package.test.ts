@@ -53,7 +53,7 @@ console.log(JSON.stringify([js.status, js.result, ts.result, py.status, py.stdou
 
   it("loads its prompts and runs the graph with a scripted model", () => {
     const out = runScript(`
-import { createCodeGenGraph } from "codegen-sandbox";
+import { createCodeGenGraph } from "codegen-sandbox/graph";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 const model = new FakeListChatModel({ responses: ["\`\`\`javascript\\nconsole.log(3628800);\\n\`\`\`"] });
 const graph = createCodeGenGraph({ model });

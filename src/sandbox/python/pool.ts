@@ -4,7 +4,7 @@
  * state every time) and becomes ready again on its own.
  */
 import { existsSync } from "node:fs";
-import { SandboxDisposedError } from "../errors.js";
+import { SandboxDisposedError } from "../../errors.js";
 import type { PythonPaths } from "./deno-paths.js";
 import { DenoProcess } from "./deno-process.js";
 import { EngineSetupError } from "./errors.js";

@@ -3,9 +3,9 @@
  * forbidden imports, unicode, globals, fresh state per run, check(), and the misuse errors.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidOptionError, SandboxDisposedError } from "../../src/errors.js";
-import { createPythonEngine } from "../../src/python/engine.js";
-import type { LanguageEngine, ResolvedRunOptions } from "../../src/sandbox/types.js";
+import { InvalidOptionError, SandboxDisposedError } from "../../../src/errors.js";
+import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
+import type { LanguageEngine, ResolvedRunOptions } from "../../../src/sandbox/types.js";
 
 let engine: LanguageEngine;
 
@@ -17,6 +17,9 @@ function options(overrides: Partial<ResolvedRunOptions> = {}): ResolvedRunOption
     maxOutputBytes: 1024 * 1024,
     globals: {},
     hostFunctions: {},
+    maxHostCallsInFlight: 8,
+    maxHostCalls: 256,
+    maxResultBytes: 1024 * 1024,
     ...overrides,
   };
 }
@@ -125,14 +128,14 @@ describe("Python engine", { timeout: 60_000 }, () => {
   });
 
   it("checks code without running it", async () => {
-    expect(await engine.check("print('x')")).toEqual({ ok: true, language: "python" });
-    const bad = await engine.check("x = (1");
+    expect(await engine.check("print('x')", "python")).toEqual({ ok: true, language: "python" });
+    const bad = await engine.check("x = (1", "python");
     expect(bad.ok).toBe(false);
     if (!bad.ok) {
       expect(bad.status).toBe("syntax_error");
       expect(bad.error.line).toBe(1);
     }
-    const forbidden = await engine.check("import socket");
+    const forbidden = await engine.check("import socket", "python");
     expect(forbidden.ok).toBe(false);
     if (!forbidden.ok) expect(forbidden.status).toBe("forbidden");
   });

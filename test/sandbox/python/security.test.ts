@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { denoArgs } from "../../src/python/deno-process.js";
-import { resolvePythonPaths } from "../../src/python/deno-paths.js";
-import { createPythonEngine } from "../../src/python/engine.js";
-import type { ExecutionResult, LanguageEngine, ResolvedRunOptions } from "../../src/sandbox/types.js";
+import { denoArgs } from "../../../src/sandbox/python/deno-process.js";
+import { resolvePythonPaths } from "../../../src/sandbox/python/deno-paths.js";
+import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
+import type { ExecutionResult, LanguageEngine, ResolvedRunOptions } from "../../../src/sandbox/types.js";
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const marker = join(tmpdir(), `codegen-sandbox-py-marker-${process.pid}`);
 const secretName = "CODEGEN_SANDBOX_PY_TEST_SECRET";
 const secretValue = `s3cret-${process.pid}-${Date.now()}`;
@@ -35,6 +35,9 @@ function options(overrides: Partial<ResolvedRunOptions> = {}): ResolvedRunOption
     maxOutputBytes: 64 * 1024,
     globals: {},
     hostFunctions: {},
+    maxHostCallsInFlight: 8,
+    maxHostCalls: 256,
+    maxResultBytes: 1024 * 1024,
     ...overrides,
   };
 }

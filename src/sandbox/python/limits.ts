@@ -1,7 +1,7 @@
 /** Limits of a Python session run or call, filled from the caller's options with the package defaults. */
-import { InvalidOptionError } from "../errors.js";
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, resolveLimit } from "../sandbox/options.js";
-import type { HostFunction, RunOptions } from "../sandbox/types.js";
+import { InvalidOptionError } from "../../errors.js";
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, resolveLimit } from "../options.js";
+import type { HostFunction, RunOptions } from "../types.js";
 import type { RunLimits } from "./deno/protocol.js";
 
 /**

@@ -80,6 +80,6 @@ function resolveDeno(): { binary: string; version: string } {
  */
 function runnerDirectory(): string {
   const here = fileURLToPath(import.meta.url);
-  if (here.endsWith(".ts")) return join(dirname(here), "..", "..", "dist", "src", "python", "deno");
+  if (here.endsWith(".ts")) return join(dirname(here), "..", "..", "..", "dist", "src", "sandbox", "python", "deno");
   return join(dirname(here), "deno");
 }

@@ -1,5 +1,5 @@
 /** Errors of the Python engine's host side (never failures of user code). */
-import { CodegenSandboxError } from "../errors.js";
+import { CodegenSandboxError } from "../../errors.js";
 
 /**
  * The Python engine cannot start: a package or binary is missing, or the interpreter process

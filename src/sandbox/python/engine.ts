@@ -3,8 +3,8 @@
  * network, environment, subprocesses and FFI. Nothing starts at import time; the first
  * `run`/`check`/`warm` starts the pool.
  */
-import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
-import type { CheckResult, ExecutionResult, LanguageEngine, ResolvedRunOptions, SandboxSession } from "../sandbox/types.js";
+import { InvalidOptionError, SandboxDisposedError } from "../../errors.js";
+import type { CheckResult, EngineSessionOptions, ExecutionResult, LanguageEngine, ResolvedRunOptions, SandboxSession } from "../types.js";
 import { resolvePythonPaths, type PythonPaths } from "./deno-paths.js";
 import { assertNoHostFunctions } from "./limits.js";
 import { PythonPool } from "./pool.js";
@@ -50,6 +50,8 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
   const getPool = () => (pool ??= new PythonPool(getPaths(), poolSize));
 
   return {
+    languages: ["python"],
+
     async run(code: string, resolved: ResolvedRunOptions): Promise<ExecutionResult> {
       assertAlive();
       assertNoHostFunctions(resolved.hostFunctions);
@@ -86,9 +88,9 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
       await getPool().warm();
     },
 
-    async createSession(sessionOptions: { memoryLimitBytes: number }): Promise<SandboxSession> {
+    async createSession(sessionOptions: EngineSessionOptions): Promise<SandboxSession> {
       assertAlive();
-      const session = await createPythonSession(getPaths(), sessionOptions);
+      const session = await createPythonSession(getPaths(), { memoryLimitBytes: sessionOptions.memoryLimitBytes });
       sessions.add(session);
       return session;
     },

@@ -2,9 +2,9 @@
  * A Python session: one interpreter in its own Deno process whose globals survive between
  * calls, so generated functions can be defined once and called many times.
  */
-import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
-import { assertJsonValue, serializeGlobals } from "../sandbox/options.js";
-import type { ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../sandbox/types.js";
+import { InvalidOptionError, SandboxDisposedError } from "../../errors.js";
+import { assertJsonValue, serializeGlobals } from "../options.js";
+import type { ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../types.js";
 import type { PythonPaths } from "./deno-paths.js";
 import { DenoProcess } from "./deno-process.js";
 import { resolvePythonLimits } from "./limits.js";

@@ -7,10 +7,10 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { disposeDefaultSandbox, runCode } from "../../src/sandbox/index.js";
+import { disposeDefaultSandbox, runCode } from "../../../src/sandbox/index.js";
 
 const run = promisify(execFile);
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
 afterAll(async () => {
   await disposeDefaultSandbox();

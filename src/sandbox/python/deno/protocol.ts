@@ -3,7 +3,7 @@
  * and between the runner's main thread and its Pyodide worker (postMessage).
  * Type-only: both sides import it with `import type`, so nothing here runs in Deno.
  */
-import type { ExecutionError, ExecutionStatus, JsonValue } from "../../sandbox/types.js";
+import type { ExecutionError, ExecutionStatus, JsonValue } from "../../types.js";
 
 /** Limits of one run or call, as the runner applies them. */
 export interface RunLimits {

@@ -7,7 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { ExecutionResult, ExecutionStatus, JsonValue } from "../sandbox/types.js";
+import type { ExecutionResult, ExecutionStatus, JsonValue } from "../types.js";
 import type { PythonPaths } from "./deno-paths.js";
 import type { HostRequest, PythonOutcome, RunLimits, RunnerMessage } from "./deno/protocol.js";
 import { EngineSetupError } from "./errors.js";

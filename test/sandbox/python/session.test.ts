@@ -1,15 +1,15 @@
 /** Python sessions: one interpreter whose globals survive between calls. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidOptionError, SandboxDisposedError } from "../../src/errors.js";
-import { createPythonEngine } from "../../src/python/engine.js";
-import type { LanguageEngine, SandboxSession } from "../../src/sandbox/types.js";
+import { InvalidOptionError, SandboxDisposedError } from "../../../src/errors.js";
+import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
+import type { LanguageEngine, SandboxSession } from "../../../src/sandbox/types.js";
 
 let engine: LanguageEngine;
 let session: SandboxSession;
 
 beforeAll(async () => {
   engine = createPythonEngine();
-  session = await engine.createSession!({ memoryLimitBytes: 64 * 1024 * 1024 });
+  session = await engine.createSession({ language: "python", defaults: {}, memoryLimitBytes: 64 * 1024 * 1024 });
 }, 180_000);
 
 afterAll(async () => {
@@ -57,7 +57,7 @@ describe("Python sessions", { timeout: 60_000 }, () => {
 
   it("checks arguments and refuses use after dispose", async () => {
     expect(() => session.call("hyp", [() => 1] as never)).toThrow(InvalidOptionError);
-    const other = await engine.createSession!({ memoryLimitBytes: 32 * 1024 * 1024 });
+    const other = await engine.createSession({ language: "python", defaults: {}, memoryLimitBytes: 32 * 1024 * 1024 });
     await other.dispose();
     expect(other.disposed).toBe(true);
     expect(() => other.run("1")).toThrow(SandboxDisposedError);

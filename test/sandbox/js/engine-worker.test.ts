@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EngineWorker } from "../../src/sandbox/js/engine-worker.js";
+import { EngineWorker } from "../../../src/sandbox/js/engine-worker.js";
 
 const limits = { timeoutMs: 5000, memoryLimitBytes: 16 * 1024 * 1024, maxOutputBytes: 1024 };
 

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 
-const root = resolve(import.meta.dirname, "../..");
+const root = resolve(import.meta.dirname, "../../..");
 
 describe("workers ignore the host's loaders", () => {
   // Regression: under `langgraph dev` the host runs with `--import preload.mjs`; a worker that

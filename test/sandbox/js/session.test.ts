@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { SandboxDisposedError, SandboxSessionEndedError } from "../../src/errors.js";
-import { createSandbox } from "../../src/sandbox/index.js";
+import { SandboxDisposedError, SandboxSessionEndedError } from "../../../src/errors.js";
+import { createSandbox } from "../../../src/sandbox/index.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
