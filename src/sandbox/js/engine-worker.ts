@@ -8,7 +8,7 @@ import { Worker } from "node:worker_threads";
 import type { ExecutionResult, JsonValue, Language, ResolvedRunOptions } from "../types.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
 import { withHostCall } from "../host-call-context.js";
-import { cancelledError, timeoutError } from "./error-description.js";
+import { cancelledError, resultLimitError, timeoutError } from "./error-description.js";
 import { hostCallLimitError } from "./host-bridge.js";
 import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
 
@@ -252,6 +252,13 @@ export class EngineWorker {
   private onWatchdog(): void {
     const active = this.active;
     if (!active) return;
+    if (this.mirror.startedRunId() !== active.runId) {
+      // The thread has not begun this run yet (a fresh worker can be unresponsive for a
+      // while after "ready", measured up to ~0.8 s on a loaded machine, while V8 tiers up the
+      // WASM): its deadline counts from when it begins, so wait for that instead of killing.
+      active.watchdog = setTimeout(() => this.onWatchdog(), active.timeoutMs + WATCHDOG_GRACE_MS);
+      return;
+    }
     // The guest is stuck in something that does not poll the interrupt handler: kill the thread.
     this.deadReason = "killed by the watchdog after a timeout";
     const durationMs = performance.now() - active.sentMs;
@@ -328,11 +335,22 @@ function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
     status: outcome.status,
     stdout: active.stdout,
     stderr: active.stderr,
-    outputTruncated: outcome.status === "output_limit",
+    // output_limit is also the status of a dropped result; only the output cap cuts output.
+    outputTruncated: outcome.status === "output_limit" && outcome.error?.name === "OutputLimitError",
     durationMs: outcome.durationMs,
     language: active.language,
   };
-  if (outcome.resultJson !== undefined) result.result = JSON.parse(outcome.resultJson) as JsonValue;
+  if (outcome.resultJson !== undefined) {
+    // The worker measured the result already; the host measures again before it parses
+    // anything, because it trusts nothing that comes out of the worker.
+    const bytes = Buffer.byteLength(outcome.resultJson);
+    if (bytes > active.controls.maxResultBytes) {
+      result.status = "output_limit";
+      result.error = resultLimitError(bytes, active.controls.maxResultBytes);
+      return result;
+    }
+    result.result = JSON.parse(outcome.resultJson) as JsonValue;
+  }
   if (outcome.error) result.error = outcome.error;
   return result;
 }

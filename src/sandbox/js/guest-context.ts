@@ -11,13 +11,21 @@
 import type { QuickJSHandle, QuickJSWASMModule } from "quickjs-emscripten-core";
 import type { WorkerOutcome, WorkerRunLimits } from "./protocol.js";
 import { USER_FILE_NAME } from "./guest-prelude.js";
-import { GuestRuntime } from "./guest-runtime.js";
+import { GuestRuntime, type BoundedString } from "./guest-runtime.js";
 import { GuestHelpers, HelperOp } from "./guest-helpers.js";
 import { GuestConsole } from "./guest-console.js";
 import type { GuestHost } from "./guest-host.js";
 import { flushOutput, OUTPUT_FLUSH_INTERVAL_MS, writeOutput } from "./guest-output.js";
 import { HostBridge, type HostReply } from "./host-bridge.js";
-import { abortedOutcome, describeThrown, failureOutcome, neverSettledOutcome, parseRaw, THROWS_NULL } from "./error-description.js";
+import {
+  abortedOutcome,
+  describeThrown,
+  failureOutcome,
+  neverSettledOutcome,
+  parseRaw,
+  resultLimitOutcome,
+  THROWS_NULL,
+} from "./error-description.js";
 import { checkDeadline, shouldInterrupt, waitForReply } from "./deadline.js";
 import { newRunState, type RunState } from "./run-state.js";
 
@@ -178,10 +186,16 @@ export class GuestContext {
     const run = this.current;
     if (!run) return;
     if (mode === SettleMode.Script && !this.mayBeThenable(value)) {
-      run.settled = { ok: true, json: this.guest.stringify(value) };
+      this.settleWith(run, this.guest.stringify(value, run.limits.maxResultBytes));
       return;
     }
     this.helpers.run(HelperOp.Settle, value, mode);
+  }
+
+  /** Records a successful result, or that its JSON was over `maxResultBytes` (then dropped). */
+  private settleWith(run: RunState, json: BoundedString): void {
+    if (json.overLimitBytes !== undefined) run.resultOverLimitBytes = json.overLimitBytes;
+    run.settled = { ok: true, json: json.text };
   }
 
   private mayBeThenable(value: QuickJSHandle): boolean {
@@ -220,6 +234,7 @@ export class GuestContext {
       }
       if (run.abort) return abortedOutcome(run);
       const settled = run.settled;
+      if (run.resultOverLimitBytes !== undefined) return resultLimitOutcome(run, run.resultOverLimitBytes);
       if (settled && settled.ok) return { status: "success", resultJson: settled.json, durationMs: performance.now() - run.startedMs };
       return failureOutcome(run, settled ? parseRaw(settled.errorJson) : undefined, this.guest.memoryLimitBytes);
     } finally {
@@ -242,7 +257,7 @@ export class GuestContext {
       case 1:
         return this.bridge.call(run, ctx.getString(a), ctx.getString(b));
       case 2:
-        run.settled = { ok: true, json: ctx.typeof(a) === "string" ? ctx.getString(a) : undefined };
+        this.settleWith(run, this.guest.readBoundedString(a, run.limits.maxResultBytes));
         return undefined;
       case 3:
         run.settled = { ok: false, errorJson: ctx.getString(a) };

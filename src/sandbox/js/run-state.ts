@@ -29,6 +29,8 @@ export interface RunState {
   /** Host calls this run started (accepted by the bridge). */
   hostCallsStarted: number;
   settled?: { ok: true; json: string | undefined } | { ok: false; errorJson: string };
+  /** Set when the result's JSON was over `maxResultBytes`: a lower bound of its size in bytes (the text was not read). */
+  resultOverLimitBytes?: number;
   /** Wakes the run loop when it waits for a host reply. */
   wake?: () => void;
 }

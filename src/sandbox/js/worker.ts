@@ -101,6 +101,7 @@ port.on("message", (message: HostToWorker) => {
 
 async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promise<void> {
   const startedMs = performance.now();
+  host.mirror?.markStarted(message.runId);
   const prepared = prepareJavaScript(message.code, message.language, { grantedNames: message.grantedNames });
   if (!prepared.ok) {
     finish(message.runId, { status: prepared.status, error: prepared.error, durationMs: performance.now() - startedMs }, undefined);
@@ -153,6 +154,7 @@ function tryDispose(guest: GuestContext): boolean {
 
 async function handleSessionCall(message: Extract<HostToWorker, { type: "session-call" }>): Promise<void> {
   const startedMs = performance.now();
+  host.mirror?.markStarted(message.runId);
   const guest = session;
   if (!guest) throw new Error("session-call before session-open");
   active = guest;
