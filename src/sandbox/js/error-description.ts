@@ -66,7 +66,8 @@ export function abortedOutcome(run: RunState): WorkerOutcome {
 export function failureOutcome(run: RunState, raw: RawError | undefined, memoryLimitBytes: number): WorkerOutcome {
   if (run.abort) return abortedOutcome(run);
   const durationMs = performance.now() - run.startedMs;
-  const error: ExecutionError = raw ? locateError(raw) : { name: "Error", message: "the code failed in a way that cannot be described" };
+  const error: ExecutionError = raw ? locateError(raw, run.fileName) : { name: "Error", message: "the code failed in a way that cannot be described" };
+  if (error.line === undefined && run.throwLine !== undefined) error.line = run.throwLine;
   if (error.name === "InternalError" && /out of memory/.test(error.message)) {
     return {
       status: "memory_limit",
