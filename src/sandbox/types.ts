@@ -170,6 +170,13 @@ export interface RunOptions {
    * `result.files` hold the file set at the end. Nothing touches the host's disk.
    */
   files?: Record<string, string | Uint8Array>;
+  /** Bytes one file may hold (given or written); a larger write is an exception in the code. Default 8 MiB. */
+  maxFileBytes?: number;
+  /**
+   * Bytes all files may hold together (contents plus paths); a write past it is an exception
+   * in the code. Default 32 MiB.
+   */
+  maxTotalFileBytes?: number;
 }
 
 /** `RunOptions` with every default filled in and every value checked. */
@@ -186,6 +193,12 @@ export interface ResolvedRunOptions {
   signal?: AbortSignal;
   tests?: string;
   files?: Record<string, Uint8Array>;
+  /**
+   * Always filled by `resolveRunOptions`; optional so that options built by hand (tests,
+   * benchmarks) keep compiling. Engines fall back to the defaults (8 MiB, 32 MiB).
+   */
+  maxFileBytes?: number;
+  maxTotalFileBytes?: number;
 }
 
 /** Outcome of checking code without running it (syntax and imports). */
