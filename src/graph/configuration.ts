@@ -5,7 +5,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Language, RunOptions, Sandbox } from "../sandbox/types.js";
-import { LANGUAGES } from "../sandbox/types.js";
+import { resolveLanguage, resolveLimit } from "../sandbox/options.js";
 import { InvalidOptionError } from "../errors.js";
 import { readModelSettings } from "../models/configuration.js";
 import { resolveChatModel } from "../models/resolve-model.js";
@@ -96,10 +96,7 @@ export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGe
   checkRetries("maxRetries", options.maxRetries);
   checkLanguage("defaultLanguage", options.defaultLanguage);
   for (const name of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes"] as const) {
-    const value = options[name];
-    if (value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value > 0)) {
-      throw new InvalidOptionError(name, value, "a positive number");
-    }
+    if (options[name] !== undefined) resolveLimit(name, options[name]);
   }
   if (options.sandbox !== undefined && (typeof options.sandbox?.run !== "function" || typeof options.sandbox?.check !== "function")) {
     throw new InvalidOptionError("sandbox", options.sandbox, "a Sandbox from createSandbox() (an object with run and check)");
@@ -153,7 +150,5 @@ function checkRetries(name: string, value: unknown): void {
 }
 
 function checkLanguage(name: string, value: unknown): void {
-  if (value !== undefined && !LANGUAGES.includes(value as Language)) {
-    throw new InvalidOptionError(name, value, `one of ${LANGUAGES.join(", ")}`);
-  }
+  if (value !== undefined) resolveLanguage(value, name);
 }

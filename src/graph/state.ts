@@ -3,9 +3,12 @@
  */
 import { Annotation } from "@langchain/langgraph";
 import type { CheckResult, ExecutionResult, Language } from "../sandbox/types.js";
+import type { FailedValidation } from "../feedback/explain.js";
 
 /**
  * How one attempt ended. The sandbox's statuses, plus:
+ * - `type_error`: TypeScript code that does not type-check (found before running);
+ * - `no_program`: the model's reply held no program in the language;
  * - `test_failed`: the code ran but the caller's `tests` threw;
  * - `wrong_output`: the code ran but its output differs from `expectedOutput`;
  * - `model_error`: the model could not produce this attempt (e.g. the server was unreachable);
@@ -13,6 +16,8 @@ import type { CheckResult, ExecutionResult, Language } from "../sandbox/types.js
  */
 export type AttemptStatus =
   | ExecutionResult["status"]
+  | "type_error"
+  | "no_program"
   | "test_failed"
   | "wrong_output"
   | "model_error"
@@ -68,8 +73,8 @@ export const CodeGenState = Annotation.Root({
   code: Annotation<string | undefined>,
   /** The model's last reply, raw. */
   reply: Annotation<string | undefined>,
-  /** Outcome of the latest check (validate). */
-  check: Annotation<CheckResult | undefined>,
+  /** Outcome of the latest check (validate): syntax and imports, then types for TypeScript. */
+  check: Annotation<CheckResult | FailedValidation | undefined>,
   /** Outcome of the latest run (execute). */
   result: Annotation<ExecutionResult | undefined>,
   /** Tokens of the model call that wrote `code` (moved into its attempt). */

@@ -124,7 +124,7 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     // The session that failed to load was released.
     expect(sandbox.liveWorkerCount()).toBe(workersBefore);
     expect(loadError).toBeInstanceOf(GeneratedCodeError);
-    expect((loadError as Error).message).toMatch(/failed while loading after 1 attempt\(s\): runtime_error at line 1: Error: boom/);
+    expect((loadError as Error).message).toMatch(/failed while loading after 1 attempt\(s\): runtime_error: Error: boom \(line 1/);
   });
 
   it("gives clear errors: unknown function, failing function, before instantiation, after cleanup", async () => {

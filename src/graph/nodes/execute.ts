@@ -3,7 +3,9 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { ExecutionResult } from "../../sandbox/types.js";
 import type { CodeGenContext } from "../configuration.js";
 import { emitEvent } from "../events.js";
-import { bound, describeError, excerpt } from "../explain.js";
+import { explainWrongOutput } from "../../feedback/explain.js";
+import { describeError } from "../../feedback/quote.js";
+import { truncate } from "../../feedback/truncate.js";
 import type { Attempt, AttemptStatus, CodeGenStateType, CodeGenUpdate } from "../state.js";
 
 /** Output compared with `expectedOutput`: line endings and trailing spaces do not count. */
@@ -41,7 +43,7 @@ export function judgeRun(
     if (actual === expected) return { status: "success" };
     return {
       status: "wrong_output",
-      error: bound(`The output differs from the expected output. Expected:\n${expected}\nGot:\n${actual === "" ? "(nothing printed)" : actual}`, 600),
+      error: explainWrongOutput(expected, actual),
     };
   }
   if (result.error === undefined) return { status: result.status, error: `The run ended with status ${result.status}.` };
@@ -64,7 +66,7 @@ export function createExecuteNode(context: CodeGenContext) {
     const sandbox = await context.sandbox();
     const result = await sandbox.run(program, { language, ...context.runLimits });
     const verdict = judgeRun(result, program, code.split("\n").length, state.expectedOutput);
-    const stdout = excerpt(result.stdout);
+    const stdout = truncate(result.stdout, 500);
     const attempt: Attempt = {
       number,
       code,

@@ -7,7 +7,7 @@ import { renderTemplate } from "../prompts.js";
 import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
 import { callCodeModel } from "./call-model.js";
 import { InvalidOptionError } from "../../errors.js";
-import { LANGUAGES } from "../../sandbox/types.js";
+import { resolveLanguage } from "../../sandbox/options.js";
 import type { Language } from "../../sandbox/types.js";
 
 /** Names of the languages in prompts. */
@@ -39,9 +39,7 @@ export function createGenerateNode(context: CodeGenContext) {
     if (typeof state.task !== "string" || state.task.trim() === "") {
       throw new InvalidOptionError("task", state.task, "a non-empty description of what the code should do");
     }
-    if (state.language !== undefined && !LANGUAGES.includes(state.language)) {
-      throw new InvalidOptionError("language", state.language, `one of ${LANGUAGES.join(", ")}`);
-    }
+    if (state.language !== undefined) resolveLanguage(state.language);
     const language = state.language ?? context.defaultLanguage(config);
     const maxRetries = context.maxRetries(config);
     const stepsNeeded = graphStepsNeeded(maxRetries, context.approveBeforeExecute);

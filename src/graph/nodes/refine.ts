@@ -2,19 +2,15 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { CodeGenContext } from "../configuration.js";
 import { emitEvent } from "../events.js";
-import { bound, explainCheck, explainResult } from "../explain.js";
+import { explainCheck, explainResult } from "../../feedback/explain.js";
+import { numberLines } from "../../feedback/quote.js";
+import { truncate } from "../../feedback/truncate.js";
 import { extractCode } from "../extract-code.js";
 import { renderTemplate } from "../prompts.js";
 import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
 import { callCodeModel } from "./call-model.js";
 import { LANGUAGE_NAMES, taskDetails } from "./generate.js";
 
-/** Code with right-aligned line numbers, so the model can match the error's line. */
-export function numberLines(code: string): string {
-  const lines = code.split("\n");
-  const width = String(lines.length).length;
-  return lines.map((line, i) => `${String(i + 1).padStart(width)} | ${line}`).join("\n");
-}
 
 /** What went wrong in the last attempt, for the model. */
 export function failureForModel(state: CodeGenStateType, context: CodeGenContext): string {
@@ -27,7 +23,7 @@ export function failureForModel(state: CodeGenStateType, context: CodeGenContext
   if (last?.phase === "execute" && state.result !== undefined) {
     const stderr = state.result.stderr.trim();
     const base = explainResult(state.result, code + (state.tests ? `\n\n${state.tests}` : ""), context.runLimits);
-    return stderr === "" ? base : `${base}\nstderr:\n${bound(stderr, 400)}`;
+    return stderr === "" ? base : `${base}\nstderr:\n${truncate(stderr, 400)}`;
   }
   return last?.error ?? "The code did not work.";
 }
