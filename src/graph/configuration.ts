@@ -143,7 +143,13 @@ export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGe
   };
 }
 
-function checkRetries(name: string, value: unknown): void {
+/**
+ * Checks a `maxRetries` value (repairs after the first attempt): an integer from 0 to 20. The
+ * graph, the tools and the SDK use this one check.
+ *
+ * @throws InvalidOptionError naming `name`.
+ */
+export function checkRetries(name: string, value: unknown): void {
   if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 20)) {
     throw new InvalidOptionError(name, value, "an integer from 0 to 20");
   }

@@ -12,7 +12,11 @@
  * 4. Else, when the language's blocks exist but none parses, the last of them, so that the
  *    check reports its syntax error to the model (with the line).
  * 5. Else (no block of the language) an untagged block that parses as the target language (the last one).
- * 6. A reply without fences is used when, with leading and trailing prose lines dropped, it parses.
+ * 6. A reply without fences is used when, with leading and trailing prose lines dropped, it
+ *    parses. JavaScript/TypeScript that looks like code (a line with `;`, braces, brackets or
+ *    `=`) but does not parse is used too, like rule 4, so that the check reports its syntax
+ *    error with the line: backends of the SDK are asked for raw code, and a broken raw reply
+ *    is better answered with its error than with "no program".
  * 7. Otherwise: no program, with the reason.
  *
  * Blocks of another language (`bash`, `text`, `console`, `json`, ...) are never taken, and
@@ -74,6 +78,7 @@ export function extractProgram(reply: string, language: Language): ProgramExtrac
     const code = stripProse(text).trim();
     if (code === "") return { ok: false, reason: text.trim() === "" ? "the reply is empty" : "the reply is prose only: it has no code block and no code" };
     if (parses(code, language, true)) return { ok: true, code, from: "reply", parses: true };
+    if (language !== "python" && code.split("\n").some((line) => /[;{}()[\]=]/.test(line))) return { ok: true, code, from: "reply", parses: false };
     return { ok: false, reason: `the reply has no code block, and its text does not parse as ${name}` };
   }
   const wanted = new Set(LANGUAGE_TAGS[language]);

@@ -148,6 +148,8 @@ describe("extractProgram: one program per reply", () => {
     expect(extractProgram(reply, "javascript")).toEqual({ ok: true, code: "function f(n) {\n  return n + 1;\n}\nconsole.log(f(1));", from: "reply", parses: true });
     expect(extractCode("\nprint(sum(range(10)))\n", "python")).toBe("print(sum(range(10)))");
     expect(extractProgram("the answer is: 42 apples, roughly", "javascript").ok).toBe(false);
+    // Raw code that does not parse goes to the check, which names the line (SDK backends reply with raw code).
+    expect(extractProgram("function add(a, b) { return a + ; }", "javascript")).toEqual({ ok: true, code: "function add(a, b) { return a + ; }", from: "reply", parses: false });
   });
 
   it("ignores the thinking section of reasoning models", () => {

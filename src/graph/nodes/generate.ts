@@ -6,12 +6,10 @@ import { extractCode } from "../extract-code.js";
 import { renderTemplate } from "../prompts.js";
 import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
 import { callCodeModel } from "./call-model.js";
+import { LANGUAGE_NAMES } from "../../feedback/repair-prompt.js";
 import { InvalidOptionError } from "../../errors.js";
 import { resolveLanguage } from "../../sandbox/options.js";
-import type { Language } from "../../sandbox/types.js";
 
-/** Names of the languages in prompts. */
-export const LANGUAGE_NAMES: Record<Language, string> = { javascript: "JavaScript", typescript: "TypeScript", python: "Python" };
 
 /** The optional parts of a task (context, tests, expected output) as prompt text. */
 export function taskDetails(state: Pick<CodeGenStateType, "context" | "tests" | "expectedOutput">): string {

@@ -3,13 +3,12 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { CodeGenContext } from "../configuration.js";
 import { emitEvent } from "../events.js";
 import { explainCheck, explainResult } from "../../feedback/explain.js";
-import { numberLines } from "../../feedback/quote.js";
+import { renderRepairPrompt } from "../../feedback/repair-prompt.js";
 import { truncate } from "../../feedback/truncate.js";
 import { extractCode } from "../extract-code.js";
-import { renderTemplate } from "../prompts.js";
 import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
 import { callCodeModel } from "./call-model.js";
-import { LANGUAGE_NAMES, taskDetails } from "./generate.js";
+import { taskDetails } from "./generate.js";
 
 
 /** What went wrong in the last attempt, for the model. */
@@ -34,16 +33,15 @@ export function createRefineNode(context: CodeGenContext) {
     const language = state.language ?? context.defaultLanguage(config);
     const last = state.attempts.at(-1);
     const number = state.refinements + 2;
-    const output = last?.stdout.trim() ?? "";
-    const user = renderTemplate(context.prompts.refine, {
-      language: LANGUAGE_NAMES[language],
+    const user = renderRepairPrompt(context.prompts.refine, {
+      language,
       task: state.task,
       details: taskDetails(state),
-      numberedCode: numberLines(last?.code ?? state.code ?? ""),
-      attempt: String(last?.number ?? number - 1),
+      code: last?.code ?? state.code ?? "",
+      attempt: last?.number ?? number - 1,
       status: last?.status ?? "unknown",
       error: failureForModel(state, context),
-      output: output === "" ? "(nothing)" : output,
+      output: last?.stdout ?? "",
     });
     const outcome = await callCodeModel(context, config, context.prompts.system[language], user);
     if (!outcome.ok) {
