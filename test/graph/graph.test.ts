@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { fakeModel } from "@langchain/core/testing";
 import { AIMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
@@ -7,13 +6,12 @@ import { createCodeGenGraph, createCodeGenGraphBuilder } from "../../src/graph/i
 import type { ApprovalRequest, CodeGenEvent } from "../../src/graph/index.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
 import { InvalidOptionError } from "../../src/errors.js";
+import { fence, scriptedModel as scripted } from "../support/scripted-model.js";
 
 afterAll(async () => {
   await disposeDefaultSandbox();
 });
 
-const fence = (lang: string, code: string) => "```" + lang + "\n" + code + "\n```";
-const scripted = (...replies: string[]) => new FakeListChatModel({ responses: replies });
 const noWait = { sleep: async () => {} };
 
 /** Records the last user message of every model call. */
@@ -265,7 +263,7 @@ describe("approval before execution (MemorySaver)", () => {
 describe("retry budget and LangGraph's recursion limit", () => {
   it("runs 8 refinements when the run's recursionLimit allows them, and says what to pass when not", async () => {
     const bad = "```js\nthrow new Error('still broken')\n```";
-    const graph = createCodeGenGraph({ model: new FakeListChatModel({ responses: [bad] }), maxRetries: 8 });
+    const graph = createCodeGenGraph({ model: scripted(bad), maxRetries: 8 });
     await expect(graph.invoke({ task: "x" })).rejects.toThrow(/recursionLimit \(25\) allows; pass \{ recursionLimit: 29 \}/);
     const state = await graph.invoke({ task: "x" }, { recursionLimit: 29 });
     expect(state.status).toBe("failed");
