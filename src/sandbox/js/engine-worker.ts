@@ -5,7 +5,7 @@
  * throw, and marks this worker dead so its owner can replace it.
  */
 import { Worker } from "node:worker_threads";
-import type { ExecutionResult, HostFunction, JsonValue, Language } from "../types.js";
+import type { ExecutionResult, HostFunction, JsonValue, Language, ResolvedRunOptions } from "../types.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
 import { timeoutError } from "./guest-context.js";
 import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
@@ -38,6 +38,9 @@ export const WORKER_RESOURCE_LIMITS = {
 export type WorkerRequest =
   | Extract<HostToWorker, { type: "run" }>
   | Extract<HostToWorker, { type: "session-call" }>;
+
+/** What the host side of a run needs besides the request itself: grants, host-call limits, cancellation. */
+export type RunControls = Pick<ResolvedRunOptions, "hostFunctions" | "maxHostCallsInFlight" | "maxHostCalls" | "maxResultBytes" | "signal">;
 
 /** What an ended request says about the worker that ran it. */
 export interface RequestEnd {
@@ -140,7 +143,7 @@ export class EngineWorker {
   request(
     request: WorkerRequest,
     language: Language,
-    hostFunctions: Record<string, HostFunction>,
+    controls: RunControls,
   ): Promise<RequestEnd> {
     if (this.active) throw new Error("EngineWorker.request while busy");
     const runId = nextRunId++;
@@ -154,7 +157,7 @@ export class EngineWorker {
         runId,
         language,
         timeoutMs: request.timeoutMs,
-        hostFunctions,
+        hostFunctions: controls.hostFunctions,
         stdout: "",
         stderr: "",
         sentMs,
