@@ -5,9 +5,11 @@
  * throw, and marks this worker dead so its owner can replace it.
  */
 import { Worker } from "node:worker_threads";
-import type { ExecutionResult, HostFunction, JsonValue, Language } from "../types.js";
+import type { ExecutionResult, JsonValue, Language, ResolvedRunOptions } from "../types.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
-import { timeoutError } from "./guest-context.js";
+import { withHostCall } from "../host-call-context.js";
+import { timeoutError } from "./error-description.js";
+import { hostCallLimitError } from "./host-bridge.js";
 import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
 
 /**
@@ -17,10 +19,30 @@ import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
  */
 export const WATCHDOG_GRACE_MS = 60;
 
+/**
+ * V8 limits of a QuickJS worker thread, so that nothing a guest makes the thread allocate can
+ * grow the host process without bound (a thread past them is killed by Node and its run ends
+ * as an engine crash). The guest's own heap lives in WASM linear memory, outside these limits,
+ * and is capped by the run's `memoryLimitBytes`. Measured (docs/security.md): a warmed-up
+ * worker uses ~8 MiB of V8 heap; the heaviest runs tried at the default 64 MiB memory limit
+ * (a 60 MB string printed, thrown or returned) peaked at ~120 MiB without a limit and ran
+ * unchanged under 128 MiB; the default limit of a thread is ~4 GiB. `stackSizeMb` is Node's
+ * default, stated because QuickJS's own stack limit (256 KiB) must be reached before the
+ * thread's native stack.
+ */
+export const WORKER_RESOURCE_LIMITS = {
+  maxOldGenerationSizeMb: 256,
+  maxYoungGenerationSizeMb: 16,
+  stackSizeMb: 4,
+} as const;
+
 /** A request the worker answers with a `done` message. */
 export type WorkerRequest =
   | Extract<HostToWorker, { type: "run" }>
   | Extract<HostToWorker, { type: "session-call" }>;
+
+/** What the host side of a run needs besides the request itself: grants, host-call limits, cancellation. */
+export type RunControls = Pick<ResolvedRunOptions, "hostFunctions" | "maxHostCallsInFlight" | "maxHostCalls" | "maxResultBytes" | "signal">;
 
 /** What an ended request says about the worker that ran it. */
 export interface RequestEnd {
@@ -33,7 +55,12 @@ interface Active {
   runId: number;
   language: Language;
   timeoutMs: number;
-  hostFunctions: Record<string, HostFunction>;
+  controls: RunControls;
+  /** Aborted when the request ends, whatever its status: host functions learn it through `currentHostCall()`. */
+  ended: AbortController;
+  /** Host calls started on the host for this request, and those still running. */
+  hostCalls: number;
+  hostCallsInFlight: number;
   stdout: string;
   stderr: string;
   sentMs: number;
@@ -72,7 +99,14 @@ export class EngineWorker {
     this.mirror = new OutputMirror(outputMirror);
     // execArgv: [] keeps the host's loaders and preloads (e.g. `--import` hooks of
     // `langgraph dev`) out of the worker: it is plain compiled JS and needs none of them.
-    this.worker = new Worker(workerScriptUrl(), { execArgv: [], workerData: { outputMirror } });
+    // env: {} gives the thread an empty `process.env` of its own (not a copy of the host's
+    // API keys); resourceLimits: see WORKER_RESOURCE_LIMITS.
+    this.worker = new Worker(workerScriptUrl(), {
+      execArgv: [],
+      env: {},
+      resourceLimits: WORKER_RESOURCE_LIMITS,
+      workerData: { outputMirror },
+    });
     // A starting worker keeps the process alive (someone awaits it); once ready and idle it
     // never does, and it is ref'd again only while it serves a request.
     this.ready = new Promise((resolve, reject) => {
@@ -116,7 +150,7 @@ export class EngineWorker {
   request(
     request: WorkerRequest,
     language: Language,
-    hostFunctions: Record<string, HostFunction>,
+    controls: RunControls,
   ): Promise<RequestEnd> {
     if (this.active) throw new Error("EngineWorker.request while busy");
     const runId = nextRunId++;
@@ -130,7 +164,10 @@ export class EngineWorker {
         runId,
         language,
         timeoutMs: request.timeoutMs,
-        hostFunctions,
+        controls,
+        ended: new AbortController(),
+        hostCalls: 0,
+        hostCallsInFlight: 0,
         stdout: "",
         stderr: "",
         sentMs,
@@ -193,15 +230,30 @@ export class EngineWorker {
   }
 
   private async callHost(active: Active, callId: number, name: string, argsJson: string): Promise<void> {
+    // No host call starts after its run ended (the message may trail the run's end).
+    if (this.active !== active || active.ended.signal.aborted) return;
+    const { hostFunctions } = active.controls;
+    const fn = Object.hasOwn(hostFunctions, name) ? hostFunctions[name] : undefined;
+    // The worker enforces the same limits; the host counts again because it trusts nothing
+    // that comes out of the worker.
+    const refusal = fn
+      ? hostCallLimitError(name, active.hostCallsInFlight, active.hostCalls, active.controls)
+      : { name: "Error", message: `host function ${name} is not available in this run` };
     let reply: HostToWorker;
-    try {
-      const fn = active.hostFunctions[name];
-      if (!fn) throw new Error(`host function ${name} is not available in this run`);
-      const args = JSON.parse(argsJson) as JsonValue[];
-      const value: unknown = await fn(...args);
-      reply = { type: "reply", runId: active.runId, callId, ok: true, valueJson: value === undefined ? undefined : JSON.stringify(value) };
-    } catch (error) {
-      reply = { type: "reply", runId: active.runId, callId, ok: false, ...describeHostFailure(error) };
+    if (refusal) {
+      reply = { type: "reply", runId: active.runId, callId, ok: false, ...refusal };
+    } else {
+      active.hostCalls++;
+      active.hostCallsInFlight++;
+      try {
+        const args = JSON.parse(argsJson) as JsonValue[];
+        const value: unknown = await withHostCall({ signal: active.ended.signal, name }, () => fn!(...args));
+        reply = { type: "reply", runId: active.runId, callId, ok: true, valueJson: value === undefined ? undefined : JSON.stringify(value) };
+      } catch (error) {
+        reply = { type: "reply", runId: active.runId, callId, ok: false, ...describeHostFailure(error) };
+      } finally {
+        active.hostCallsInFlight--;
+      }
     }
     if (this.active === active && this.deadReason === undefined) this.worker.postMessage(reply);
   }
@@ -255,6 +307,8 @@ export class EngineWorker {
   private finish(active: Active, result: ExecutionResult, workerLost: boolean): void {
     clearTimeout(active.watchdog);
     this.active = undefined;
+    active.ended.abort();
+    result.hostCalls = active.hostCalls;
     if (!this.namesWaiter && this.deadReason === undefined) this.worker.unref();
     active.resolve({ result, workerLost });
   }

@@ -4,9 +4,9 @@
  */
 import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } from "../../errors.js";
 import { assertJsonValue, isIdentifier, resolveRunOptions } from "../options.js";
-import type { ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../types.js";
+import type { EngineSessionOptions, ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../types.js";
 import { EngineWorker } from "./engine-worker.js";
-import { runRequest } from "./run-request.js";
+import { runRequest, workerLimits } from "./run-request.js";
 
 /** Statuses after which a session's context is not trusted any more and the session ends. */
 const ENDING_STATUSES = new Set(["timeout", "memory_limit"]);
@@ -38,7 +38,7 @@ export class JavaScriptSession implements SandboxSession {
   private constructor(
     readonly language: "javascript" | "typescript",
     private readonly memoryLimitBytes: number,
-    private readonly defaults: Omit<RunOptions, "hostFunctions" | "globals">,
+    private readonly defaults: EngineSessionOptions["defaults"],
     private readonly onDispose: (session: JavaScriptSession) => void,
   ) {
     this.worker = new EngineWorker(() => {
@@ -51,7 +51,7 @@ export class JavaScriptSession implements SandboxSession {
   static async open(
     language: "javascript" | "typescript",
     memoryLimitBytes: number,
-    defaults: Omit<RunOptions, "hostFunctions" | "globals">,
+    defaults: EngineSessionOptions["defaults"],
     onDispose: (session: JavaScriptSession) => void,
   ): Promise<JavaScriptSession> {
     const session = new JavaScriptSession(language, memoryLimitBytes, defaults, onDispose);
@@ -76,7 +76,7 @@ export class JavaScriptSession implements SandboxSession {
       this.worker.request(
         runRequest(code, this.language, o),
         this.language,
-        o.hostFunctions,
+        o,
       ),
     );
   }
@@ -101,12 +101,10 @@ export class JavaScriptSession implements SandboxSession {
           name,
           argsJson: JSON.stringify(args),
           hostFunctionNames: Object.keys(o.hostFunctions),
-          timeoutMs: o.timeoutMs,
-          memoryLimitBytes: o.memoryLimitBytes,
-          maxOutputBytes: o.maxOutputBytes,
+          ...workerLimits(o),
         },
         this.language,
-        o.hostFunctions,
+        o,
       ),
     );
   }
