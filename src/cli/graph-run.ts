@@ -3,7 +3,8 @@
  * one task through it with progress on stderr, and printing the final state. LangChain is loaded
  * only when a graph is built, so `--help` and usage errors stay instant.
  */
-import type { ExecutionResult, Language } from "../sandbox/types.js";
+import type { Language } from "../sandbox/types.js";
+import type { StoredRunResult } from "../graph/stored-result.js";
 import type { CodeGenEvent } from "../graph/events.js";
 import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
 import type { CodeGenGraph } from "../graph/graph.js";
@@ -13,7 +14,7 @@ export interface FinalState {
   status?: CodeGenStatus;
   code?: string;
   language?: Language;
-  result?: ExecutionResult;
+  result?: StoredRunResult;
   attempts: Attempt[];
   explanation?: string;
 }
@@ -43,7 +44,7 @@ export function formatFinal(state: FinalState): string {
   if (state.result !== undefined) {
     lines.push("--- output ---", state.result.stdout.replace(/\n$/, "") || "(nothing printed)");
     if (state.result.stderr.trim() !== "") lines.push("--- stderr ---", state.result.stderr.replace(/\n$/, ""));
-    if (state.result.result !== undefined) lines.push("--- result ---", JSON.stringify(state.result.result));
+    if (state.result.resultJson !== undefined) lines.push("--- result ---", state.result.resultJson);
   }
   const attempts = state.attempts.length;
   lines.push(`--- status: ${state.status ?? "unknown"} after ${attempts} attempt${attempts === 1 ? "" : "s"} ---`);

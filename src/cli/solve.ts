@@ -9,6 +9,7 @@ import { UsageError } from "./usage-error.js";
 import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
 import { createCliGraph, formatFinal, streamTask } from "./graph-run.js";
 import { LANGUAGES } from "../sandbox/types.js";
+import { runResultValue } from "../graph/stored-result.js";
 import type { CodeGenInput } from "../graph/state.js";
 
 const HELP = `usage: codegen-sandbox solve "TASK" [options]
@@ -82,7 +83,9 @@ export const solveCommand: Command = {
     try {
       const final = await streamTask(graph, input);
       if (values.json) {
-        const { status, code, language: lang, result, attempts, explanation } = final;
+        const { status, code, language: lang, result: stored, attempts, explanation } = final;
+        // The program's value as JSON again (the state keeps it as text, see stored-result.ts).
+        const result = stored === undefined ? undefined : (({ resultJson: _json, ...rest }) => ({ ...rest, result: runResultValue(stored) }))(stored);
         process.stdout.write(JSON.stringify({ task, status, language: lang, code, result, attempts, explanation }, null, 2) + "\n");
       } else {
         process.stdout.write(formatFinal(final) + "\n");
