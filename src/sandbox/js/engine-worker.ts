@@ -5,9 +5,11 @@
  * throw, and marks this worker dead so its owner can replace it.
  */
 import { Worker } from "node:worker_threads";
-import type { ExecutionResult, HostFunction, JsonValue, Language, ResolvedRunOptions } from "../types.js";
+import type { ExecutionResult, JsonValue, Language, ResolvedRunOptions } from "../types.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
-import { timeoutError } from "./guest-context.js";
+import { withHostCall } from "../host-call-context.js";
+import { timeoutError } from "./error-description.js";
+import { hostCallLimitError } from "./host-bridge.js";
 import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
 
 /**
@@ -53,7 +55,12 @@ interface Active {
   runId: number;
   language: Language;
   timeoutMs: number;
-  hostFunctions: Record<string, HostFunction>;
+  controls: RunControls;
+  /** Aborted when the request ends, whatever its status: host functions learn it through `currentHostCall()`. */
+  ended: AbortController;
+  /** Host calls started on the host for this request, and those still running. */
+  hostCalls: number;
+  hostCallsInFlight: number;
   stdout: string;
   stderr: string;
   sentMs: number;
@@ -157,7 +164,10 @@ export class EngineWorker {
         runId,
         language,
         timeoutMs: request.timeoutMs,
-        hostFunctions: controls.hostFunctions,
+        controls,
+        ended: new AbortController(),
+        hostCalls: 0,
+        hostCallsInFlight: 0,
         stdout: "",
         stderr: "",
         sentMs,
@@ -220,15 +230,30 @@ export class EngineWorker {
   }
 
   private async callHost(active: Active, callId: number, name: string, argsJson: string): Promise<void> {
+    // No host call starts after its run ended (the message may trail the run's end).
+    if (this.active !== active || active.ended.signal.aborted) return;
+    const { hostFunctions } = active.controls;
+    const fn = Object.hasOwn(hostFunctions, name) ? hostFunctions[name] : undefined;
+    // The worker enforces the same limits; the host counts again because it trusts nothing
+    // that comes out of the worker.
+    const refusal = fn
+      ? hostCallLimitError(name, active.hostCallsInFlight, active.hostCalls, active.controls)
+      : { name: "Error", message: `host function ${name} is not available in this run` };
     let reply: HostToWorker;
-    try {
-      const fn = active.hostFunctions[name];
-      if (!fn) throw new Error(`host function ${name} is not available in this run`);
-      const args = JSON.parse(argsJson) as JsonValue[];
-      const value: unknown = await fn(...args);
-      reply = { type: "reply", runId: active.runId, callId, ok: true, valueJson: value === undefined ? undefined : JSON.stringify(value) };
-    } catch (error) {
-      reply = { type: "reply", runId: active.runId, callId, ok: false, ...describeHostFailure(error) };
+    if (refusal) {
+      reply = { type: "reply", runId: active.runId, callId, ok: false, ...refusal };
+    } else {
+      active.hostCalls++;
+      active.hostCallsInFlight++;
+      try {
+        const args = JSON.parse(argsJson) as JsonValue[];
+        const value: unknown = await withHostCall({ signal: active.ended.signal, name }, () => fn!(...args));
+        reply = { type: "reply", runId: active.runId, callId, ok: true, valueJson: value === undefined ? undefined : JSON.stringify(value) };
+      } catch (error) {
+        reply = { type: "reply", runId: active.runId, callId, ok: false, ...describeHostFailure(error) };
+      } finally {
+        active.hostCallsInFlight--;
+      }
     }
     if (this.active === active && this.deadReason === undefined) this.worker.postMessage(reply);
   }
@@ -282,6 +307,8 @@ export class EngineWorker {
   private finish(active: Active, result: ExecutionResult, workerLost: boolean): void {
     clearTimeout(active.watchdog);
     this.active = undefined;
+    active.ended.abort();
+    result.hostCalls = active.hostCalls;
     if (!this.namesWaiter && this.deadReason === undefined) this.worker.unref();
     active.resolve({ result, workerLost });
   }

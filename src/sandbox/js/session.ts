@@ -6,7 +6,7 @@ import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } fr
 import { assertJsonValue, isIdentifier, resolveRunOptions } from "../options.js";
 import type { EngineSessionOptions, ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../types.js";
 import { EngineWorker } from "./engine-worker.js";
-import { runRequest } from "./run-request.js";
+import { runRequest, workerLimits } from "./run-request.js";
 
 /** Statuses after which a session's context is not trusted any more and the session ends. */
 const ENDING_STATUSES = new Set(["timeout", "memory_limit"]);
@@ -101,9 +101,7 @@ export class JavaScriptSession implements SandboxSession {
           name,
           argsJson: JSON.stringify(args),
           hostFunctionNames: Object.keys(o.hostFunctions),
-          timeoutMs: o.timeoutMs,
-          memoryLimitBytes: o.memoryLimitBytes,
-          maxOutputBytes: o.maxOutputBytes,
+          ...workerLimits(o),
         },
         this.language,
         o,

@@ -6,7 +6,7 @@
 import { InvalidOptionError, SandboxDisposedError } from "../../errors.js";
 import type { CheckResult, EngineSessionOptions, ExecutionResult, LanguageEngine, ResolvedRunOptions, SandboxSession } from "../types.js";
 import { resolvePythonPaths, type PythonPaths } from "./deno-paths.js";
-import { assertNoHostFunctions } from "./limits.js";
+import { assertNoHostFunctions, runLimits } from "./limits.js";
 import { PythonPool } from "./pool.js";
 import { createPythonSession } from "./session.js";
 
@@ -58,11 +58,8 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
       const p = getPool();
       const process = await p.acquire();
       try {
-        return await process.run(code, resolved.globals, {
-          timeoutMs: resolved.timeoutMs,
-          memoryLimitBytes: resolved.memoryLimitBytes,
-          maxOutputBytes: resolved.maxOutputBytes,
-        });
+        const { interpreterLost: _lost, ...result } = await process.run(code, resolved.globals, runLimits(resolved), resolved.signal);
+        return result;
       } finally {
         p.release(process);
       }
@@ -90,7 +87,7 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
 
     async createSession(sessionOptions: EngineSessionOptions): Promise<SandboxSession> {
       assertAlive();
-      const session = await createPythonSession(getPaths(), { memoryLimitBytes: sessionOptions.memoryLimitBytes });
+      const session = await createPythonSession(getPaths(), sessionOptions);
       sessions.add(session);
       return session;
     },

@@ -10,6 +10,8 @@ export interface RunLimits {
   timeoutMs: number;
   memoryLimitBytes: number;
   maxOutputBytes: number;
+  /** Longest JSON text of a result; a longer one is dropped and the run ends `output_limit`. */
+  maxResultBytes: number;
 }
 
 /** Host -> runner. `id` pairs each request with its reply. */
@@ -17,7 +19,9 @@ export type HostRequest =
   | ({ type: "run"; id: number; code: string; globals: Record<string, JsonValue> } & RunLimits)
   | ({ type: "call"; id: number; name: string; args: JsonValue[] } & RunLimits)
   | { type: "check"; id: number; code: string }
-  | { type: "functions"; id: number };
+  | { type: "functions"; id: number }
+  /** Out of band: stop the run or call with this id (it replies with status "cancelled"). */
+  | { type: "cancel"; id: number };
 
 /** What the Python side reports for one run, before the runner adds output and timing. */
 export interface PythonOutcome {
@@ -49,16 +53,26 @@ export type RunnerMessage =
   /** A fault of the runner itself (not of user code). */
   | { type: "fatal"; message: string };
 
-/** Runner main thread -> worker. */
+/**
+ * Runner main thread -> worker. The runner adds a fresh `nonce` to every request; the worker
+ * echoes it on every message it sends for that request (see `Nonced`).
+ */
 export type WorkerRequest =
   | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer }
   | { type: "make-snapshot"; pyodideUrl: string }
-  | { type: "run"; code: string; globals: Record<string, JsonValue>; session: boolean; memoryLimitBytes: number; maxOutputBytes: number }
-  | { type: "call"; name: string; args: JsonValue[]; memoryLimitBytes: number; maxOutputBytes: number }
+  | { type: "run"; code: string; globals: Record<string, JsonValue>; session: boolean; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number }
+  | { type: "call"; name: string; args: JsonValue[]; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number }
   | { type: "check"; code: string }
   | { type: "functions" };
 
-/** Worker -> runner main thread. */
+/**
+ * A message with the nonce of the request it belongs to. The runner drops (and treats as a
+ * fault) any worker message whose nonce is not the current request's: the guest shares the
+ * worker's realm and must not be able to forge a completion or output.
+ */
+export type Nonced<T> = T & { nonce: string };
+
+/** Worker -> runner main thread (each sent as `Nonced<WorkerMessage>`). */
 export type WorkerMessage =
   | { type: "ready" }
   | { type: "snapshot"; bytes: Uint8Array }

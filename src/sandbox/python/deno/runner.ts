@@ -1,25 +1,27 @@
 /**
- * Main thread of the Deno runner process. The host starts it with every Deno permission
- * denied except reading the Pyodide files and this directory, so Python code (in a worker of
- * this process) cannot touch the host's files, network, environment or processes.
+ * Main thread of the Deno runner process: the supervisor. The host starts it with every Deno
+ * permission denied except reading the Pyodide files and this directory.
  *
- * This thread never runs Python: it keeps one interpreter worker ready, forwards requests,
- * and enforces the time and output limits from outside the worker: a soft interrupt
- * (Pyodide's interrupt buffer raises KeyboardInterrupt) first, then `terminate()`.
- * In pool mode every run gets a fresh worker, so nothing survives from one run to the next.
+ * This thread never runs Python and never trusts the worker that does: the worker's realm is
+ * reachable from Python. The supervisor decides on its own evidence when a run ended (a `done`
+ * carrying the run's nonce, which only the worker's closures hold), counts every byte of output
+ * against the cap, watches the process's memory, and stops runs that pass their time limit or
+ * are cancelled: a soft interrupt (Pyodide's interrupt buffer raises KeyboardInterrupt) first,
+ * then `terminate()`. In pool mode every run gets a fresh interpreter.
  */
-import type { HostRequest, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerRequest } from "./protocol.js";
+import type { HostRequest, Nonced, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerRequest } from "./protocol.js";
 
 interface DenoApi {
   args: string[];
   stdin: { readable: ReadableStream<Uint8Array> };
   stdout: { writeSync(bytes: Uint8Array): number };
   readFile(path: string): Promise<Uint8Array>;
+  memoryUsage(): { rss: number };
   exit(code: number): never;
 }
 interface DenoWorker {
-  postMessage(message: WorkerRequest, transfer?: ArrayBuffer[]): void;
-  onmessage: ((event: { data: WorkerMessage }) => void) | null;
+  postMessage(message: WorkerRequest & { nonce: string }, transfer?: ArrayBuffer[]): void;
+  onmessage: ((event: { data: unknown }) => void) | null;
   onerror: ((event: { message?: string; preventDefault(): void }) => void) | null;
   terminate(): void;
 }
@@ -38,12 +40,24 @@ interface RunnerConfig {
 const config = JSON.parse(Deno.args[0] ?? "{}") as RunnerConfig;
 
 /** Time Python gets to unwind after the soft interrupt before its worker is terminated. */
-const HARD_KILL_GRACE_MS = 150;
+const HARD_KILL_GRACE_MS = 300;
+/** A cancelled run gets less: the caller is waiting (the host kills the process at 250 ms). */
+const CANCEL_GRACE_MS = 100;
+/** How often the supervisor samples the process's resident memory during a run. */
+const MEMORY_POLL_MS = 10;
+/**
+ * Resident memory a run may add beyond its limit before the supervisor terminates the worker
+ * (the JS side of output and results, allocator slack). The in-realm cap usually stops a
+ * program first with a MemoryError; this catches a guest that got around it.
+ */
+export const MEMORY_SLACK_BYTES = 48 * 1024 * 1024;
+const ERROR_TEXT_MAX = 8000;
+const STATUSES = new Set(["success", "syntax_error", "runtime_error", "timeout", "memory_limit", "output_limit", "forbidden", "cancelled"]);
 
 /**
- * Python in a worker can write to this process's stdout too (through the JavaScript bridge),
- * so every message to the host starts with a random token the host sent on stdin before any
- * Python ran; the host ignores lines without it (a guest cannot forge results or snapshots).
+ * Python in a worker may reach this process's stdout too, so every message to the host starts
+ * with a random token the host sent on stdin before any Python ran; the host ignores and
+ * counts bytes without it.
  */
 let channelToken = "";
 const encoder = new TextEncoder();
@@ -57,6 +71,10 @@ function newWorker(): DenoWorker {
   return new WorkerCtor(new URL("./worker.js", import.meta.url), { type: "module" });
 }
 
+function newNonce(): string {
+  return crypto.randomUUID();
+}
+
 async function obtainSnapshot(): Promise<Uint8Array | undefined> {
   if (config.snapshotPath) {
     try {
@@ -66,17 +84,20 @@ async function obtainSnapshot(): Promise<Uint8Array | undefined> {
     }
   }
   const maker = newWorker();
+  const nonce = newNonce();
   try {
     const bytes = await new Promise<Uint8Array>((resolve, reject) => {
       maker.onmessage = (event) => {
-        if (event.data.type === "snapshot") resolve(event.data.bytes);
-        else if (event.data.type === "failed") reject(new Error(event.data.message));
+        const data = event.data as Nonced<WorkerMessage>;
+        if (data?.nonce !== nonce) return;
+        if (data.type === "snapshot") resolve(data.bytes);
+        else if (data.type === "failed") reject(new Error(data.message));
       };
       maker.onerror = (event) => {
         event.preventDefault();
         reject(new Error(event.message ?? "snapshot worker failed"));
       };
-      maker.postMessage({ type: "make-snapshot", pyodideUrl: config.pyodideUrl });
+      maker.postMessage({ type: "make-snapshot", pyodideUrl: config.pyodideUrl, nonce });
     });
     send({ type: "snapshot", base64: toBase64(bytes) });
     return bytes;
@@ -108,11 +129,14 @@ let current: Interpreter | undefined;
 function startInterpreter(): Interpreter {
   const worker = newWorker();
   const buffer = new SharedArrayBuffer(4);
+  const nonce = newNonce();
   const interpreter: Interpreter = { worker, interrupt: new Int32Array(buffer), ready: Promise.resolve(), dead: false };
   interpreter.ready = new Promise<void>((resolve, reject) => {
     worker.onmessage = (event) => {
-      if (event.data.type === "ready") resolve();
-      else if (event.data.type === "failed") reject(new Error(event.data.message));
+      const data = event.data as Nonced<WorkerMessage>;
+      if (data?.nonce !== nonce) return;
+      if (data.type === "ready") resolve();
+      else if (data.type === "failed") reject(new Error(data.message));
     };
     worker.onerror = (event) => {
       event.preventDefault();
@@ -121,12 +145,14 @@ function startInterpreter(): Interpreter {
   });
   // The worker gets its own copy by transfer (one copy, not two); the original is kept for later interpreters.
   const copy = snapshot?.slice();
-  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer }, copy ? [copy.buffer as ArrayBuffer] : []);
+  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, nonce }, copy ? [copy.buffer as ArrayBuffer] : []);
   return interpreter;
 }
 
 function kill(interpreter: Interpreter): void {
   interpreter.dead = true;
+  interpreter.worker.onmessage = null;
+  interpreter.worker.onerror = null;
   interpreter.worker.terminate();
 }
 
@@ -158,32 +184,57 @@ interface Execution {
   killed: boolean;
 }
 
-/** Sends one run or call to the interpreter and enforces its time and output limits. */
-function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLimits): Promise<Execution> {
+type StopReason = "timeout" | "output_limit" | "memory_limit" | "cancelled" | "forged";
+
+/** The run being served, so an out-of-band cancel can reach it. */
+let active: { id: number; stop(reason: StopReason): void } | undefined;
+
+/** Checks a `done` outcome's shape and sizes; the guest could have shaped it. */
+function validOutcome(outcome: unknown, maxResultBytes: number): outcome is PythonOutcome {
+  if (outcome === null || typeof outcome !== "object") return false;
+  const o = outcome as Record<string, unknown>;
+  if (typeof o.status !== "string" || !STATUSES.has(o.status)) return false;
+  if (o.resultJson !== undefined && (typeof o.resultJson !== "string" || o.resultJson.length > maxResultBytes)) return false;
+  if (o.error !== undefined) {
+    const e = o.error as Record<string, unknown> | null;
+    if (e === null || typeof e !== "object" || typeof e.name !== "string" || typeof e.message !== "string") return false;
+    if (e.name.length + e.message.length + (typeof e.stack === "string" ? e.stack.length : 0) > ERROR_TEXT_MAX + 1000) return false;
+  }
+  return true;
+}
+
+/** Sends one run or call to the interpreter and enforces its limits from outside the worker. */
+function execute(interpreter: Interpreter, id: number, request: WorkerRequest, limits: RunLimits): Promise<Execution> {
   return new Promise((resolve) => {
+    const nonce = newNonce();
     const startedAt = performance.now();
     let stdout = "";
     let stderr = "";
+    let outputBytes = 0;
     let outputTruncated = false;
-    let stopReason: "timeout" | "output_limit" | undefined;
+    let stopReason: StopReason | undefined;
     let hardTimer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
+    const baselineRss = Deno.memoryUsage().rss;
 
     const finish = (outcome: PythonOutcome | undefined, killed: boolean) => {
       if (settled) return;
       settled = true;
+      active = undefined;
       clearTimeout(softTimer);
+      clearInterval(memoryTimer);
       if (hardTimer !== undefined) clearTimeout(hardTimer);
       interpreter.worker.onmessage = null;
       interpreter.worker.onerror = null;
       const durationMs = performance.now() - startedAt;
       let final = outcome ?? { status: "runtime_error", error: { name: "InterpreterError", message: "the interpreter stopped without a result" } };
+      const how = killed ? "stopped (it did not stop on interrupt, so its interpreter was killed)" : "interrupted";
       if (stopReason === "timeout") {
         final = {
           status: "timeout",
           error: {
             name: "TimeoutError",
-            message: `execution passed the ${limits.timeoutMs} ms time limit and was ${killed ? "killed (it did not stop on interrupt)" : "interrupted"}; output up to that point is kept`,
+            message: `execution passed the ${limits.timeoutMs} ms time limit and was ${how}; output up to that point is kept`,
             ...(outcome?.error?.line !== undefined ? { line: outcome.error.line } : {}),
             ...(outcome?.error?.stack !== undefined && !killed ? { stack: outcome.error.stack } : {}),
           },
@@ -193,32 +244,76 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
           status: "output_limit",
           error: { name: "OutputLimitError", message: `output passed the ${limits.maxOutputBytes}-byte limit; output up to the limit is kept. Print less (summaries, not every item).` },
         };
+      } else if (stopReason === "memory_limit") {
+        final = {
+          status: "memory_limit",
+          error: { name: "MemoryError", message: `the program grew the interpreter's memory past the ${limits.memoryLimitBytes}-byte limit; its interpreter was stopped` },
+        };
+      } else if (stopReason === "cancelled") {
+        final = { status: "cancelled", error: { name: "CancelledError", message: `the run was cancelled by the caller and ${how}; output up to that point is kept` } };
+      } else if (stopReason === "forged") {
+        final = {
+          status: "runtime_error",
+          error: { name: "SandboxViolation", message: "the program sent a message to the supervisor that the interpreter did not send (forged); its interpreter was stopped" },
+        };
       }
       resolve({ outcome: final, stdout, stderr, outputTruncated, durationMs, killed });
     };
 
-    const stop = (reason: "timeout" | "output_limit") => {
+    const stop = (reason: StopReason) => {
       if (stopReason || settled) return;
       stopReason = reason;
-      Atomics.store(interpreter.interrupt, 0, 2);
-      hardTimer = setTimeout(() => {
+      if (reason === "memory_limit" || reason === "forged") {
+        // Evidence that the guest got around the worker's own checks: no second chance.
         kill(interpreter);
         finish(undefined, true);
-      }, HARD_KILL_GRACE_MS);
+        return;
+      }
+      Atomics.store(interpreter.interrupt, 0, 2);
+      hardTimer = setTimeout(
+        () => {
+          kill(interpreter);
+          finish(undefined, true);
+        },
+        reason === "cancelled" ? CANCEL_GRACE_MS : HARD_KILL_GRACE_MS,
+      );
+    };
+    active = { id, stop };
+
+    const addOutput = (stream: "stdout" | "stderr", text: string) => {
+      if (outputTruncated) return;
+      const bytes = encoder.encode(text);
+      let kept = text;
+      if (outputBytes + bytes.length > limits.maxOutputBytes) {
+        kept = new TextDecoder().decode(bytes.subarray(0, Math.max(0, limits.maxOutputBytes - outputBytes))).replace(/\uFFFD$/, "");
+        outputTruncated = true;
+      }
+      outputBytes += Math.min(bytes.length, limits.maxOutputBytes - outputBytes);
+      if (stream === "stdout") stdout += kept;
+      else stderr += kept;
+      if (outputTruncated) stop("output_limit");
     };
 
     interpreter.worker.onmessage = (event) => {
-      const message = event.data;
+      const message = event.data as Nonced<WorkerMessage> | null;
+      if (message === null || typeof message !== "object" || message.nonce !== nonce) {
+        stop("forged");
+        return;
+      }
       switch (message.type) {
         case "output":
-          if (message.stream === "stdout") stdout += message.text;
-          else stderr += message.text;
+          if ((message.stream === "stdout" || message.stream === "stderr") && typeof message.text === "string") addOutput(message.stream, message.text);
+          else stop("forged");
           return;
         case "output-limit":
           outputTruncated = true;
           stop("output_limit");
           return;
         case "done":
+          if (typeof message.fatal !== "boolean" || !validOutcome(message.outcome, limits.maxResultBytes)) {
+            stop("forged");
+            return;
+          }
           if (message.fatal) {
             kill(interpreter);
             // Pyodide's fatal-error handler dumps interpreter frames to stdout: not the user's output.
@@ -229,20 +324,24 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
           return;
         case "failed":
           kill(interpreter);
-          finish({ status: "runtime_error", error: { name: "InterpreterError", message: message.message } }, true);
+          finish({ status: "runtime_error", error: { name: "InterpreterError", message: String(message.message).slice(0, 500) } }, true);
           return;
         default:
+          stop("forged");
           return;
       }
     };
     interpreter.worker.onerror = (event) => {
       event.preventDefault();
       kill(interpreter);
-      finish({ status: "runtime_error", error: { name: "InterpreterError", message: `the interpreter crashed: ${event.message ?? "unknown error"}` } }, true);
+      finish({ status: "runtime_error", error: { name: "InterpreterError", message: `the interpreter crashed: ${String(event.message ?? "unknown error").slice(0, 500)}` } }, true);
     };
     const softTimer = setTimeout(() => stop("timeout"), limits.timeoutMs);
+    const memoryTimer = setInterval(() => {
+      if (Deno.memoryUsage().rss - baselineRss > limits.memoryLimitBytes + MEMORY_SLACK_BYTES) stop("memory_limit");
+    }, MEMORY_POLL_MS);
     Atomics.store(interpreter.interrupt, 0, 0);
-    interpreter.worker.postMessage(request);
+    interpreter.worker.postMessage({ ...request, nonce });
   });
 }
 
@@ -251,11 +350,12 @@ async function handle(request: HostRequest): Promise<void> {
   switch (request.type) {
     case "run":
     case "call": {
+      const limits: RunLimits = { timeoutMs: request.timeoutMs, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes, maxResultBytes: request.maxResultBytes };
       const workerRequest: WorkerRequest =
         request.type === "run"
-          ? { type: "run", code: request.code, globals: request.globals, session: config.session, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes }
-          : { type: "call", name: request.name, args: request.args, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes };
-      const done = await execute(interpreter, workerRequest, request);
+          ? { type: "run", code: request.code, globals: request.globals, session: config.session, ...limits }
+          : { type: "call", name: request.name, args: request.args, ...limits };
+      const done = await execute(interpreter, request.id, workerRequest, limits);
       const reset = done.killed || interpreter.dead;
       send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session });
       // Pool mode: a fresh interpreter for every run. Session mode: only after a kill.
@@ -264,24 +364,39 @@ async function handle(request: HostRequest): Promise<void> {
       return;
     }
     case "check": {
-      const done = await execute(interpreter, { type: "check", code: request.code }, { timeoutMs: 10_000, memoryLimitBytes: 256 * 1024 * 1024, maxOutputBytes: 0 });
+      const done = await execute(interpreter, request.id, { type: "check", code: request.code }, { timeoutMs: 10_000, memoryLimitBytes: 256 * 1024 * 1024, maxOutputBytes: 0, maxResultBytes: 0 });
       send({ type: "checked", id: request.id, outcome: done.outcome });
       if (interpreter.dead) replaceInterpreter();
       else send({ type: "ready" });
       return;
     }
     case "functions": {
+      const nonce = newNonce();
       const names = await new Promise<string[]>((resolve) => {
+        const timer = setTimeout(() => {
+          kill(interpreter);
+          resolve([]);
+        }, 10_000);
         interpreter.worker.onmessage = (event) => {
-          if (event.data.type === "functions") resolve(event.data.names);
+          const data = event.data as Nonced<WorkerMessage> | null;
+          clearTimeout(timer);
+          if (data?.nonce === nonce && data.type === "functions" && Array.isArray(data.names)) {
+            resolve(data.names.filter((n): n is string => typeof n === "string").slice(0, 10_000));
+          } else {
+            kill(interpreter);
+            resolve([]);
+          }
         };
-        interpreter.worker.postMessage({ type: "functions" });
+        interpreter.worker.postMessage({ type: "functions", nonce });
       });
       interpreter.worker.onmessage = null;
       send({ type: "functions", id: request.id, names });
-      send({ type: "ready" });
+      if (interpreter.dead) replaceInterpreter();
+      else send({ type: "ready" });
       return;
     }
+    case "cancel":
+      return;
   }
 }
 
@@ -320,9 +435,14 @@ async function main(): Promise<void> {
   }
   send({ type: "ready" });
   // Requests are handled one at a time, in order; the host sends the next after a reply.
+  // A cancel is handled at once: it names the run it stops.
   let queue = Promise.resolve();
   for await (const line of lines) {
     const request = JSON.parse(line) as HostRequest;
+    if (request.type === "cancel") {
+      if (active?.id === request.id) active.stop("cancelled");
+      continue;
+    }
     queue = queue.then(() => handle(request)).catch((error: unknown) => send({ type: "fatal", message: String(error) }));
   }
   // The host closed stdin (it exited or disposed us): answer what was asked, then stop.
