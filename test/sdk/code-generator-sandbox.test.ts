@@ -109,7 +109,7 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     expect(requests[1]!.task).toMatch(/^Your JavaScript program for this task did not work\.\n\nTask: Create add\(a, b, c\)/);
     expect(requests[1]!.task).toContain("1 | function add(a, b, c) { return a + ; }");
     expect(requests[1]!.task).toContain("status `syntax_error`");
-    expect(requests[1]!.task).toMatch(/The code does not parse\. SyntaxError: .*\(line 1:\d+: `function add\(a, b, c\) \{ return a \+ ; \}`\) Fix the syntax on that line/);
+    expect(requests[1]!.task).toMatch(/The code does not parse\. SyntaxError: .*\(line 1:\d+: `function add\(a, b, c\) \{ return a \+ ; \}`\)\. Fix the syntax on that line/);
     await codegen.cleanup();
   });
 
