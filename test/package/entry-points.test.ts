@@ -42,7 +42,7 @@ const documented: Record<string, string[]> = {
     "ModelUnavailableError",
     "ModelCallError",
   ],
-  "codegen-sandbox/tools": ["createCodeInterpreterTool", "createCodeGenTool", "executeCodeSchema", "solveWithCodeSchema"],
+  "codegen-sandbox/tools": ["createCodeInterpreterTool", "createCodeGenTool", "createCodeAgent", "executeCodeSchema", "solveWithCodeSchema"],
   "codegen-sandbox/sdk": [
     "CodeGeneratorSandbox",
     "CodeGenerators",

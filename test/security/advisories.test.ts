@@ -4,8 +4,8 @@
  * which vendors bellard/quickjs 2025-09-13 at commit f1139494 (see docs/security.md for the
  * table and for why the QuickJS-NG variant was not taken). None of these is fixed in that
  * build; each test shows the program ends with a status, the host is untouched and the next run
- * starts clean. Reproducers are the reports' own, with `gc()` (not in the sandbox) replaced by
- * allocation that makes the collector run, and truncated ones completed after their description.
+ * starts clean. The programs are written after the reports' descriptions, with `gc()` (not in
+ * the sandbox) replaced by allocation that makes the collector run.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -20,50 +20,53 @@ const inProcess: (HostileCase & { advisory: string })[] = [
   {
     advisory: "bellard/quickjs#477, quickjs-ng#1297: TypedArray.prototype.sort, comparator shrinks a resizable buffer",
     name: "typed-array sort with a resize in the comparator",
-    code: `const sz = 256;
-const ab = new ArrayBuffer(sz, { maxByteLength: sz * 10 });
-const u8 = new Uint8Array(ab);
-const errors = [];
-for (const trigger of [1, 100, 500, 1000, 1734, 2000]) {
-  ab.resize(sz);
-  for (let i = 0; i < sz; i++) u8[i] = i;
-  u8[sz - 1] = 0;
-  let cnt = 0;
-  try { u8.sort((a, b) => { if (++cnt === trigger) ab.resize(10); return a - b; }); } catch (e) { errors.push(e.name); }
+    code: `const full = 256;
+const buffer = new ArrayBuffer(full, { maxByteLength: full * 10 });
+const bytes = new Uint8Array(buffer);
+const thrown = [];
+// Shrink the buffer at different points of the sort, once large indexes have moved to the front.
+for (const shrinkAt of [1, 100, 500, 1000, 1734, 2000]) {
+  buffer.resize(full);
+  bytes.forEach((_, i) => { bytes[i] = i === full - 1 ? 0 : i; });
+  let comparisons = 0;
+  try {
+    bytes.sort((x, y) => { comparisons += 1; if (comparisons === shrinkAt) buffer.resize(10); return x - y; });
+  } catch (e) { thrown.push(e.name); }
 }
-[errors.length, u8.length]`,
+[thrown.length, bytes.length]`,
     statuses: ["success", "runtime_error"],
     options: slow,
   },
   {
     advisory: "bellard/quickjs#478, quickjs-ng#1296: TypedArray constructor, prototype getter resizes the buffer",
     name: "typed-array constructor whose new.target.prototype getter shrinks the buffer",
-    code: `const ab = new ArrayBuffer(10, { maxByteLength: 10 });
-function f() { return 1337; }
-const evil = f.bind();
-Object.defineProperty(evil, "prototype", { get: () => { ab.resize(); return Uint8Array.prototype; } });
-const u8 = Reflect.construct(Uint8Array, [ab], evil);
-[u8.length, Array.from(u8)]`,
+    code: `const buffer = new ArrayBuffer(10, { maxByteLength: 10 });
+// A bound function has no own prototype: reading new.target.prototype runs our getter, which
+// empties the buffer after the constructor has checked its length.
+const target = (function () {}).bind(null);
+Object.defineProperty(target, "prototype", { get() { buffer.resize(0); return Uint8Array.prototype; } });
+const view = Reflect.construct(Uint8Array, [buffer], target);
+[view.length, Array.from(view)]`,
     statuses: ["success", "runtime_error"],
   },
   {
     advisory: "bellard/quickjs#492: TypedArray.prototype.with, valueOf shrinks the buffer (heap over-read)",
     name: "typed-array with() after the buffer shrank",
-    code: `const ab = new ArrayBuffer(4096, { maxByteLength: 4096 });
-const ta = new Int32Array(ab);
-ta.fill(0x41414141);
-const r = ta.with(0, { valueOf() { ab.resize(4); return 7; } });
-[r.length, r[0]]`,
+    code: `const buffer = new ArrayBuffer(4096, { maxByteLength: 4096 });
+const words = new Int32Array(buffer).fill(-1);
+// The replacement value's valueOf runs after with() read the length: shrink the buffer then.
+const copy = words.with(0, { valueOf() { buffer.resize(4); return 7; } });
+[copy.length, copy[0]]`,
     statuses: ["success", "runtime_error"],
   },
   {
     advisory: "bellard/quickjs#480, #508, quickjs-ng#1301, #1302: Atomics with a resizable buffer (use after free)",
     name: "Atomics.add and Atomics.store while valueOf shrinks the buffer",
-    code: `const rab = new ArrayBuffer(1024, { maxByteLength: 1024 * 1024 });
-const i32 = new Int32Array(rab);
-const evil = { valueOf: () => { rab.resize(0); return 123; } };
-Atomics.add(i32, 0, evil);
-Atomics.store(i32, 0, evil);`,
+    code: `const buffer = new ArrayBuffer(1024, { maxByteLength: 4096 });
+const cells = new Int32Array(buffer);
+const shrinking = { valueOf() { buffer.resize(0); return 5; } };
+Atomics.add(cells, 0, shrinking);
+Atomics.store(cells, 0, shrinking);`,
     statuses: ["runtime_error"],
     // The Emscripten build leaves Atomics out (quickjs.c defines CONFIG_ATOMICS only off Emscripten).
     check: (result) => expect(result.error?.message).toMatch(/Atomics/),
@@ -71,12 +74,13 @@ Atomics.store(i32, 0, evil);`,
   {
     advisory: "bellard/quickjs#488, quickjs-ng#1396: stack underflow with yield in a for-of head",
     name: "generator returned while suspended in a for-of head",
-    code: `function* x() {
-  for (var e of yield []);
+    code: `function* head() {
+  // The yield sits in the for-of head: the loop has not started when the generator returns.
+  for (const item of yield [1, 2]) item;
 }
-const g = x();
-g.next();
-g.return("test");`,
+const it = head();
+it.next();
+it.return(0);`,
     statuses: ["runtime_error"],
     check: (result) => expect(result.error?.message).toMatch(/stack underflow/),
   },
@@ -97,6 +101,52 @@ Reflect.ownKeys(new Proxy({}, { ownKeys() { return arrayLike; } })).length`,
     message: /Aborted|crashed/,
   },
   {
+    advisory: "quickjs-ng#1355 (bellard e7b9f21): async generator re-entered from a `then` getter while it resolves (use after free)",
+    name: "async-generator-reentry",
+    code: `const gates = [0, 1, 2].map(() => { let open; const p = new Promise((r) => { open = r; }); return { p, open }; });
+let gen;
+let calls = 0;
+let busy = false;
+// Every promise resolution looks up "then": re-enter the generator from inside that lookup.
+Object.defineProperty(Object.prototype, "then", {
+  configurable: true,
+  get() {
+    if (busy || gen === undefined) return undefined;
+    busy = true;
+    try {
+      if (calls === 0) gen.return("early");
+      else if (calls === 1) { gen.next("again"); gen.return("late"); }
+      calls++;
+    } catch {}
+    busy = false;
+    return undefined;
+  },
+});
+async function* body() {
+  try {
+    await gates[0].p;
+    yield "first";
+    await gates[1].p;
+    yield "second";
+    await gates[2].p;
+  } finally {
+    await gates[2].p;
+  }
+}
+gen = body();
+gen.next();
+gates[0].open({});
+await null;
+await null;
+gates[1].open({});
+gates[2].open({});
+await null;
+calls`,
+    // Measured: QuickJS aborts on an assertion; the worker is replaced.
+    statuses: ["runtime_error"],
+    message: /Aborted|crashed/,
+  },
+  {
     advisory: "quickjs-ng#1400: mapped arguments marked by the collector while their frame is live",
     name: "mapped-arguments-gc",
     code: `function f(a) {
@@ -113,11 +163,16 @@ n`,
   {
     advisory: "quickjs-ng#1562: Array length grown then push, reference count underflow in the collector",
     name: "array-length-grow-push",
-    code: `const keep = [];
-for (let i = 0; i < 30; i++) { const a = [0]; a.length = 245; a.push(2); keep.push(a); }
-const junk = [];
-for (let i = 0; i < 200000; i++) junk.push({ i });
-keep.length`,
+    code: `const kept = [];
+for (let round = 0; round < 30; round++) {
+  const grown = [round];
+  grown.length = 245; // holes at the end of a fast array
+  grown.push(round);
+  kept.push(grown);
+}
+const churn = [];
+for (let i = 0; i < 200000; i++) churn.push({ i });
+kept.length`,
     statuses: ["success", "runtime_error", "memory_limit"],
   },
   {

@@ -8,7 +8,7 @@ import { Worker } from "node:worker_threads";
 import type { ExecutionResult, JsonValue, Language, ResolvedRunOptions } from "../types.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
 import { withHostCall } from "../host-call-context.js";
-import { timeoutError } from "./error-description.js";
+import { cancelledError, timeoutError } from "./error-description.js";
 import { hostCallLimitError } from "./host-bridge.js";
 import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
 
@@ -65,6 +65,8 @@ interface Active {
   stderr: string;
   sentMs: number;
   watchdog: NodeJS.Timeout;
+  /** Listener on the caller's signal, removed when the request ends. */
+  onAbort?: () => void;
   resolve(end: RequestEnd): void;
 }
 
@@ -133,6 +135,11 @@ export class EngineWorker {
     return this.active !== undefined;
   }
 
+  /** Why the thread stopped (crash, watchdog, cancellation, disposal); `undefined` while it runs. */
+  get deathReason(): string | undefined {
+    return this.deadReason;
+  }
+
   /** True once the thread has crashed, exited or been terminated. */
   get dead(): boolean {
     return this.deadReason !== undefined;
@@ -160,7 +167,11 @@ export class EngineWorker {
         resolve({ result: crashResult(language, this.deadReason, "", "", 0), workerLost: true });
         return;
       }
-      this.active = {
+      if (controls.signal?.aborted) {
+        resolve({ result: cancelledResult(language, controls.signal, false), workerLost: false });
+        return;
+      }
+      const active: Active = (this.active = {
         runId,
         language,
         timeoutMs: request.timeoutMs,
@@ -173,7 +184,11 @@ export class EngineWorker {
         sentMs,
         watchdog: setTimeout(() => this.onWatchdog(), request.timeoutMs + WATCHDOG_GRACE_MS),
         resolve,
-      };
+      });
+      if (controls.signal) {
+        active.onAbort = () => this.onCancel(active);
+        controls.signal.addEventListener("abort", active.onAbort, { once: true });
+      }
       this.worker.ref();
       this.worker.postMessage({ ...request, runId });
     });
@@ -282,6 +297,23 @@ export class EngineWorker {
     this.onDeath(this);
   }
 
+  /**
+   * The caller aborted the request: the thread is stopped at once (a guest may be in a built-in
+   * that never polls), the request ends `cancelled`, and the owner replaces the worker. A
+   * session on this worker ends, as after a timeout: its context stopped mid-way.
+   */
+  private onCancel(active: Active): void {
+    if (this.active !== active) return;
+    this.deadReason = "its run was cancelled by the caller";
+    this.takeMirroredOutput(active);
+    const result = cancelledResult(active.language, active.controls.signal, true, performance.now() - active.sentMs);
+    result.stdout = active.stdout;
+    result.stderr = active.stderr;
+    this.finish(active, result, true);
+    void this.worker.terminate();
+    this.onDeath(this);
+  }
+
   private die(reason: string): void {
     if (this.deadReason !== undefined) return;
     this.deadReason = reason;
@@ -306,6 +338,7 @@ export class EngineWorker {
 
   private finish(active: Active, result: ExecutionResult, workerLost: boolean): void {
     clearTimeout(active.watchdog);
+    if (active.onAbort) active.controls.signal?.removeEventListener("abort", active.onAbort);
     this.active = undefined;
     active.ended.abort();
     result.hostCalls = active.hostCalls;
@@ -326,6 +359,20 @@ function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
   if (outcome.resultJson !== undefined) result.result = JSON.parse(outcome.resultJson) as JsonValue;
   if (outcome.error) result.error = outcome.error;
   return result;
+}
+
+/** The result of a request its caller cancelled (before it started, or while it ran). */
+export function cancelledResult(language: Language, signal: AbortSignal | undefined, started: boolean, durationMs = 0): ExecutionResult {
+  return {
+    status: "cancelled",
+    stdout: "",
+    stderr: "",
+    outputTruncated: false,
+    error: cancelledError(signal, started),
+    durationMs,
+    language,
+    hostCalls: 0,
+  };
 }
 
 function crashResult(language: Language, message: string, stdout: string, stderr: string, durationMs: number): ExecutionResult {

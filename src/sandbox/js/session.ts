@@ -21,6 +21,10 @@ const ENDING_STATUSES = new Set(["timeout", "memory_limit"]);
  *   `export default` is the call's result.
  * - A call that times out, runs out of memory or crashes the engine ends the session: later
  *   calls throw `SandboxSessionEndedError`.
+ * - A call cancelled through `signal` while it runs ends the session the same way: its thread
+ *   is stopped mid-way through the code, so the context cannot be trusted. A call cancelled
+ *   before it started (still queued behind another call) returns `cancelled` and the session
+ *   goes on.
  * - Each session has its own worker thread (~16 MiB RSS): a session killed by the watchdog
  *   never takes another session down with it.
  *
@@ -42,7 +46,7 @@ export class JavaScriptSession implements SandboxSession {
     private readonly onDispose: (session: JavaScriptSession) => void,
   ) {
     this.worker = new EngineWorker(() => {
-      this.endedReason ??= "its engine stopped";
+      this.endedReason ??= this.worker.deathReason ?? "its engine stopped";
     });
     this.worker.post({ type: "session-open", memoryLimitBytes });
   }
