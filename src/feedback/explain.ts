@@ -31,7 +31,7 @@ export function explain(status: FeedbackStatus, detail?: string, limits: Feedbac
   if (next !== "") {
     // A one-line detail reads as a sentence; after a multi-line one (output samples) the next step starts a line.
     if (text.includes("\n")) explanation += `\n${next}`;
-    else explanation += `${text === "" || /[.!?:`)\]]$/.test(text) ? "" : "."} ${next}`;
+    else explanation += `${text === "" || /[.!?:]$/.test(text) ? "" : "."} ${next}`;
   }
   return truncate(explanation, MAX_EXPLANATION_CHARS);
 }
@@ -72,7 +72,7 @@ export function explainResult(result: ExecutionResult, code: string, limits: Fee
  * @example
  * ```ts
  * explainTests({ status: "failed", stdout: "", stderr: "", error: { name: "AssertionError", message: "", line: 1 } }, "assert add(2, 3) == 5");
- * // "A test failed: AssertionError:  (line 1: `assert add(2, 3) == 5`) Fix the code so the test passes; ..."
+ * // "A test failed: AssertionError:  (line 1: `assert add(2, 3) == 5`). Fix the code so the test passes; ..."
  * ```
  */
 export function explainTests(outcome: TestsOutcome, tests: string): string {

@@ -36,6 +36,8 @@ const documented: Record<string, string[]> = {
     "CodeGenState",
     "DEFAULT_MAX_RETRIES",
     "summarizeAttempts",
+    "extractProgram",
+    "checkTypes",
     "ModelConfigurationError",
     "ModelUnavailableError",
     "ModelCallError",
