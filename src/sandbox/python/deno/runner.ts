@@ -10,6 +10,7 @@
  */
 import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "./host-bridge.js";
 import type { HostRequest, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerRequest } from "./protocol.js";
+import { encodeReturnedFiles } from "./returned-files.js";
 import { testsAfterStop } from "./run-phases.js";
 
 interface DenoApi {
@@ -89,6 +90,12 @@ async function obtainSnapshot(): Promise<Uint8Array | undefined> {
   }
 }
 
+function fromBase64Files(files: Record<string, string>): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const [path, base64] of Object.entries(files)) out[path] = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  return out;
+}
+
 function toBase64(bytes: Uint8Array): string {
   let binary = "";
   const step = 0x8000;
@@ -157,6 +164,8 @@ interface Execution {
   stderr: string;
   testsStdout: string;
   testsStderr: string;
+  files?: Record<string, string>;
+  filesError?: string;
   outputTruncated: boolean;
   durationMs: number;
   killed: boolean;
@@ -189,6 +198,7 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
     let testsStderr = "";
     let phase: "program" | "tests" = "program";
     let outputTruncated = false;
+    let returned: { files: Record<string, string> } | { error: string } | undefined;
     let stopReason: "timeout" | "output_limit" | undefined;
     let hardTimer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
@@ -222,7 +232,8 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
       if (request.type === "run" && request.extras.tests !== undefined && (stopReason || killed || !final.tests)) {
         final = { ...final, tests: testsAfterStop(final, phase) };
       }
-      resolve({ outcome: final, stdout, stderr, testsStdout, testsStderr, outputTruncated, durationMs, killed });
+      const files = returned === undefined ? {} : "files" in returned ? { files: returned.files } : { filesError: returned.error };
+      resolve({ outcome: final, stdout, stderr, testsStdout, testsStderr, outputTruncated, durationMs, killed, ...files });
     };
 
     const stop = (reason: "timeout" | "output_limit") => {
@@ -258,6 +269,11 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
           stop("output_limit");
           return;
         case "done":
+          if ((request.type === "run" || request.type === "call") && request.extras.files !== undefined && !message.fatal) {
+            returned = message.filesError !== undefined
+              ? { error: String(message.filesError).slice(0, 500) }
+              : encodeReturnedFiles(message.files, request.extras.maxFileBytes, request.extras.maxTotalFileBytes);
+          }
           if (message.fatal) {
             kill(interpreter);
             // Pyodide's fatal-error handler dumps interpreter frames to stdout: not the user's output.
@@ -292,7 +308,13 @@ async function handle(request: HostRequest): Promise<void> {
     case "run":
     case "call": {
       const run = ++runCounter;
-      const extras = { hostFunctionNames: request.hostFunctionNames, ...(request.tests !== undefined ? { tests: request.tests } : {}), maxFileBytes: request.maxFileBytes, maxTotalFileBytes: request.maxTotalFileBytes };
+      const extras = {
+        hostFunctionNames: request.hostFunctionNames,
+        ...(request.type === "run" && request.tests !== undefined ? { tests: request.tests } : {}),
+        ...(request.files !== undefined ? { files: fromBase64Files(request.files) } : {}),
+        maxFileBytes: request.maxFileBytes,
+        maxTotalFileBytes: request.maxTotalFileBytes,
+      };
       const workerRequest: WorkerRequest =
         request.type === "run"
           ? { type: "run", run, code: request.code, globals: request.globals, session: config.session, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes, extras }
@@ -300,7 +322,8 @@ async function handle(request: HostRequest): Promise<void> {
       const done = await execute(interpreter, workerRequest, request, request.id);
       const reset = done.killed || interpreter.dead;
       const tests = request.type === "run" && request.tests !== undefined ? { testsStdout: done.testsStdout, testsStderr: done.testsStderr } : {};
-      send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session, ...tests });
+      const files = done.files !== undefined ? { files: done.files } : done.filesError !== undefined ? { filesError: done.filesError } : {};
+      send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session, ...tests, ...files });
       // Pool mode: a fresh interpreter for every run. Session mode: only after a kill.
       if (!config.session || interpreter.dead) replaceInterpreter();
       else send({ type: "ready" });

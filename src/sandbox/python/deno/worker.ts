@@ -6,6 +6,7 @@
  */
 import type { loadPyodide as LoadPyodide, PyodideAPI } from "pyodide";
 import type { PythonOutcome, WorkerMessage, WorkerRequest } from "./protocol.js";
+import { collectWorkDir, prepareWorkDir, type EmscriptenFs } from "./files.js";
 import { createHostBridge, replyText } from "./host-bridge.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
@@ -178,13 +179,17 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "call": {
       const { extras } = request;
       const names = JSON.stringify(extras.hostFunctionNames);
+      const fs = (pyodide as unknown as { FS: EmscriptenFs }).FS;
+      // Pool runs start from an empty working directory; a session keeps its files unless given new ones.
+      prepareWorkDir(fs, (request.type === "run" && !request.session) || extras.files !== undefined, extras.files);
       bridge.begin(request.run, extras.hostFunctionNames);
       const { outcome, fatal } =
         request.type === "run"
           ? await callPython("_cs_run", [request.code, JSON.stringify(request.globals), request.session, names, extras.tests], request.memoryLimitBytes, request.maxOutputBytes)
           : await callPython("_cs_call", [request.name, JSON.stringify(request.args), names], request.memoryLimitBytes, request.maxOutputBytes);
       bridge.end();
-      post({ type: "done", outcome, fatal });
+      const back = extras.files !== undefined && !fatal ? collectWorkDir(fs, extras.maxFileBytes, extras.maxTotalFileBytes) : undefined;
+      post({ type: "done", outcome, fatal, ...(back ? ("files" in back ? { files: back.files } : { filesError: back.error }) : {}) });
       return;
     }
     case "host-reply": {
