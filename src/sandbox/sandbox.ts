@@ -9,6 +9,7 @@ import { prepareJavaScript } from "./js/prepare.js";
 import { JavaScriptSession } from "./js/session.js";
 import { runRequest } from "./js/run-request.js";
 import { resolveLanguage, resolveLimit, resolveRunOptions, DEFAULT_MEMORY_LIMIT_BYTES } from "./options.js";
+import { loadWheels } from "./python/wheels.js";
 import type {
   CheckResult,
   ExecutionResult,
@@ -53,6 +54,9 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
   const defaults = { ...options.defaults };
   // Validate the defaults once, up front, so misuse shows at creation rather than first run.
   resolveRunOptions(undefined, defaults);
+  // Python wheels are checked here, so a bad one is refused at creation (the engine loads later).
+  const wheels = options.python?.wheels;
+  if (wheels !== undefined) loadWheels(wheels);
 
   const pool = new WorkerPool(poolSize);
   const sessions = new Set<SandboxSession>();
@@ -64,7 +68,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
   }
 
   function pythonEngine(): Promise<LanguageEngine> {
-    python ??= loadPythonEngine();
+    python ??= loadPythonEngine(wheels);
     // A failed load is not cached: the next use tries again and reports the same clear error.
     python.catch(() => {
       python = undefined;
@@ -147,13 +151,13 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
   };
 }
 
-async function loadPythonEngine(): Promise<LanguageEngine> {
+async function loadPythonEngine(wheels: string[] | undefined): Promise<LanguageEngine> {
   // Loaded on first use only: JavaScript-only users never pay for (or need) the Python engine.
   // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~180 MB each)
   // and keep the Python engine's own default.
   try {
     const { createPythonEngine } = await import("./python/engine.js");
-    return createPythonEngine();
+    return createPythonEngine(wheels !== undefined ? { wheels } : {});
   } catch (error) {
     throw new EngineUnavailableError("python", `its module could not be loaded (${(error as Error).message})`, { cause: error });
   }

@@ -9,7 +9,7 @@
  * In pool mode every run gets a fresh worker, so nothing survives from one run to the next.
  */
 import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "./host-bridge.js";
-import type { HostRequest, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerRequest } from "./protocol.js";
+import type { HostRequest, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerPackages, WorkerRequest } from "./protocol.js";
 import { encodeReturnedFiles } from "./returned-files.js";
 import { testsAfterStop } from "./run-phases.js";
 
@@ -79,7 +79,7 @@ async function obtainSnapshot(): Promise<Uint8Array | undefined> {
         event.preventDefault();
         reject(new Error(event.message ?? "snapshot worker failed"));
       };
-      maker.postMessage({ type: "make-snapshot", pyodideUrl: config.pyodideUrl });
+      maker.postMessage({ type: "make-snapshot", pyodideUrl: config.pyodideUrl, packages });
     });
     send({ type: "snapshot", base64: toBase64(bytes) });
     return bytes;
@@ -112,6 +112,8 @@ interface Interpreter {
 }
 
 let snapshot: Uint8Array | undefined;
+/** Packages to install in every interpreter (the host's second line; see wheels.ts). */
+let packages: WorkerPackages = { files: {}, topLevel: [] };
 let current: Interpreter | undefined;
 
 function startInterpreter(): Interpreter {
@@ -130,7 +132,7 @@ function startInterpreter(): Interpreter {
   });
   // The worker gets its own copy by transfer (one copy, not two); the original is kept for later interpreters.
   const copy = snapshot?.slice();
-  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer }, copy ? [copy.buffer as ArrayBuffer] : []);
+  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, packages }, copy ? [copy.buffer as ArrayBuffer] : []);
   return interpreter;
 }
 
@@ -376,6 +378,10 @@ async function main(): Promise<void> {
   const first = await lines.next();
   if (first.done) Deno.exit(0);
   channelToken = first.value.trim();
+  const second = await lines.next();
+  if (second.done) Deno.exit(0);
+  const sent = JSON.parse(second.value) as { files: Record<string, string>; topLevel: string[] };
+  packages = { files: fromBase64Files(sent.files), topLevel: sent.topLevel };
   snapshot = await obtainSnapshot();
   current = startInterpreter();
   try {
