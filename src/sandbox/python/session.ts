@@ -74,6 +74,8 @@ class PythonSession implements SandboxSession {
     this.#assertUsable();
     return this.#serialRaw(async () => {
       this.#assertUsable();
+      // The runner says "ready" just after a run's result: wait for it, like run and call do.
+      await this.#process.whenReady();
       return this.#process.functionNames();
     });
   }
