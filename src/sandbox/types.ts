@@ -170,12 +170,13 @@ export interface RunOptions {
    * `result.files` hold the file set at the end. Nothing touches the host's disk.
    */
   files?: Record<string, string | Uint8Array>;
-  /** Bytes one file may hold (given or written); a larger write is an exception in the code. Default 8 MiB. */
-  maxFileBytes?: number;
   /**
-   * Bytes all files may hold together (contents plus paths); a write past it is an exception
-   * in the code. Default 32 MiB.
+   * Bytes one file may hold (given or written). Default 8 MiB. In JavaScript/TypeScript a
+   * write past it is an exception in the code; a file set over it at the end of a run ends the
+   * run `output_limit`.
    */
+  maxFileBytes?: number;
+  /** Bytes all files may hold together (given or written; JavaScript also counts paths). Default 32 MiB. */
   maxTotalFileBytes?: number;
 }
 
@@ -194,8 +195,8 @@ export interface ResolvedRunOptions {
   tests?: string;
   files?: Record<string, Uint8Array>;
   /**
-   * Always filled by `resolveRunOptions`; optional so that options built by hand (tests,
-   * benchmarks) keep compiling. Engines fall back to the defaults (8 MiB, 32 MiB).
+   * Filled by `resolveRunOptions`; optional so that options built by hand (tests,
+   * benchmarks) keep compiling. An engine given none uses the defaults (8 MiB, 32 MiB).
    */
   maxFileBytes?: number;
   maxTotalFileBytes?: number;
@@ -229,6 +230,15 @@ export interface SandboxOptions {
   poolSize?: number;
   /** Defaults for every run of this sandbox (a run's own options win). */
   defaults?: Omit<RunOptions, "hostFunctions" | "globals">;
+  /** Options of the Python engine. */
+  python?: {
+    /**
+     * Paths of pure-Python wheels (`.whl`, platform tag `any`) on this machine, installed before
+     * user code runs (no network: fetch them beforehand, e.g. `pip download --no-deps`). A file
+     * that is not a pure-Python wheel is refused at creation with `InvalidOptionError`.
+     */
+    wheels?: string[];
+  };
 }
 
 /** A pool of warm engines. `run` is `runCode` on this pool. */

@@ -20,6 +20,23 @@ import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
  */
 export const WATCHDOG_GRACE_MS = 60;
 
+/**
+ * V8 limits of a QuickJS worker thread, so that nothing a guest makes the thread allocate can
+ * grow the host process without bound (a thread past them is killed by Node and its run ends
+ * as an engine crash). The guest's own heap lives in WASM linear memory, outside these limits,
+ * and is capped by the run's `memoryLimitBytes`. Measured (docs/security.md): a warmed-up
+ * worker uses ~8 MiB of V8 heap; the heaviest runs tried at the default 64 MiB memory limit
+ * (a 60 MB string printed, thrown or returned) peaked at ~120 MiB without a limit and ran
+ * unchanged under 128 MiB; the default limit of a thread is ~4 GiB. `stackSizeMb` is Node's
+ * default, stated because QuickJS's own stack limit (256 KiB) must be reached before the
+ * thread's native stack.
+ */
+export const WORKER_RESOURCE_LIMITS = {
+  maxOldGenerationSizeMb: 256,
+  maxYoungGenerationSizeMb: 16,
+  stackSizeMb: 4,
+} as const;
+
 /** A request the worker answers with a `done` message. */
 export type WorkerRequest =
   | Extract<HostToWorker, { type: "run" }>
@@ -90,7 +107,14 @@ export class EngineWorker {
     this.mirror = new OutputMirror(outputMirror);
     // execArgv: [] keeps the host's loaders and preloads (e.g. `--import` hooks of
     // `langgraph dev`) out of the worker: it is plain compiled JS and needs none of them.
-    this.worker = new Worker(workerScriptUrl(), { execArgv: [], workerData: { outputMirror } });
+    // env: {} gives the thread an empty `process.env` of its own (not a copy of the host's
+    // API keys); resourceLimits: see WORKER_RESOURCE_LIMITS.
+    this.worker = new Worker(workerScriptUrl(), {
+      execArgv: [],
+      env: {},
+      resourceLimits: WORKER_RESOURCE_LIMITS,
+      workerData: { outputMirror },
+    });
     // A starting worker keeps the process alive (someone awaits it); once ready and idle it
     // never does, and it is ref'd again only while it serves a request.
     this.ready = new Promise((resolve, reject) => {
