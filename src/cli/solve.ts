@@ -7,7 +7,8 @@ import { readFile } from "node:fs/promises";
 import type { Command } from "./main.js";
 import { UsageError } from "./usage-error.js";
 import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
-import { LANGUAGES, type ExecutionResult, type Language } from "../sandbox/types.js";
+import { LANGUAGES, type Language } from "../sandbox/types.js";
+import { runResultValue, type StoredRunResult } from "../graph/stored-result.js";
 import type { CodeGenEvent } from "../graph/events.js";
 import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
 
@@ -48,7 +49,7 @@ export interface FinalState {
   status?: CodeGenStatus;
   code?: string;
   language?: Language;
-  result?: ExecutionResult;
+  result?: StoredRunResult;
   attempts: Attempt[];
   explanation?: string;
 }
@@ -60,7 +61,7 @@ export function formatFinal(state: FinalState): string {
   if (state.result !== undefined) {
     lines.push("--- output ---", state.result.stdout.replace(/\n$/, "") || "(nothing printed)");
     if (state.result.stderr.trim() !== "") lines.push("--- stderr ---", state.result.stderr.replace(/\n$/, ""));
-    if (state.result.result !== undefined) lines.push("--- result ---", JSON.stringify(state.result.result));
+    if (state.result.resultJson !== undefined) lines.push("--- result ---", state.result.resultJson);
   }
   const attempts = state.attempts.length;
   lines.push(`--- status: ${state.status ?? "unknown"} after ${attempts} attempt${attempts === 1 ? "" : "s"} ---`);
@@ -128,7 +129,9 @@ export const solveCommand: Command = {
       }
       if (final === undefined) throw new Error("the graph ended without a state");
       if (values.json) {
-        const { status, code, language: lang, result, attempts, explanation } = final;
+        const { status, code, language: lang, result: stored, attempts, explanation } = final;
+        // The program's value as JSON again (the state keeps it as text, see stored-result.ts).
+        const result = stored === undefined ? undefined : (({ resultJson: _json, ...rest }) => ({ ...rest, result: runResultValue(stored) }))(stored);
         process.stdout.write(JSON.stringify({ task, status, language: lang, code, result, attempts, explanation }, null, 2) + "\n");
       } else {
         process.stdout.write(formatFinal(final) + "\n");

@@ -18,18 +18,26 @@ export function taskDetails(state: Pick<CodeGenStateType, "context" | "tests" | 
   const parts: string[] = [];
   if (state.context !== undefined && state.context.trim() !== "") parts.push(`Context:\n${state.context.trim()}`);
   if (state.tests !== undefined && state.tests.trim() !== "") {
-    parts.push(`These tests will be appended to your program and must pass (do not copy them into your answer):\n${state.tests.trim()}`);
+    parts.push(
+      `These tests will run after your program, in the same scope, and must pass (do not copy them into your answer, and do not exit before they run):\n${state.tests.trim()}`,
+    );
   }
   if (state.expectedOutput !== undefined) parts.push(`The program must print exactly:\n${state.expectedOutput.trim()}`);
   return parts.length === 0 ? "" : `\n${parts.join("\n\n")}\n`;
 }
 
 /**
- * The `recursionLimit` a run needs: generate, each attempt's validate (+ approve) + execute,
- * each refine, finalize, plus LangGraph's own input step.
+ * The `recursionLimit` a run needs: generate, each attempt's validate + execute (with
+ * approval: validate, approve, validate of an edit, execute), each refine, finalize, plus
+ * LangGraph's own input step.
+ *
+ * @example
+ * ```ts
+ * graphStepsNeeded(2, false); // 11
+ * ```
  */
 export function graphStepsNeeded(maxRetries: number, approveBeforeExecute: boolean): number {
-  const perAttempt = approveBeforeExecute ? 3 : 2;
+  const perAttempt = approveBeforeExecute ? 4 : 2;
   return 1 + (maxRetries + 1) * perAttempt + maxRetries + 1 + 1;
 }
 
@@ -60,6 +68,7 @@ export function createGenerateNode(context: CodeGenContext) {
       maxRetries,
       approveBeforeExecute: context.approveBeforeExecute,
       code: undefined,
+      approvedCode: undefined,
       reply: undefined,
       check: undefined,
       result: undefined,

@@ -1,11 +1,12 @@
 /** `refine`: the model gets its code, the error with its line, the output and test results, and writes a fix. */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { CodeGenContext } from "../configuration.js";
+import type { CodeGenContext, RunLimits } from "../configuration.js";
 import { emitEvent } from "../events.js";
 import { bound, explainCheck, explainResult } from "../explain.js";
 import { extractCode } from "../extract-code.js";
 import { renderTemplate } from "../prompts.js";
 import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
+import { restoreRunResult } from "../stored-result.js";
 import { callCodeModel } from "./call-model.js";
 import { LANGUAGE_NAMES, taskDetails } from "./generate.js";
 
@@ -17,16 +18,18 @@ export function numberLines(code: string): string {
 }
 
 /** What went wrong in the last attempt, for the model. */
-export function failureForModel(state: CodeGenStateType, context: CodeGenContext): string {
+export function failureForModel(state: CodeGenStateType, context: CodeGenContext, limits: RunLimits = context.runLimits): string {
   const last = state.attempts.at(-1);
   const code = last?.code ?? state.code ?? "";
   if (last?.phase === "validate" && state.check !== undefined && !state.check.ok && last.code.trim() !== "") {
     return explainCheck(state.check, code);
   }
-  if (last?.status === "test_failed" || last?.status === "wrong_output") return last.error ?? last.status;
+  // Verdicts of the tests and of the expected output are already worded for the model.
+  if (last?.status === "test_failed" || last?.status === "tests_not_run" || last?.status === "wrong_output") return last.error ?? last.status;
   if (last?.phase === "execute" && state.result !== undefined) {
     const stderr = state.result.stderr.trim();
-    const base = explainResult(state.result, code + (state.tests ? `\n\n${state.tests}` : ""), context.runLimits);
+    // The tests run apart from the program, so a program error's line is a line of `code`.
+    const base = explainResult(restoreRunResult(state.result), code, limits);
     return stderr === "" ? base : `${base}\nstderr:\n${bound(stderr, 400)}`;
   }
   return last?.error ?? "The code did not work.";
@@ -46,7 +49,7 @@ export function createRefineNode(context: CodeGenContext) {
       numberedCode: numberLines(last?.code ?? state.code ?? ""),
       attempt: String(last?.number ?? number - 1),
       status: last?.status ?? "unknown",
-      error: failureForModel(state, context),
+      error: failureForModel(state, context, context.runLimitsFor(config)),
       output: output === "" ? "(nothing)" : output,
     });
     const outcome = await callCodeModel(context, config, context.prompts.system[language], user);
