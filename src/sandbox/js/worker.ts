@@ -48,7 +48,7 @@ async function warmUp(): Promise<void> {
     if (!prepared.ok) continue;
     const guest = new GuestContext(quickjs, limits.memoryLimitBytes, silent);
     const mode = prepared.kind === "script" ? SettleMode.Script : SettleMode.Module;
-    await guest.evaluate(0, prepared.code, prepared.kind, mode, limits, { hostFunctionNames: [] }, performance.now());
+    await guest.evaluate({ runId: 0, code: prepared.code, kind: prepared.kind, mode, limits, setup: { hostFunctionNames: [] }, startedMs: performance.now() });
     guest.takeOutput();
     guest.dispose();
   }
@@ -104,15 +104,15 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   let outcome: WorkerOutcome;
   try {
     const mode = prepared.kind === "script" ? SettleMode.Script : session ? SettleMode.SessionModule : SettleMode.Module;
-    outcome = await guest.evaluate(
-      message.runId,
-      prepared.code,
-      prepared.kind,
+    outcome = await guest.evaluate({
+      runId: message.runId,
+      code: prepared.code,
+      kind: prepared.kind,
       mode,
-      message,
-      { globalsJson: message.globalsJson, globalNames: message.globalNames, hostFunctionNames: message.hostFunctionNames },
+      limits: message,
+      setup: { globalsJson: message.globalsJson, globalNames: message.globalNames, hostFunctionNames: message.hostFunctionNames },
       startedMs,
-    );
+    });
   } finally {
     active = undefined;
   }
@@ -151,7 +151,14 @@ async function handleSessionCall(message: Extract<HostToWorker, { type: "session
   active = guest;
   let outcome: WorkerOutcome;
   try {
-    outcome = await guest.invoke(message.runId, message.name, message.argsJson, message, message.hostFunctionNames, startedMs);
+    outcome = await guest.invoke({
+      runId: message.runId,
+      name: message.name,
+      argsJson: message.argsJson,
+      limits: message,
+      hostFunctionNames: message.hostFunctionNames,
+      startedMs,
+    });
   } finally {
     active = undefined;
   }
