@@ -168,10 +168,9 @@ export function toolHostFunctions(tools: Map<string, CodeModeTool>, options: Too
  */
 export function toolsSetupCode(toolNames: readonly string[], language: Language): string {
   if (language === "python") {
-    const members = toolNames
-      .map((n) => `${JSON.stringify(n)}: (lambda f: (lambda **kw: f(kw)))(${HOST_PREFIX}${n})`)
-      .join(", ");
-    return `tools = type("tools", (), {k: staticmethod(v) for k, v in {${members}}.items()})`;
+    // Each lambda looks its host function up when called, so it works in every later run.
+    const members = toolNames.map((n) => `${JSON.stringify(n)}: staticmethod(lambda **kw: ${HOST_PREFIX}${n}(kw))`).join(", ");
+    return `tools = type("tools", (), {${members}})()`;
   }
   const members = toolNames.map((n) => `${n}: (input) => ${HOST_PREFIX}${n}(input === undefined ? {} : input)`).join(", ");
   return `globalThis.tools = Object.freeze({ ${members} });`;
