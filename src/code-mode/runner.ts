@@ -8,6 +8,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { SandboxSessionEndedError } from "../errors.js";
 import { getSharedSandbox } from "../sandbox/run-code.js";
 import type { ExecutionResult, HostFunction, Language, RunOptions, Sandbox, SandboxSession } from "../sandbox/types.js";
+import { persistTopLevel } from "./persist-declarations.js";
 import { diffFiles, filesToBytes, type FileCaps, type FilesChange, type StoredFiles } from "./files.js";
 import { SessionCache, type LiveSession } from "./session-cache.js";
 import type { CodeCell } from "./state.js";
@@ -161,7 +162,7 @@ export class CodeModeRunner {
     const live: LiveSession = { session, applied: [] };
     const failures: string[] = [];
     for (const [index, cell] of cells.entries()) {
-      const replayed = await session.run(cell.code, this.runOptions(request, [], cell.toolCalls));
+      const replayed = await session.run(threadCode(cell.code, cell.language), this.runOptions(request, [], cell.toolCalls));
       live.applied.push(cell.id);
       if (replayed.status !== "success") {
         const error = replayed.error ? `${replayed.error.name}: ${replayed.error.message}` : replayed.status;
@@ -185,7 +186,7 @@ export class CodeModeRunner {
       await this.cache.set(key, live);
     }
     const toolCalls: RecordedToolCall[] = [];
-    const result = await live.session.run(request.code, this.runOptions(request, toolCalls));
+    const result = await live.session.run(threadCode(request.code, request.language), this.runOptions(request, toolCalls));
     let cell: CodeCell | undefined;
     if (result.status === "success") {
       cell = { id: randomUUID(), language: request.language, code: request.code, toolCalls };
@@ -204,6 +205,11 @@ export class CodeModeRunner {
   async dispose(): Promise<void> {
     await this.cache.clear();
   }
+}
+
+/** The code a thread's session runs: JavaScript/TypeScript top-level bindings kept on the global object. */
+function threadCode(code: string, language: Language): string {
+  return language === "python" ? code : persistTopLevel(code, language);
 }
 
 function sameIds(a: string[], b: string[]): boolean {

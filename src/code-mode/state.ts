@@ -47,7 +47,7 @@ export const storedFilesSchema = z.record(z.string(), storedFile);
 /**
  * The state fields of code mode, for a `StateSchema` or a middleware's `stateSchema`:
  * `files` merges updates (`null` deletes a path; a plain string is UTF-8 text) and `codeCells`
- * appends.
+ * appends cells it does not have yet (by id).
  */
 export const codeModeStateFields = {
   files: new ReducedValue(storedFilesSchema.default(() => ({})), {
@@ -56,7 +56,11 @@ export const codeModeStateFields = {
   }),
   codeCells: new ReducedValue(z.array(codeCell).default(() => []), {
     inputSchema: z.array(codeCell).optional(),
-    reducer: (current: CodeCell[], next: CodeCell[] | undefined) => [...(current ?? []), ...(next ?? [])],
+    // Idempotent: createAgent feeds the whole current state back in as input on every invoke.
+    reducer: (current: CodeCell[], next: CodeCell[] | undefined) => {
+      const seen = new Set((current ?? []).map((c) => c.id));
+      return [...(current ?? []), ...(next ?? []).filter((c) => !seen.has(c.id))];
+    },
   }),
 };
 
