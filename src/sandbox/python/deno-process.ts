@@ -102,6 +102,8 @@ export class DenoProcess {
       this.#stderrTail = (this.#stderrTail + chunk).slice(-4000);
     });
     this.#child.stdin.write(`${this.#token.trim()}\n`);
+    // Second line: the packages to install (wheels.ts), read by the runner before any Python runs.
+    this.#child.stdin.write(packagesLine(paths));
     this.#child.stdin.on("error", () => {
       // EPIPE after the process died; the exit handler reports it.
     });
@@ -353,6 +355,19 @@ export class DenoProcess {
 /** The process died while a request was pending. */
 class ProcessDiedError extends Error {
   override name = "ProcessDiedError";
+}
+
+const packageLines = new WeakMap<object, string>();
+function packagesLine(paths: PythonPaths): string {
+  const packages = paths.packages;
+  if (!packages) return '{"files":{},"topLevel":[]}\n';
+  let line = packageLines.get(packages);
+  if (line === undefined) {
+    const files = Object.fromEntries(Object.entries(packages.files).map(([path, bytes]) => [path, Buffer.from(bytes).toString("base64")]));
+    line = `${JSON.stringify({ files, topLevel: packages.topLevel })}\n`;
+    packageLines.set(packages, line);
+  }
+  return line;
 }
 
 function saveSnapshot(file: string, base64: string): void {

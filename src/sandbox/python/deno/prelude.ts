@@ -21,7 +21,8 @@ import sys as _cs_sys, traceback as _cs_traceback, types as _cs_types
 
 _CS_FILE = "<code>"
 _CS_FORBIDDEN = set(_cs_json.loads(_CS_FORBIDDEN_JSON))
-_CS_STDLIB = set(_cs_sys.stdlib_module_names) | set(_cs_sys.builtin_module_names)
+_CS_PACKAGES = sorted(_cs_json.loads(globals().get("_CS_PACKAGES_JSON", "[]")))
+_CS_STDLIB = set(_cs_sys.stdlib_module_names) | set(_cs_sys.builtin_module_names) | set(_CS_PACKAGES)
 _CS_MAX_MESSAGE = 2000
 
 class _CsForbiddenImport(ImportError):
@@ -35,6 +36,9 @@ def _cs_import_problem(name):
                     "threads and the JavaScript bridge are unavailable. Use only pure standard-library "
                     "modules and return or print the data instead." % name)
     if parts[0] not in _CS_STDLIB:
+        if _CS_PACKAGES:
+            return ("module '%s' is not available: the sandbox runs the Python standard library and only these "
+                    "installed packages: %s (no installs). Rewrite it with those." % (name, ", ".join(_CS_PACKAGES)))
         return ("module '%s' is not available: the sandbox runs the Python standard library only "
                 "(no third-party packages, no installs). Rewrite it with the standard library." % name)
     return None

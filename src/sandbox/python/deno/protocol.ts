@@ -86,8 +86,8 @@ export type RunnerMessage =
 
 /** Runner main thread -> worker. */
 export type WorkerRequest =
-  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer }
-  | { type: "make-snapshot"; pyodideUrl: string }
+  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer; packages: WorkerPackages }
+  | { type: "make-snapshot"; pyodideUrl: string; packages: WorkerPackages }
   | { type: "run"; run: number; code: string; globals: Record<string, JsonValue>; session: boolean; memoryLimitBytes: number; maxOutputBytes: number; extras: WorkerRunExtras }
   | { type: "call"; run: number; name: string; args: JsonValue[]; memoryLimitBytes: number; maxOutputBytes: number; extras: WorkerRunExtras }
   /** Answer to host call `callId` of run `run`. */
@@ -96,6 +96,12 @@ export type WorkerRequest =
   | { type: "interrupt"; run: number }
   | { type: "check"; code: string }
   | { type: "functions" };
+
+/** Pure-Python packages to install into site-packages (see wheels.ts). */
+export interface WorkerPackages {
+  files: Record<string, Uint8Array>;
+  topLevel: string[];
+}
 
 /** The run extras as the worker gets them (files as bytes). */
 export interface WorkerRunExtras {

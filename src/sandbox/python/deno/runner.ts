@@ -9,7 +9,8 @@
  * In pool mode every run gets a fresh worker, so nothing survives from one run to the next.
  */
 import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "./host-bridge.js";
-import type { HostRequest, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerRequest } from "./protocol.js";
+import type { HostRequest, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerPackages, WorkerRequest } from "./protocol.js";
+import { encodeReturnedFiles } from "./returned-files.js";
 import { testsAfterStop } from "./run-phases.js";
 
 interface DenoApi {
@@ -78,7 +79,7 @@ async function obtainSnapshot(): Promise<Uint8Array | undefined> {
         event.preventDefault();
         reject(new Error(event.message ?? "snapshot worker failed"));
       };
-      maker.postMessage({ type: "make-snapshot", pyodideUrl: config.pyodideUrl });
+      maker.postMessage({ type: "make-snapshot", pyodideUrl: config.pyodideUrl, packages });
     });
     send({ type: "snapshot", base64: toBase64(bytes) });
     return bytes;
@@ -87,6 +88,12 @@ async function obtainSnapshot(): Promise<Uint8Array | undefined> {
   } finally {
     maker.terminate();
   }
+}
+
+function fromBase64Files(files: Record<string, string>): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const [path, base64] of Object.entries(files)) out[path] = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  return out;
 }
 
 function toBase64(bytes: Uint8Array): string {
@@ -105,6 +112,8 @@ interface Interpreter {
 }
 
 let snapshot: Uint8Array | undefined;
+/** Packages to install in every interpreter (the host's second line; see wheels.ts). */
+let packages: WorkerPackages = { files: {}, topLevel: [] };
 let current: Interpreter | undefined;
 
 function startInterpreter(): Interpreter {
@@ -123,7 +132,7 @@ function startInterpreter(): Interpreter {
   });
   // The worker gets its own copy by transfer (one copy, not two); the original is kept for later interpreters.
   const copy = snapshot?.slice();
-  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer }, copy ? [copy.buffer as ArrayBuffer] : []);
+  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, packages }, copy ? [copy.buffer as ArrayBuffer] : []);
   return interpreter;
 }
 
@@ -157,6 +166,8 @@ interface Execution {
   stderr: string;
   testsStdout: string;
   testsStderr: string;
+  files?: Record<string, string>;
+  filesError?: string;
   outputTruncated: boolean;
   durationMs: number;
   killed: boolean;
@@ -189,6 +200,7 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
     let testsStderr = "";
     let phase: "program" | "tests" = "program";
     let outputTruncated = false;
+    let returned: { files: Record<string, string> } | { error: string } | undefined;
     let stopReason: "timeout" | "output_limit" | undefined;
     let hardTimer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
@@ -222,7 +234,8 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
       if (request.type === "run" && request.extras.tests !== undefined && (stopReason || killed || !final.tests)) {
         final = { ...final, tests: testsAfterStop(final, phase) };
       }
-      resolve({ outcome: final, stdout, stderr, testsStdout, testsStderr, outputTruncated, durationMs, killed });
+      const files = returned === undefined ? {} : "files" in returned ? { files: returned.files } : { filesError: returned.error };
+      resolve({ outcome: final, stdout, stderr, testsStdout, testsStderr, outputTruncated, durationMs, killed, ...files });
     };
 
     const stop = (reason: "timeout" | "output_limit") => {
@@ -258,6 +271,11 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
           stop("output_limit");
           return;
         case "done":
+          if ((request.type === "run" || request.type === "call") && request.extras.files !== undefined && !message.fatal) {
+            returned = message.filesError !== undefined
+              ? { error: String(message.filesError).slice(0, 500) }
+              : encodeReturnedFiles(message.files, request.extras.maxFileBytes, request.extras.maxTotalFileBytes);
+          }
           if (message.fatal) {
             kill(interpreter);
             // Pyodide's fatal-error handler dumps interpreter frames to stdout: not the user's output.
@@ -292,7 +310,13 @@ async function handle(request: HostRequest): Promise<void> {
     case "run":
     case "call": {
       const run = ++runCounter;
-      const extras = { hostFunctionNames: request.hostFunctionNames, ...(request.tests !== undefined ? { tests: request.tests } : {}), maxFileBytes: request.maxFileBytes, maxTotalFileBytes: request.maxTotalFileBytes };
+      const extras = {
+        hostFunctionNames: request.hostFunctionNames,
+        ...(request.type === "run" && request.tests !== undefined ? { tests: request.tests } : {}),
+        ...(request.files !== undefined ? { files: fromBase64Files(request.files) } : {}),
+        maxFileBytes: request.maxFileBytes,
+        maxTotalFileBytes: request.maxTotalFileBytes,
+      };
       const workerRequest: WorkerRequest =
         request.type === "run"
           ? { type: "run", run, code: request.code, globals: request.globals, session: config.session, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes, extras }
@@ -300,7 +324,8 @@ async function handle(request: HostRequest): Promise<void> {
       const done = await execute(interpreter, workerRequest, request, request.id);
       const reset = done.killed || interpreter.dead;
       const tests = request.type === "run" && request.tests !== undefined ? { testsStdout: done.testsStdout, testsStderr: done.testsStderr } : {};
-      send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session, ...tests });
+      const files = done.files !== undefined ? { files: done.files } : done.filesError !== undefined ? { filesError: done.filesError } : {};
+      send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session, ...tests, ...files });
       // Pool mode: a fresh interpreter for every run. Session mode: only after a kill.
       if (!config.session || interpreter.dead) replaceInterpreter();
       else send({ type: "ready" });
@@ -353,6 +378,10 @@ async function main(): Promise<void> {
   const first = await lines.next();
   if (first.done) Deno.exit(0);
   channelToken = first.value.trim();
+  const second = await lines.next();
+  if (second.done) Deno.exit(0);
+  const sent = JSON.parse(second.value) as { files: Record<string, string>; topLevel: string[] };
+  packages = { files: fromBase64Files(sent.files), topLevel: sent.topLevel };
   snapshot = await obtainSnapshot();
   current = startInterpreter();
   try {

@@ -6,7 +6,9 @@
  */
 import type { loadPyodide as LoadPyodide, PyodideAPI } from "pyodide";
 import type { PythonOutcome, WorkerMessage, WorkerRequest } from "./protocol.js";
+import { collectWorkDir, prepareWorkDir, type EmscriptenFs } from "./files.js";
 import { createHostBridge, replyText } from "./host-bridge.js";
+import { installPackages } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
 
@@ -153,17 +155,19 @@ async function handle(request: WorkerRequest): Promise<void> {
   switch (request.type) {
     case "make-snapshot": {
       const py = await load(request.pyodideUrl, undefined, true);
+      installPackages(py, request.packages, true);
       const bytes = py.makeMemorySnapshot();
       post({ type: "snapshot", bytes }, [bytes.buffer as ArrayBuffer]);
       return;
     }
     case "init": {
       const py = await load(request.pyodideUrl, request.snapshot, false);
+      installPackages(py, request.packages, false);
       interrupt = new Int32Array(request.interruptBuffer);
       py.setInterruptBuffer(interrupt);
       py.setStdout(writer("stdout"));
       py.setStderr(writer("stderr"));
-      py.runPython(`_CS_FORBIDDEN_JSON = ${JSON.stringify(JSON.stringify(FORBIDDEN_MODULES))}\n${PYTHON_PRELUDE}\n${PYTHON_RUN_PRELUDE}`);
+      py.runPython(`_CS_FORBIDDEN_JSON = ${JSON.stringify(JSON.stringify(FORBIDDEN_MODULES))}\n_CS_PACKAGES_JSON = ${JSON.stringify(JSON.stringify(request.packages.topLevel))}\n${PYTHON_PRELUDE}\n${PYTHON_RUN_PRELUDE}`);
       py.globals.set("_cs_hooks", bridge.hooks);
       pyodide = py;
       // One throwaway run pages in the code paths of a run, so the first real run is fast.
@@ -178,13 +182,17 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "call": {
       const { extras } = request;
       const names = JSON.stringify(extras.hostFunctionNames);
+      const fs = (pyodide as unknown as { FS: EmscriptenFs }).FS;
+      // Pool runs start from an empty working directory; a session keeps its files unless given new ones.
+      prepareWorkDir(fs, (request.type === "run" && !request.session) || extras.files !== undefined, extras.files);
       bridge.begin(request.run, extras.hostFunctionNames);
       const { outcome, fatal } =
         request.type === "run"
           ? await callPython("_cs_run", [request.code, JSON.stringify(request.globals), request.session, names, extras.tests], request.memoryLimitBytes, request.maxOutputBytes)
           : await callPython("_cs_call", [request.name, JSON.stringify(request.args), names], request.memoryLimitBytes, request.maxOutputBytes);
       bridge.end();
-      post({ type: "done", outcome, fatal });
+      const back = extras.files !== undefined && !fatal ? collectWorkDir(fs, extras.maxFileBytes, extras.maxTotalFileBytes) : undefined;
+      post({ type: "done", outcome, fatal, ...(back ? ("files" in back ? { files: back.files } : { filesError: back.error }) : {}) });
       return;
     }
     case "host-reply": {
