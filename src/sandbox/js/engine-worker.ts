@@ -5,9 +5,11 @@
  * throw, and marks this worker dead so its owner can replace it.
  */
 import { Worker } from "node:worker_threads";
-import type { ExecutionResult, HostFunction, JsonValue, Language, ResolvedRunOptions } from "../types.js";
+import type { ExecutionResult, JsonValue, Language, ResolvedRunOptions } from "../types.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
-import { timeoutError } from "./guest-context.js";
+import { withHostCall } from "../host-call-context.js";
+import { cancelledError, timeoutError } from "./error-description.js";
+import { hostCallLimitError } from "./host-bridge.js";
 import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
 
 /**
@@ -53,11 +55,18 @@ interface Active {
   runId: number;
   language: Language;
   timeoutMs: number;
-  hostFunctions: Record<string, HostFunction>;
+  controls: RunControls;
+  /** Aborted when the request ends, whatever its status: host functions learn it through `currentHostCall()`. */
+  ended: AbortController;
+  /** Host calls started on the host for this request, and those still running. */
+  hostCalls: number;
+  hostCallsInFlight: number;
   stdout: string;
   stderr: string;
   sentMs: number;
   watchdog: NodeJS.Timeout;
+  /** Listener on the caller's signal, removed when the request ends. */
+  onAbort?: () => void;
   resolve(end: RequestEnd): void;
 }
 
@@ -126,6 +135,11 @@ export class EngineWorker {
     return this.active !== undefined;
   }
 
+  /** Why the thread stopped (crash, watchdog, cancellation, disposal); `undefined` while it runs. */
+  get deathReason(): string | undefined {
+    return this.deadReason;
+  }
+
   /** True once the thread has crashed, exited or been terminated. */
   get dead(): boolean {
     return this.deadReason !== undefined;
@@ -153,17 +167,28 @@ export class EngineWorker {
         resolve({ result: crashResult(language, this.deadReason, "", "", 0), workerLost: true });
         return;
       }
-      this.active = {
+      if (controls.signal?.aborted) {
+        resolve({ result: cancelledResult(language, controls.signal, false), workerLost: false });
+        return;
+      }
+      const active: Active = (this.active = {
         runId,
         language,
         timeoutMs: request.timeoutMs,
-        hostFunctions: controls.hostFunctions,
+        controls,
+        ended: new AbortController(),
+        hostCalls: 0,
+        hostCallsInFlight: 0,
         stdout: "",
         stderr: "",
         sentMs,
         watchdog: setTimeout(() => this.onWatchdog(), request.timeoutMs + WATCHDOG_GRACE_MS),
         resolve,
-      };
+      });
+      if (controls.signal) {
+        active.onAbort = () => this.onCancel(active);
+        controls.signal.addEventListener("abort", active.onAbort, { once: true });
+      }
       this.worker.ref();
       this.worker.postMessage({ ...request, runId });
     });
@@ -220,15 +245,30 @@ export class EngineWorker {
   }
 
   private async callHost(active: Active, callId: number, name: string, argsJson: string): Promise<void> {
+    // No host call starts after its run ended (the message may trail the run's end).
+    if (this.active !== active || active.ended.signal.aborted) return;
+    const { hostFunctions } = active.controls;
+    const fn = Object.hasOwn(hostFunctions, name) ? hostFunctions[name] : undefined;
+    // The worker enforces the same limits; the host counts again because it trusts nothing
+    // that comes out of the worker.
+    const refusal = fn
+      ? hostCallLimitError(name, active.hostCallsInFlight, active.hostCalls, active.controls)
+      : { name: "Error", message: `host function ${name} is not available in this run` };
     let reply: HostToWorker;
-    try {
-      const fn = active.hostFunctions[name];
-      if (!fn) throw new Error(`host function ${name} is not available in this run`);
-      const args = JSON.parse(argsJson) as JsonValue[];
-      const value: unknown = await fn(...args);
-      reply = { type: "reply", runId: active.runId, callId, ok: true, valueJson: value === undefined ? undefined : JSON.stringify(value) };
-    } catch (error) {
-      reply = { type: "reply", runId: active.runId, callId, ok: false, ...describeHostFailure(error) };
+    if (refusal) {
+      reply = { type: "reply", runId: active.runId, callId, ok: false, ...refusal };
+    } else {
+      active.hostCalls++;
+      active.hostCallsInFlight++;
+      try {
+        const args = JSON.parse(argsJson) as JsonValue[];
+        const value: unknown = await withHostCall({ signal: active.ended.signal, name }, () => fn!(...args));
+        reply = { type: "reply", runId: active.runId, callId, ok: true, valueJson: value === undefined ? undefined : JSON.stringify(value) };
+      } catch (error) {
+        reply = { type: "reply", runId: active.runId, callId, ok: false, ...describeHostFailure(error) };
+      } finally {
+        active.hostCallsInFlight--;
+      }
     }
     if (this.active === active && this.deadReason === undefined) this.worker.postMessage(reply);
   }
@@ -257,6 +297,23 @@ export class EngineWorker {
     this.onDeath(this);
   }
 
+  /**
+   * The caller aborted the request: the thread is stopped at once (a guest may be in a built-in
+   * that never polls), the request ends `cancelled`, and the owner replaces the worker. A
+   * session on this worker ends, as after a timeout: its context stopped mid-way.
+   */
+  private onCancel(active: Active): void {
+    if (this.active !== active) return;
+    this.deadReason = "its run was cancelled by the caller";
+    this.takeMirroredOutput(active);
+    const result = cancelledResult(active.language, active.controls.signal, true, performance.now() - active.sentMs);
+    result.stdout = active.stdout;
+    result.stderr = active.stderr;
+    this.finish(active, result, true);
+    void this.worker.terminate();
+    this.onDeath(this);
+  }
+
   private die(reason: string): void {
     if (this.deadReason !== undefined) return;
     this.deadReason = reason;
@@ -281,7 +338,10 @@ export class EngineWorker {
 
   private finish(active: Active, result: ExecutionResult, workerLost: boolean): void {
     clearTimeout(active.watchdog);
+    if (active.onAbort) active.controls.signal?.removeEventListener("abort", active.onAbort);
     this.active = undefined;
+    active.ended.abort();
+    result.hostCalls = active.hostCalls;
     if (!this.namesWaiter && this.deadReason === undefined) this.worker.unref();
     active.resolve({ result, workerLost });
   }
@@ -299,6 +359,20 @@ function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
   if (outcome.resultJson !== undefined) result.result = JSON.parse(outcome.resultJson) as JsonValue;
   if (outcome.error) result.error = outcome.error;
   return result;
+}
+
+/** The result of a request its caller cancelled (before it started, or while it ran). */
+export function cancelledResult(language: Language, signal: AbortSignal | undefined, started: boolean, durationMs = 0): ExecutionResult {
+  return {
+    status: "cancelled",
+    stdout: "",
+    stderr: "",
+    outputTruncated: false,
+    error: cancelledError(signal, started),
+    durationMs,
+    language,
+    hostCalls: 0,
+  };
 }
 
 function crashResult(language: Language, message: string, stdout: string, stderr: string, durationMs: number): ExecutionResult {

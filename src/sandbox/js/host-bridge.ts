@@ -12,6 +12,37 @@ import type { RunState } from "./run-state.js";
 /** The host's answer to one call. */
 export type HostReply = { ok: true; valueJson: string | undefined } | { ok: false; name: string; message: string };
 
+/**
+ * The error for a call past the run's host-call limits, or `undefined` when the call may start.
+ * The host checks the same limits again (engine-worker.ts): the worker's count is a courtesy
+ * that gives the guest a clear exception, not the boundary.
+ */
+export function hostCallLimitError(
+  name: string,
+  inFlight: number,
+  started: number,
+  limits: { maxHostCallsInFlight: number; maxHostCalls: number },
+): { name: string; message: string } | undefined {
+  const { maxHostCallsInFlight, maxHostCalls } = limits;
+  if (inFlight >= maxHostCallsInFlight) {
+    return {
+      name: "HostCallLimitError",
+      message:
+        `${name}() was refused: ${maxHostCallsInFlight} host calls are already in flight, the most one run may have at once ` +
+        `(maxHostCallsInFlight); await calls before starting more, or raise the maxHostCallsInFlight option`,
+    };
+  }
+  if (started >= maxHostCalls) {
+    return {
+      name: "HostCallLimitError",
+      message:
+        `${name}() was refused: this run already made ${maxHostCalls} host calls, the most one run may make ` +
+        `(maxHostCalls); make fewer calls (e.g. batch work into one call), or raise the maxHostCalls option`,
+    };
+  }
+  return undefined;
+}
+
 /** Host functions of one context: defined once per name, called by the current run. */
 export class HostBridge {
   private readonly defined = new Set<string>();
@@ -42,12 +73,16 @@ export class HostBridge {
   call(run: RunState, name: string, argsJson: string): QuickJSHandle {
     const ctx = this.guest.context;
     const deferred = ctx.newPromise();
-    if (!this.defined.has(name)) {
-      using error = ctx.newError({ name: "Error", message: `host function ${name} is not available in this run` });
+    const refusal = !this.defined.has(name)
+      ? { name: "Error", message: `host function ${name} is not available in this run` }
+      : hostCallLimitError(name, run.deferreds.size, run.hostCallsStarted, run.limits);
+    if (refusal) {
+      using error = ctx.newError(refusal);
       deferred.reject(error);
       // The function machinery disposes the returned handle; reject() freed the resolvers.
       return deferred.handle;
     }
+    run.hostCallsStarted++;
     const callId = run.nextCallId++;
     run.deferreds.set(callId, deferred);
     this.host.call(run.runId, callId, name, argsJson);

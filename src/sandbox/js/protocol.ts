@@ -9,6 +9,12 @@ export interface WorkerRunLimits {
   timeoutMs: number;
   memoryLimitBytes: number;
   maxOutputBytes: number;
+  /** Host calls the guest may have awaiting a reply at once. */
+  maxHostCallsInFlight: number;
+  /** Host calls the guest may start in all. */
+  maxHostCalls: number;
+  /** Bytes of the result's JSON the worker may send; a larger result ends the run `output_limit`. */
+  maxResultBytes: number;
 }
 
 /** Host -> worker. */

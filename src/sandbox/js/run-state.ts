@@ -26,6 +26,8 @@ export interface RunState {
   /** Host calls awaiting the host's reply, by call id. */
   deferreds: Map<number, QuickJSDeferredPromise>;
   nextCallId: number;
+  /** Host calls this run started (accepted by the bridge). */
+  hostCallsStarted: number;
   settled?: { ok: true; json: string | undefined } | { ok: false; errorJson: string };
   /** Wakes the run loop when it waits for a host reply. */
   wake?: () => void;
@@ -46,5 +48,6 @@ export function newRunState(runId: number, limits: WorkerRunLimits, startedMs: n
     lastFlushMs: startedMs,
     deferreds: new Map(),
     nextCallId: 1,
+    hostCallsStarted: 0,
   };
 }

@@ -37,7 +37,14 @@ await warmUp();
  */
 async function warmUp(): Promise<void> {
   const silent: GuestHost = { output: () => undefined, call: () => undefined };
-  const limits = { timeoutMs: 5000, memoryLimitBytes: 16 * 1024 * 1024, maxOutputBytes: 1024 };
+  const limits = {
+    timeoutMs: 5000,
+    memoryLimitBytes: 16 * 1024 * 1024,
+    maxOutputBytes: 1024,
+    maxHostCallsInFlight: 1,
+    maxHostCalls: 1,
+    maxResultBytes: 1024,
+  };
   const programs: [string, "javascript" | "typescript"][] = [
     ["const n: number = 1;\nconsole.log('warm', { n });\nn", "typescript"],
     ["const v = await Promise.resolve(1);\nexport default { v };", "javascript"],
