@@ -9,6 +9,7 @@ import { SandboxSessionEndedError } from "../errors.js";
 import { getSharedSandbox } from "../sandbox/run-code.js";
 import type { ExecutionResult, HostFunction, Language, RunOptions, Sandbox, SandboxSession } from "../sandbox/types.js";
 import { persistTopLevel } from "./persist-declarations.js";
+import { filesSetupCode, RunFiles } from "./js-files.js";
 import { diffFiles, filesToBytes, type FileCaps, type FilesChange, type StoredFiles } from "./files.js";
 import { SessionCache, type LiveSession } from "./session-cache.js";
 import type { CodeCell } from "./state.js";
@@ -88,11 +89,20 @@ export class CodeModeRunner {
     return this.options.sandbox ?? getSharedSandbox();
   }
 
-  private runOptions(request: CellRequest, record: RecordedToolCall[], replay?: RecordedToolCall[]): Omit<RunOptions, "language"> {
+  private runOptions(
+    request: CellRequest,
+    record: RecordedToolCall[],
+    replay?: RecordedToolCall[],
+    runFiles?: RunFiles,
+  ): Omit<RunOptions, "language"> {
     const o: Omit<RunOptions, "language"> = { ...this.options.limits, files: filesToBytes(request.files) };
     const signal = request.config?.signal;
     if (signal) o.signal = signal;
-    const hostFunctions = { ...this.options.hostFunctions, ...toolHostFunctions(this.options.tools, { config: request.config, record, replay }) };
+    const hostFunctions = {
+      ...this.options.hostFunctions,
+      ...toolHostFunctions(this.options.tools, { config: request.config, record, replay }),
+      ...runFiles?.hostFunctions(),
+    };
     if (Object.keys(hostFunctions).length > 0) o.hostFunctions = hostFunctions;
     return o;
   }
@@ -120,12 +130,17 @@ export class CodeModeRunner {
     });
   }
 
+  private runFiles(request: CellRequest): RunFiles | undefined {
+    return request.language === "python" ? undefined : new RunFiles(filesToBytes(request.files), this.options.caps.maxFileBytes);
+  }
+
   private async runOnce(request: CellRequest): Promise<Omit<CellOutcome, "notes">> {
     const toolCalls: RecordedToolCall[] = [];
-    const o = this.runOptions(request, toolCalls);
+    const runFiles = this.runFiles(request);
+    const o = this.runOptions(request, toolCalls, undefined, runFiles);
     const toolNames = [...this.options.tools.keys()];
     let result: ExecutionResult;
-    if (toolNames.length === 0) {
+    if (toolNames.length === 0 && request.language === "python") {
       result = await this.sandbox().run(request.code, { ...o, language: request.language });
     } else if (request.language === "python") {
       // Python's setup needs its own line: a short-lived session keeps the user's line numbers.
@@ -138,16 +153,20 @@ export class CodeModeRunner {
       }
     } else {
       // The setup shares the user's first line, so every line number stays the user's.
-      result = await this.sandbox().run(`${toolsSetupCode(toolNames, request.language)} ${request.code}`, { ...o, language: request.language });
+      result = await this.sandbox().run(`${jsSetupCode(toolNames, request.language)} ${request.code}`, { ...o, language: request.language });
     }
+    result = withFallbackFiles(result, runFiles);
     return { result, files: diffFiles(request.files, result.files, this.options.caps), toolCalls };
   }
 
   private async openSession(request: CellRequest): Promise<SandboxSession> {
     const session = await this.sandbox().createSession({ language: request.language, memoryLimitBytes: this.options.limits.memoryLimitBytes });
     const toolNames = [...this.options.tools.keys()];
-    if (toolNames.length > 0) {
-      const setup = await session.run(toolsSetupCode(toolNames, request.language), this.runOptions(request, []));
+    if (toolNames.length > 0 || request.language !== "python") {
+      const setup = await session.run(
+        request.language === "python" ? toolsSetupCode(toolNames, "python") : jsSetupCode(toolNames, request.language),
+        this.runOptions(request, [], undefined, this.runFiles(request)),
+      );
       if (setup.status !== "success") {
         await session.dispose();
         throw new Error(`code mode could not set up the tools namespace: ${setup.error?.name}: ${setup.error?.message}`);
@@ -162,7 +181,7 @@ export class CodeModeRunner {
     const live: LiveSession = { session, applied: [] };
     const failures: string[] = [];
     for (const [index, cell] of cells.entries()) {
-      const replayed = await session.run(threadCode(cell.code, cell.language), this.runOptions(request, [], cell.toolCalls));
+      const replayed = await session.run(threadCode(cell.code, cell.language), this.runOptions(request, [], cell.toolCalls, this.runFiles(request)));
       live.applied.push(cell.id);
       if (replayed.status !== "success") {
         const error = replayed.error ? `${replayed.error.name}: ${replayed.error.message}` : replayed.status;
@@ -186,7 +205,11 @@ export class CodeModeRunner {
       await this.cache.set(key, live);
     }
     const toolCalls: RecordedToolCall[] = [];
-    const result = await live.session.run(threadCode(request.code, request.language), this.runOptions(request, toolCalls));
+    const runFiles = this.runFiles(request);
+    const result = withFallbackFiles(
+      await live.session.run(threadCode(request.code, request.language), this.runOptions(request, toolCalls, undefined, runFiles)),
+      runFiles,
+    );
     let cell: CodeCell | undefined;
     if (result.status === "success") {
       cell = { id: randomUUID(), language: request.language, code: request.code, toolCalls };
@@ -205,6 +228,17 @@ export class CodeModeRunner {
   async dispose(): Promise<void> {
     await this.cache.clear();
   }
+}
+
+/** The one-line setup of a JavaScript/TypeScript context: `tools` and (if the engine has none) `files`. */
+function jsSetupCode(toolNames: string[], language: "javascript" | "typescript"): string {
+  return `${toolNames.length > 0 ? `${toolsSetupCode(toolNames, language)} ` : ""}${filesSetupCode()}`;
+}
+
+/** The engine's `result.files` when it has them, else the fallback `files` global's set. */
+function withFallbackFiles(result: ExecutionResult, runFiles: RunFiles | undefined): ExecutionResult {
+  if (result.files !== undefined || runFiles === undefined) return result;
+  return { ...result, files: runFiles.snapshot() };
 }
 
 /** The code a thread's session runs: JavaScript/TypeScript top-level bindings kept on the global object. */
