@@ -11,6 +11,7 @@ const sections: Record<string, () => Promise<BenchSection>> = {
   graph: async () => (await import("./graph.js")).default,
   python: async () => (await import("./python.js")).default,
   entry: async () => (await import("./entry.js")).default,
+  "code-mode": async () => (await import("./code-mode.js")).default,
 };
 
 async function main(): Promise<void> {
