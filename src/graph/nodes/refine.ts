@@ -42,7 +42,7 @@ export function createRefineNode(context: CodeGenContext) {
     const last = state.attempts.at(-1);
     const number = state.refinements + 2;
     const output = last?.stdout.trim() ?? "";
-    const user = renderTemplate(context.prompts.refine, {
+    const prompt = renderTemplate(context.prompts.refine, {
       language: LANGUAGE_NAMES[language],
       task: state.task,
       details: taskDetails(state),
@@ -52,6 +52,7 @@ export function createRefineNode(context: CodeGenContext) {
       error: failureForModel(state, context, context.runLimitsFor(config)),
       output: output === "" ? "(nothing)" : output,
     });
+    const user = context.codeTools ? `${prompt}\n\n${await context.codeTools.promptSection(language)}` : prompt;
     const outcome = await callCodeModel(context, config, context.prompts.system[language], user);
     if (!outcome.ok) {
       emitEvent(config, { node: "refine", attempt: number, status: "model_error", message: outcome.message });
