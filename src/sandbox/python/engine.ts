@@ -6,6 +6,7 @@
 import { InvalidOptionError, SandboxDisposedError } from "../../errors.js";
 import type { CheckResult, EngineSessionOptions, ExecutionResult, LanguageEngine, ResolvedRunOptions, SandboxSession } from "../types.js";
 import { resolvePythonPaths, type PythonPaths } from "./deno-paths.js";
+import { runLimits } from "./limits.js";
 import { PythonPool } from "./pool.js";
 import { extrasOfRun } from "./run-extras.js";
 import { loadWheels, snapshotFileFor } from "./wheels.js";
@@ -54,9 +55,9 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
   const assertAlive = () => {
     if (disposed) throw new SandboxDisposedError("The Python engine");
   };
-  const getPaths = () => (paths ??= withPackages(resolvePythonPaths()));
   const withPackages = (base: PythonPaths): PythonPaths =>
     packages ? { ...base, snapshotFile: snapshotFileFor(base.snapshotFile, packages), packages } : base;
+  const getPaths = () => (paths ??= withPackages(resolvePythonPaths()));
   const getPool = () => (pool ??= new PythonPool(getPaths(), poolSize));
 
   return {
@@ -68,11 +69,8 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
       const p = getPool();
       const process = await p.acquire();
       try {
-        return await process.run(code, resolved.globals, {
-          timeoutMs: resolved.timeoutMs,
-          memoryLimitBytes: resolved.memoryLimitBytes,
-          maxOutputBytes: resolved.maxOutputBytes,
-        }, extras);
+        const { interpreterLost: _lost, ...result } = await process.run(code, resolved.globals, runLimits(resolved), resolved.signal, extras);
+        return result;
       } finally {
         p.release(process);
       }
@@ -100,7 +98,7 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
 
     async createSession(sessionOptions: EngineSessionOptions): Promise<SandboxSession> {
       assertAlive();
-      const session = await createPythonSession(getPaths(), { memoryLimitBytes: sessionOptions.memoryLimitBytes, defaults: sessionOptions.defaults });
+      const session = await createPythonSession(getPaths(), sessionOptions);
       sessions.add(session);
       return session;
     },

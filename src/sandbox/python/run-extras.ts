@@ -1,7 +1,7 @@
 /**
  * What a Python run or session call carries besides its limits: host functions with their
- * budgets, tests, and files with their caps. Resolved here for sessions (engine runs get them
- * from `resolveRunOptions`) and checked against Python's own rules (names must be identifiers).
+ * budgets, tests, and files with their caps, taken from resolved options and checked against
+ * Python's own rules (names must be identifiers) and the file caps.
  */
 import { InvalidOptionError } from "../../errors.js";
 import {
@@ -10,11 +10,8 @@ import {
   DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MAX_TOTAL_FILE_BYTES,
-  resolveFiles,
-  resolveHostFunctions,
-  resolveLimit,
 } from "../options.js";
-import type { HostFunction, ResolvedRunOptions, RunOptions } from "../types.js";
+import type { HostFunction, ResolvedRunOptions } from "../types.js";
 
 /** Host functions, tests and files of one run or call, resolved. */
 export interface PythonRunExtras {
@@ -56,35 +53,6 @@ export function extrasOfRun(resolved: ResolvedRunOptions): PythonRunExtras {
     maxResultBytes: resolved.maxResultBytes,
     ...(resolved.tests !== undefined ? { tests: resolved.tests } : {}),
     ...(resolved.files !== undefined ? { files: resolved.files } : {}),
-    maxFileBytes,
-    maxTotalFileBytes,
-  };
-}
-
-/**
- * The extras of a session run or call, from the caller's options and the session's defaults.
- *
- * @throws InvalidOptionError naming the first bad option.
- * @example
- * extrasOfSessionCall({ hostFunctions: { now: () => Date.now() } }, {}).maxHostCalls; // 256
- */
-export function extrasOfSessionCall(options: Omit<RunOptions, "language" | "globals">, defaults: Omit<RunOptions, "hostFunctions" | "globals">): PythonRunExtras {
-  const hostFunctions = resolveHostFunctions(options.hostFunctions);
-  checkPythonNames(hostFunctions);
-  if (options.tests !== undefined && typeof options.tests !== "string") {
-    throw new InvalidOptionError("tests", options.tests, "a string of Python test code");
-  }
-  const maxFileBytes = resolveLimit("maxFileBytes", options.maxFileBytes ?? defaults.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
-  const maxTotalFileBytes = resolveLimit("maxTotalFileBytes", options.maxTotalFileBytes ?? defaults.maxTotalFileBytes ?? DEFAULT_MAX_TOTAL_FILE_BYTES);
-  const files = options.files !== undefined ? resolveFiles(options.files) : undefined;
-  if (files !== undefined) checkInputFiles(files, maxFileBytes, maxTotalFileBytes);
-  return {
-    hostFunctions,
-    maxHostCallsInFlight: resolveLimit("maxHostCallsInFlight", options.maxHostCallsInFlight ?? defaults.maxHostCallsInFlight ?? DEFAULT_MAX_HOST_CALLS_IN_FLIGHT),
-    maxHostCalls: resolveLimit("maxHostCalls", options.maxHostCalls ?? defaults.maxHostCalls ?? DEFAULT_MAX_HOST_CALLS),
-    maxResultBytes: resolveLimit("maxResultBytes", options.maxResultBytes ?? defaults.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES),
-    ...(options.tests !== undefined ? { tests: options.tests } : {}),
-    ...(files !== undefined ? { files } : {}),
     maxFileBytes,
     maxTotalFileBytes,
   };

@@ -4,6 +4,7 @@
  */
 import type { ExecutionResult, TestsOutcome } from "../types.js";
 import type { RunExtras, RunnerMessage } from "./deno/protocol.js";
+import { MAX_HOST_ARGS_CHARS } from "./deno/host-bridge.js";
 import { isRelativePath } from "./deno/returned-files.js";
 import type { PythonRunExtras } from "./run-extras.js";
 
@@ -11,6 +12,16 @@ type ResultMessage = Extract<RunnerMessage, { type: "result" }>;
 
 /** Longest tests error message or reason kept. */
 const MAX_TESTS_TEXT_CHARS = 4000;
+
+/**
+ * Bytes a run's reply lines may carry beyond output and result: the returned files (base64)
+ * and host calls (their arguments, JSON-escaped once more).
+ */
+export function extrasLineBytes(extras: PythonRunExtras): number {
+  const files = extras.files !== undefined ? Math.ceil((extras.maxTotalFileBytes * 4) / 3) + 64 * 1024 : 0;
+  const calls = Object.keys(extras.hostFunctions).length > 0 ? 2 * MAX_HOST_ARGS_CHARS + 64 * 1024 : 0;
+  return files + calls;
+}
 
 /** The part of a run request that carries the extras across to the runner. */
 export function requestExtras(extras: PythonRunExtras, isRun: boolean): RunExtras {
@@ -30,7 +41,7 @@ export function requestExtras(extras: PythonRunExtras, isRun: boolean): RunExtra
  * Adds `hostCalls`, `tests` and `files` to a run's result. `reply` is absent when the process
  * died or was killed (then the tests did not finish and the files are lost).
  */
-export function finishResult(result: ExecutionResult, reply: ResultMessage | undefined, extras: PythonRunExtras, isRun: boolean, hostCalls: number): ExecutionResult {
+export function finishResult<T extends ExecutionResult>(result: T, reply: ResultMessage | undefined, extras: PythonRunExtras, isRun: boolean, hostCalls: number): T {
   result.hostCalls = hostCalls;
   if (isRun && extras.tests !== undefined) result.tests = testsOutcome(result, reply);
   if (extras.files !== undefined && reply) {
