@@ -5,7 +5,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Language, RunOptions, Sandbox } from "../sandbox/types.js";
-import { LANGUAGES } from "../sandbox/types.js";
+import { resolveLanguage, resolveLimit } from "../sandbox/options.js";
 import { InvalidOptionError } from "../errors.js";
 import { readModelSettings } from "../models/configuration.js";
 import { resolveChatModel } from "../models/resolve-model.js";
@@ -128,7 +128,7 @@ function defaultRunner(): Promise<CodeRunner> {
 export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGenContext {
   checkRetries("maxRetries", options.maxRetries);
   checkLanguage("defaultLanguage", options.defaultLanguage);
-  for (const name of LIMIT_NAMES) checkPositive(name, options[name]);
+  for (const name of LIMIT_NAMES) if (options[name] !== undefined) resolveLimit(name, options[name]);
   if (options.sandbox !== undefined && (typeof options.sandbox?.run !== "function" || typeof options.sandbox?.check !== "function")) {
     throw new InvalidOptionError("sandbox", options.sandbox, "a Sandbox from createSandbox() (an object with run and check)");
   }
@@ -164,8 +164,7 @@ export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGe
       const limits: RunLimits = { ...runLimits };
       for (const name of LIMIT_NAMES) {
         const setting = runSetting(config, name);
-        checkPositive(setting.name, setting.value);
-        if (setting.value !== undefined) limits[name] = setting.value as number;
+        if (setting.value !== undefined) limits[name] = resolveLimit(setting.name, setting.value);
       }
       return limits;
     },
@@ -199,20 +198,18 @@ function runSetting(config: LangGraphRunnableConfig, name: keyof CodeGenRunConte
   return { name: `configurable.${name}`, value: fromConfigurable ?? undefined };
 }
 
-function checkPositive(name: string, value: unknown): void {
-  if (value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value > 0)) {
-    throw new InvalidOptionError(name, value, "a positive number");
-  }
-}
-
-function checkRetries(name: string, value: unknown): void {
+/**
+ * Checks a `maxRetries` value (repairs after the first attempt): an integer from 0 to
+ * `MAX_RETRIES_LIMIT`. The graph, the tools and the SDK use this one check.
+ *
+ * @throws InvalidOptionError naming `name`.
+ */
+export function checkRetries(name: string, value: unknown): void {
   if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_RETRIES_LIMIT)) {
     throw new InvalidOptionError(name, value, `an integer from 0 to ${MAX_RETRIES_LIMIT}`);
   }
 }
 
 function checkLanguage(name: string, value: unknown): void {
-  if (value !== undefined && !LANGUAGES.includes(value as Language)) {
-    throw new InvalidOptionError(name, value, `one of ${LANGUAGES.join(", ")}`);
-  }
+  if (value !== undefined) resolveLanguage(value, name);
 }

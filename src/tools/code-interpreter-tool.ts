@@ -21,7 +21,9 @@ import { CodeModeRunner, type CellLimits, type CellOutcome, type Persistence } f
 import { pythonSignatures, typeScriptSignatures, toolInputJsonSchema } from "../code-mode/signatures.js";
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
 import { indexTools, type CodeModeTool, type RecordedToolCall } from "../code-mode/tool-bridge.js";
-import { DEFAULT_MAX_CONTENT_CHARS, formatExecutionForModel, truncateText } from "./format.js";
+import { formatExecutionForModel } from "../feedback/tool-text.js";
+import { DEFAULT_MAX_CONTENT_CHARS, truncate } from "../feedback/truncate.js";
+import { resolveLimit } from "../sandbox/options.js";
 import { executeCodeSchemaFor, resolveLanguages, type ExecuteCodeInput } from "./schemas.js";
 
 /** Options of `createCodeInterpreterTool`. Every field is optional. */
@@ -134,9 +136,7 @@ export function describeCodeInterpreter(
 }
 
 function checkPositive(option: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
-    throw new InvalidOptionError(option, value, "a positive finite number");
-  }
+  if (value !== undefined) resolveLimit(option, value);
 }
 
 /** Signatures readable without waiting: a JSON Schema per tool (replaced by TypeScript declarations once generated). */
@@ -184,7 +184,7 @@ function outcomeText(outcome: CellOutcome, code: string, maxChars: number): stri
   if (outcome.restore && outcome.restore.failures.length > 0) {
     notes.push(
       `restore: this thread's session was rebuilt by replaying ${outcome.restore.replayed} earlier cell(s); ${outcome.restore.failures.length} did not complete, so what they defined may be missing:\n` +
-        outcome.restore.failures.map((f) => `  - ${truncateText(f, 300)}`).join("\n") +
+        outcome.restore.failures.map((f) => `  - ${truncate(f, 300)}`).join("\n") +
         "\n  Define again what you still need.",
     );
   }
