@@ -180,7 +180,8 @@ const run: BenchSection = async () => {
       const value = jsonValueOfSize(1024 * 1024);
       const text = JSON.stringify(value);
       const roundTrip = async () => {
-        const result = await sandbox.run("data", { globals: { data: value } });
+        // The value is a little over 1 MiB, past the default result cap (maxResultBytes).
+        const result = await sandbox.run("data", { globals: { data: value }, maxResultBytes: 2 * 1024 * 1024 });
         if (result.status !== "success" || (result.result as JsonValue[]).length !== (value as JsonValue[]).length) {
           throw new Error(`1 MB round trip failed: ${result.status} ${JSON.stringify(result.error)}`);
         }
