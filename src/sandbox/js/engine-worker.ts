@@ -103,7 +103,7 @@ export class EngineWorker {
   private deadReason: string | undefined;
   private readonly onDeath: (worker: EngineWorker) => void;
 
-  constructor(onDeath: (worker: EngineWorker) => void) {
+  constructor(onDeath: (worker: EngineWorker) => void, isolation: "context" | "module" = "context") {
     this.onDeath = onDeath;
     const outputMirror = createOutputMirrorBuffer();
     this.mirror = new OutputMirror(outputMirror);
@@ -115,7 +115,7 @@ export class EngineWorker {
       execArgv: [],
       env: {},
       resourceLimits: WORKER_RESOURCE_LIMITS,
-      workerData: { outputMirror },
+      workerData: { outputMirror, isolation },
     });
     // A starting worker keeps the process alive (someone awaits it); once ready and idle it
     // never does, and it is ref'd again only while it serves a request.
