@@ -5,10 +5,10 @@
  * throw, and marks this worker dead so its owner can replace it.
  */
 import { Worker } from "node:worker_threads";
-import type { ExecutionResult, JsonValue, Language, ResolvedRunOptions } from "../types.js";
+import type { ExecutionResult, JsonValue, Language, ResolvedRunOptions, TestsOutcome } from "../types.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
 import { withHostCall } from "../host-call-context.js";
-import { cancelledError, timeoutError } from "./error-description.js";
+import { cancelledError, resultLimitError, timeoutError } from "./error-description.js";
 import { hostCallLimitError } from "./host-bridge.js";
 import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
 
@@ -63,6 +63,8 @@ interface Active {
   hostCallsInFlight: number;
   stdout: string;
   stderr: string;
+  /** Set when the request has tests: their output, kept apart from the program's. */
+  tests?: { begun: boolean; stdout: string; stderr: string };
   sentMs: number;
   watchdog: NodeJS.Timeout;
   /** Listener on the caller's signal, removed when the request ends. */
@@ -179,6 +181,7 @@ export class EngineWorker {
         ended: new AbortController(),
         hostCalls: 0,
         hostCallsInFlight: 0,
+        ...(request.type === "run" && request.tests !== undefined ? { tests: { begun: false, stdout: "", stderr: "" } } : {}),
         stdout: "",
         stderr: "",
         sentMs,
@@ -230,15 +233,16 @@ export class EngineWorker {
     if (!active || !("runId" in message) || message.runId !== active.runId) return;
     switch (message.type) {
       case "output":
-        active.stdout += message.stdout;
-        active.stderr += message.stderr;
+        appendOutput(active, message.stdout, message.stderr);
+        return;
+      case "tests-begin":
+        if (active.tests) active.tests.begun = true;
         return;
       case "call":
         void this.callHost(active, message.callId, message.name, message.argsJson);
         return;
       case "done":
-        active.stdout += message.stdout;
-        active.stderr += message.stderr;
+        appendOutput(active, message.stdout, message.stderr);
         this.finish(active, toResult(active, message.outcome), message.retiring === true);
         return;
     }
@@ -276,6 +280,13 @@ export class EngineWorker {
   private onWatchdog(): void {
     const active = this.active;
     if (!active) return;
+    if (this.mirror.startedRunId() !== active.runId) {
+      // The thread has not begun this run yet (a fresh worker can be unresponsive for a
+      // while after "ready", measured up to ~0.8 s on a loaded machine, while V8 tiers up the
+      // WASM): its deadline counts from when it begins, so wait for that instead of killing.
+      active.watchdog = setTimeout(() => this.onWatchdog(), active.timeoutMs + WATCHDOG_GRACE_MS);
+      return;
+    }
     // The guest is stuck in something that does not poll the interrupt handler: kill the thread.
     this.deadReason = "killed by the watchdog after a timeout";
     const durationMs = performance.now() - active.sentMs;
@@ -325,8 +336,7 @@ export class EngineWorker {
 
   private takeMirroredOutput(active: Active): void {
     const tail = this.mirror.read();
-    active.stdout += tail.stdout;
-    active.stderr += tail.stderr;
+    appendOutput(active, tail.stdout, tail.stderr);
   }
 
   private endActive(reason: string): void {
@@ -342,9 +352,34 @@ export class EngineWorker {
     this.active = undefined;
     active.ended.abort();
     result.hostCalls = active.hostCalls;
+    if (active.tests) {
+      // The program's output was taken from active.stdout/stderr when the result was built.
+      result.tests ??= testsFallback(active.tests.begun, result);
+      result.tests.stdout = active.tests.stdout;
+      result.tests.stderr = active.tests.stderr;
+    }
     if (!this.namesWaiter && this.deadReason === undefined) this.worker.unref();
     active.resolve({ result, workerLost });
   }
+}
+
+/** Output goes to the program's streams, or to the tests' once they have begun. */
+function appendOutput(active: Active, stdout: string, stderr: string): void {
+  const into = active.tests?.begun ? active.tests : active;
+  into.stdout += stdout;
+  into.stderr += stderr;
+}
+
+/** How the tests went when the worker could not say (it was killed, crashed, or the program did not run). */
+function testsFallback(begun: boolean, result: ExecutionResult): TestsOutcome {
+  if (begun) return { status: "failed", stdout: "", stderr: "", ...(result.error ? { error: result.error } : {}) };
+  const why = result.error ? `: ${result.error.name}: ${result.error.message}` : "";
+  return {
+    status: "not_run",
+    stdout: "",
+    stderr: "",
+    reason: `the program ended with status ${result.status}${why.length > 300 ? `${why.slice(0, 300)}...` : why}, so the tests did not run`,
+  };
 }
 
 function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
@@ -352,12 +387,24 @@ function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
     status: outcome.status,
     stdout: active.stdout,
     stderr: active.stderr,
-    outputTruncated: outcome.status === "output_limit",
+    // output_limit is also the status of a dropped result; only the output cap cuts output.
+    outputTruncated: outcome.status === "output_limit" && outcome.error?.name === "OutputLimitError",
     durationMs: outcome.durationMs,
     language: active.language,
   };
-  if (outcome.resultJson !== undefined) result.result = JSON.parse(outcome.resultJson) as JsonValue;
+  if (outcome.resultJson !== undefined) {
+    // The worker measured the result already; the host measures again before it parses
+    // anything, because it trusts nothing that comes out of the worker.
+    const bytes = Buffer.byteLength(outcome.resultJson);
+    if (bytes > active.controls.maxResultBytes) {
+      result.status = "output_limit";
+      result.error = resultLimitError(bytes, active.controls.maxResultBytes);
+      return result;
+    }
+    result.result = JSON.parse(outcome.resultJson) as JsonValue;
+  }
   if (outcome.error) result.error = outcome.error;
+  if (outcome.tests) result.tests = { ...outcome.tests, stdout: "", stderr: "" };
   return result;
 }
 

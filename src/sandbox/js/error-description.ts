@@ -66,7 +66,8 @@ export function abortedOutcome(run: RunState): WorkerOutcome {
 export function failureOutcome(run: RunState, raw: RawError | undefined, memoryLimitBytes: number): WorkerOutcome {
   if (run.abort) return abortedOutcome(run);
   const durationMs = performance.now() - run.startedMs;
-  const error: ExecutionError = raw ? locateError(raw) : { name: "Error", message: "the code failed in a way that cannot be described" };
+  const error: ExecutionError = raw ? locateError(raw, run.fileName) : { name: "Error", message: "the code failed in a way that cannot be described" };
+  if (error.line === undefined && run.throwLine !== undefined) error.line = run.throwLine;
   if (error.name === "InternalError" && /out of memory/.test(error.message)) {
     return {
       status: "memory_limit",
@@ -79,6 +80,21 @@ export function failureOutcome(run: RunState, raw: RawError | undefined, memoryL
     };
   }
   return { status: "runtime_error", error, durationMs };
+}
+
+/** The outcome of a run whose result's JSON was over `maxResultBytes` (`size` in characters or bytes). */
+export function resultLimitOutcome(run: RunState, size: number): WorkerOutcome {
+  return { status: "output_limit", error: resultLimitError(size, run.limits.maxResultBytes), durationMs: performance.now() - run.startedMs };
+}
+
+/** The error of a result dropped for its size. */
+export function resultLimitError(size: number, maxResultBytes: number): ExecutionError {
+  return {
+    name: "ResultLimitError",
+    message:
+      `the result's JSON is at least ${size} bytes, over the ${maxResultBytes}-byte limit, so it was dropped ` +
+      `(return a smaller value, e.g. a summary or the first items, or raise the maxResultBytes option)`,
+  };
 }
 
 /** The outcome of a run whose promise can never settle. */

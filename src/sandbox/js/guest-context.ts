@@ -10,14 +10,23 @@
  */
 import type { QuickJSHandle, QuickJSWASMModule } from "quickjs-emscripten-core";
 import type { WorkerOutcome, WorkerRunLimits } from "./protocol.js";
-import { USER_FILE_NAME } from "./guest-prelude.js";
-import { GuestRuntime } from "./guest-runtime.js";
+import { TESTS_FILE_NAME, USER_FILE_NAME } from "./guest-prelude.js";
+import { THROW_MARK_NAME } from "./tests-scope.js";
+import { GuestRuntime, type BoundedString } from "./guest-runtime.js";
 import { GuestHelpers, HelperOp } from "./guest-helpers.js";
 import { GuestConsole } from "./guest-console.js";
 import type { GuestHost } from "./guest-host.js";
 import { flushOutput, OUTPUT_FLUSH_INTERVAL_MS, writeOutput } from "./guest-output.js";
 import { HostBridge, type HostReply } from "./host-bridge.js";
-import { abortedOutcome, describeThrown, failureOutcome, neverSettledOutcome, parseRaw, THROWS_NULL } from "./error-description.js";
+import {
+  abortedOutcome,
+  describeThrown,
+  failureOutcome,
+  neverSettledOutcome,
+  parseRaw,
+  resultLimitOutcome,
+  THROWS_NULL,
+} from "./error-description.js";
 import { checkDeadline, shouldInterrupt, waitForReply } from "./deadline.js";
 import { newRunState, type RunState } from "./run-state.js";
 
@@ -49,6 +58,11 @@ export interface EvaluateOptions {
   setup: GuestSetup;
   /** `performance.now()` when the request arrived: the run's clock starts there. */
   startedMs: number;
+  /**
+   * Set for a run's tests: they run under their own file name, continue the program's output
+   * count, their value is not a result, and `throw`s marked by tests-scope.ts report their line.
+   */
+  tests?: { outputBytesUsed: number };
 }
 
 /** One call of a function a session's code defined. */
@@ -69,6 +83,7 @@ export class GuestContext {
   private readonly bridge: HostBridge;
   private current: RunState | undefined;
   private lastOutput = { stdout: "", stderr: "" };
+  private lastOutputBytesUsed = 0;
 
   constructor(module: QuickJSWASMModule, memoryLimitBytes: number, private readonly host: GuestHost) {
     this.guest = new GuestRuntime(module, memoryLimitBytes, () =>
@@ -91,11 +106,15 @@ export class GuestContext {
    * guest; they come back as a `WorkerOutcome`.
    */
   evaluate(o: EvaluateOptions): Promise<WorkerOutcome> {
-    return this.withRun(newRunState(o.runId, o.limits, o.startedMs, !THROWS_NULL.test(o.code)), () => {
+    const phase = o.tests
+      ? { fileName: TESTS_FILE_NAME, discardResult: true, outputBytes: o.tests.outputBytesUsed }
+      : { fileName: USER_FILE_NAME };
+    return this.withRun(newRunState(o.runId, o.limits, o.startedMs, !THROWS_NULL.test(o.code), phase), () => {
       const ctx = this.guest.context;
       const setupError = this.setUp(o.setup);
       if (setupError) return setupError;
-      const evaluated = ctx.evalCode(o.code, USER_FILE_NAME, { type: o.kind === "module" ? "module" : "global" });
+      if (o.tests) this.defineThrowMark();
+      const evaluated = ctx.evalCode(o.code, phase.fileName, { type: o.kind === "module" ? "module" : "global" });
       if (evaluated.error) return evaluated.error;
       using value = evaluated.value;
       this.settle(value, o.mode);
@@ -114,6 +133,11 @@ export class GuestContext {
       this.settle(value, SettleMode.Script);
       return undefined;
     });
+  }
+
+  /** Bytes of output the last run wrote (its tests continue the count). */
+  get lastOutputBytes(): number {
+    return this.lastOutputBytesUsed;
   }
 
   /** Loads the rest of the prelude now, so a session's baseline of built-in names is exact. */
@@ -154,6 +178,21 @@ export class GuestContext {
     this.guest.dispose();
   }
 
+  /**
+   * Defines the function the tests' marked `throw`s call (see tests-scope.ts): it records the
+   * line for the current run and returns the thrown value unchanged. Not enumerable; a test
+   * that replaces it only loses its own line numbers.
+   */
+  private defineThrowMark(): void {
+    const ctx = this.guest.context;
+    using mark = ctx.newFunction(THROW_MARK_NAME, (line: QuickJSHandle, value: QuickJSHandle) => {
+      const run = this.current;
+      if (run && ctx.typeof(line) === "number") run.throwLine = ctx.getNumber(line);
+      return value?.dup();
+    });
+    ctx.defineProp(ctx.global, THROW_MARK_NAME, { value: mark, configurable: true, enumerable: false });
+  }
+
   private setUp(setup: GuestSetup): QuickJSHandle | undefined {
     const ctx = this.guest.context;
     if (setup.globalsJson !== undefined && setup.globalNames && setup.globalNames.length > 0) {
@@ -178,10 +217,20 @@ export class GuestContext {
     const run = this.current;
     if (!run) return;
     if (mode === SettleMode.Script && !this.mayBeThenable(value)) {
-      run.settled = { ok: true, json: this.guest.stringify(value) };
+      this.settleWith(run, run.discardResult ? { text: undefined } : this.guest.stringify(value, run.limits.maxResultBytes));
       return;
     }
     this.helpers.run(HelperOp.Settle, value, mode);
+  }
+
+  /** Records a successful result, or that its JSON was over `maxResultBytes` (then dropped). */
+  private settleWith(run: RunState, json: BoundedString): void {
+    if (run.discardResult) {
+      run.settled = { ok: true, json: undefined };
+      return;
+    }
+    if (json.overLimitBytes !== undefined) run.resultOverLimitBytes = json.overLimitBytes;
+    run.settled = { ok: true, json: json.text };
   }
 
   private mayBeThenable(value: QuickJSHandle): boolean {
@@ -220,11 +269,13 @@ export class GuestContext {
       }
       if (run.abort) return abortedOutcome(run);
       const settled = run.settled;
+      if (run.resultOverLimitBytes !== undefined) return resultLimitOutcome(run, run.resultOverLimitBytes);
       if (settled && settled.ok) return { status: "success", resultJson: settled.json, durationMs: performance.now() - run.startedMs };
       return failureOutcome(run, settled ? parseRaw(settled.errorJson) : undefined, this.guest.memoryLimitBytes);
     } finally {
       this.bridge.release(run);
       this.lastOutput = { stdout: run.stdoutPending, stderr: run.stderrPending };
+      this.lastOutputBytesUsed = run.outputBytes;
       this.current = undefined;
       this.guest.restoreMemoryLimit();
     }
@@ -242,7 +293,7 @@ export class GuestContext {
       case 1:
         return this.bridge.call(run, ctx.getString(a), ctx.getString(b));
       case 2:
-        run.settled = { ok: true, json: ctx.typeof(a) === "string" ? ctx.getString(a) : undefined };
+        this.settleWith(run, this.guest.readBoundedString(a, run.limits.maxResultBytes));
         return undefined;
       case 3:
         run.settled = { ok: false, errorJson: ctx.getString(a) };

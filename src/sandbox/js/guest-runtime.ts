@@ -36,6 +36,12 @@ const NATIVE_PATHS: readonly (readonly [string, string])[] = [
   ["Object", "keys"],
 ];
 
+/**
+ * A string read from the guest: its text (undefined when not a string), or, when over the
+ * limit, a lower bound of its UTF-8 size (its length in characters when it was not read).
+ */
+export type BoundedString = { text: string | undefined; overLimitBytes?: undefined } | { text?: undefined; overLimitBytes: number };
+
 const NATIVE_STRINGIFY = 0;
 const NATIVE_PARSE = 1;
 
@@ -95,12 +101,34 @@ export class GuestRuntime {
     this.runtime.setMemoryLimit(this.limitBytes);
   }
 
-  /** JSON text of a guest value, made by the captured JSON.stringify; undefined if not representable. */
-  stringify(value: QuickJSHandle): string | undefined {
+  /**
+   * JSON text of a guest value, made by the captured JSON.stringify (`json` undefined if not
+   * representable), read only if it fits in `maxBytes` (see `readBoundedString`).
+   */
+  stringify(value: QuickJSHandle, maxBytes: number): BoundedString {
     const ctx = this.context;
     using r = ctx.callFunction(this.natives[NATIVE_STRINGIFY], this.jsonObject, value);
-    if (r.error) return undefined;
-    return ctx.typeof(r.value) === "string" ? ctx.getString(r.value) : undefined;
+    if (r.error) return { text: undefined };
+    return this.readBoundedString(r.value, maxBytes);
+  }
+
+  /**
+   * Copies a guest string out if it is one and fits in `maxBytes` of UTF-8. Its length is read
+   * first, so a string that is too long is never copied out of the guest's memory.
+   */
+  readBoundedString(handle: QuickJSHandle, maxBytes: number): BoundedString {
+    const ctx = this.context;
+    if (ctx.typeof(handle) !== "string") return { text: undefined };
+    using length = ctx.getProp(handle, "length");
+    const chars = ctx.getNumber(length);
+    // Every UTF-16 unit is at least one UTF-8 byte, and at most three.
+    if (chars > maxBytes) return { overLimitBytes: chars };
+    const text = ctx.getString(handle);
+    if (chars * 3 > maxBytes) {
+      const bytes = Buffer.byteLength(text);
+      if (bytes > maxBytes) return { overLimitBytes: bytes };
+    }
+    return { text };
   }
 
   /** Parses JSON text inside the guest with the captured JSON.parse; the caller owns the result. */

@@ -70,12 +70,22 @@ export const UNSUPPORTED = {
   accessor:
     "`accessor` fields are not supported by QuickJS. Write a private field with a getter and a setter instead: " +
     "`#x = 0; get x() { return this.#x; } set x(v) { this.#x = v; }`.",
+  tooManyNamespaces: (count: number) =>
+    `This program has ${count} namespace blocks; the sandbox checks at most ${MAX_NAMESPACE_BLOCKS} (namespaces are ` +
+    "stripped, not compiled, so each must be checked for values). Use plain objects or fewer namespaces.",
   exportAsNamespace:
     "`export as namespace` belongs in declaration files (.d.ts) only; remove it: the program runs as it is.",
   using:
     "`using` declarations are not supported by QuickJS. Dispose explicitly instead: " +
     "`const r = open(); try { ... } finally { r[Symbol.dispose]?.(); }`.",
 } as const;
+
+/**
+ * Namespace blocks checked per program. Each costs one strip of its own statements (a fraction
+ * of a millisecond), and `check` runs on the host's thread: the bound keeps a hostile program
+ * of thousands of namespaces from holding it for seconds.
+ */
+export const MAX_NAMESPACE_BLOCKS = 100;
 
 /** Quick filter: most TypeScript never reaches the tokenizer pass below. */
 const TS_SUSPECTS = /\b(?:namespace|module|enum)\b|\bexport\s*=(?!=)|@/;
@@ -98,80 +108,150 @@ export function findUnsupportedTypeScript(source: string): ExecutionError | unde
   } catch {
     return undefined;
   }
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!;
-    if (token.type === tt.at) return errorAt(source, token.start, UNSUPPORTED.decorator);
-    if (token.type === tt._export && tokens[i + 1]?.type === tt.eq) return errorAt(source, token.start, UNSUPPORTED.exportEquals);
-    if (token.type === tt._enum && !token.isType) {
-      const found = enumMemberNamedLikeEnum(source, tokens, i);
-      if (found) return found;
-    }
-    // `declare global { ... }` is ambient through and through, nested namespaces included.
-    if (token.isType && token.contextualKeyword === kw._global && tokens[i - 1]?.contextualKeyword === kw._declare && tokens[i + 1]?.type === tt.braceL) {
-      i = matchingBrace(tokens, i + 1) ?? i;
+  const match = pairBraces(tokens);
+  const blocks = namespaceBlocks(source, tokens, match);
+  if (blocks.length > MAX_NAMESPACE_BLOCKS) {
+    return errorAt(source, tokens[blocks[MAX_NAMESPACE_BLOCKS]!.keyword]!.start, UNSUPPORTED.tooManyNamespaces(blocks.length));
+  }
+  const ambientAt = new Map(blocks.filter((b) => b.ambient).map((b) => [b.keyword, b.close]));
+  let found: ExecutionError | undefined;
+  for (let i = 0; i < tokens.length && !found; i++) {
+    // Ambient blocks (`declare ...`, `module "x"`, `declare global`) describe code elsewhere:
+    // nothing in them runs, so nothing in them is checked.
+    const ambientClose = ambientAt.get(i);
+    if (ambientClose !== undefined) {
+      i = ambientClose;
       continue;
     }
-    const namespace = namespaceAt(source, tokens, i);
-    if (!namespace) continue;
-    if (!namespace.ambient && holdsValues(source.slice(tokens[namespace.open]!.end, tokens[namespace.close]!.start))) {
-      return errorAt(source, token.start, UNSUPPORTED.namespace(namespace.name));
-    }
-    // Types only, or ambient (`declare`): stripping it is right; nested blocks were judged with it.
-    i = namespace.close;
+    const token = tokens[i]!;
+    if (token.type === tt.at) found = errorAt(source, token.start, UNSUPPORTED.decorator);
+    else if (token.type === tt._export && tokens[i + 1]?.type === tt.eq) found = errorAt(source, token.start, UNSUPPORTED.exportEquals);
+    else if (token.type === tt._enum && !token.isType) found = enumMemberNamedLikeEnum(source, tokens, i, match);
   }
-  return undefined;
+  const namespace = namespaceWithValues(source, tokens, blocks);
+  if (namespace && (!found || namespace.offset < offsetOf(source, found))) return errorAt(source, namespace.offset, UNSUPPORTED.namespace(namespace.name));
+  return found;
+}
+
+/** Index of the matching closing brace for every opening one, in one pass. */
+function pairBraces(tokens: SucraseToken[]): Map<number, number> {
+  const match = new Map<number, number>();
+  const open: number[] = [];
+  for (let k = 0; k < tokens.length; k++) {
+    const type = tokens[k]!.type;
+    if (type === tt.braceL || type === tt.dollarBraceL || type === tt.braceBarL) open.push(k);
+    else if (type === tt.braceR || type === tt.braceBarR) {
+      const from = open.pop();
+      if (from !== undefined) match.set(from, k);
+    }
+  }
+  return match;
 }
 
 interface NamespaceBlock {
   name: string;
   ambient: boolean;
+  /** Token index of the `namespace`/`module`/`global` keyword. */
+  keyword: number;
+  /** Token index where its statement starts (`export`/`declare` before the keyword). */
+  start: number;
   /** Token indexes of the block's braces. */
   open: number;
   close: number;
-}
-
-/** The namespace or module block whose keyword is token `i`, if it is one. */
-function namespaceAt(source: string, tokens: SucraseToken[], i: number): NamespaceBlock | undefined {
-  const token = tokens[i]!;
-  if (!token.isType || (token.contextualKeyword !== kw._namespace && token.contextualKeyword !== kw._module)) return undefined;
-  // `namespace A.B.C {`; a string name (`module "x" {`) is an ambient module declaration.
-  let j = i + 1;
-  const nameParts: string[] = [];
-  while (tokens[j]?.type === tt.name) {
-    nameParts.push(source.slice(tokens[j]!.start, tokens[j]!.end));
-    if (tokens[j + 1]?.type !== tt.dot) break;
-    j += 2;
-  }
-  const ambientModule = nameParts.length === 0 && tokens[j]?.type === tt.string;
-  if (nameParts.length > 0) j++;
-  else if (ambientModule) j++;
-  else return undefined;
-  if (tokens[j]?.type !== tt.braceL) return undefined;
-  const close = matchingBrace(tokens, j);
-  if (close === undefined) return undefined;
-  const ambient = ambientModule || tokens[i - 1]?.contextualKeyword === kw._declare;
-  return { name: nameParts.join(".") || "module", ambient, open: j, close };
-}
-
-function matchingBrace(tokens: SucraseToken[], open: number): number | undefined {
-  let depth = 0;
-  for (let k = open; k < tokens.length; k++) {
-    const type = tokens[k]!.type;
-    if (type === tt.braceL || type === tt.dollarBraceL || type === tt.braceBarL) depth++;
-    else if (type === tt.braceR || type === tt.braceBarR) {
-      depth--;
-      if (depth === 0) return k;
-    }
-  }
-  return undefined;
+  children: NamespaceBlock[];
+  parent: NamespaceBlock | undefined;
 }
 
 /**
- * True when a namespace body declares anything that exists at run time: stripped of types, it
- * must leave nothing but empty statements (and `export {}`), and its own nested namespaces must
- * be types only too.
+ * Every namespace, module and `declare global` block, outermost first, with its nested blocks;
+ * a block inside an ambient one is ambient too.
  */
-function holdsValues(body: string): boolean {
+function namespaceBlocks(source: string, tokens: SucraseToken[], match: Map<number, number>): NamespaceBlock[] {
+  const all: NamespaceBlock[] = [];
+  const stack: NamespaceBlock[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const block = blockAt(source, tokens, i, match);
+    if (!block) continue;
+    while (stack.length > 0 && stack[stack.length - 1]!.close < i) stack.pop();
+    const parent = stack[stack.length - 1];
+    if (parent) {
+      block.ambient ||= parent.ambient;
+      block.parent = parent;
+      parent.children.push(block);
+    }
+    all.push(block);
+    stack.push(block);
+  }
+  return all;
+}
+
+/** The namespace, module or `declare global` block whose keyword is token `i`, if it is one. */
+function blockAt(source: string, tokens: SucraseToken[], i: number, match: Map<number, number>): NamespaceBlock | undefined {
+  const token = tokens[i]!;
+  if (!token.isType) return undefined;
+  const declared = tokens[i - 1]?.contextualKeyword === kw._declare;
+  let j = i + 1;
+  const nameParts: string[] = [];
+  let ambient = declared;
+  if (token.contextualKeyword === kw._global) {
+    if (!declared) return undefined;
+    nameParts.push("global");
+  } else if (token.contextualKeyword === kw._namespace || token.contextualKeyword === kw._module) {
+    // `namespace A.B.C {`; a string name (`module "x" {`) is an ambient module declaration.
+    while (tokens[j]?.type === tt.name) {
+      nameParts.push(source.slice(tokens[j]!.start, tokens[j]!.end));
+      if (tokens[j + 1]?.type !== tt.dot) break;
+      j += 2;
+    }
+    if (nameParts.length > 0) j++;
+    else if (tokens[j]?.type === tt.string) {
+      ambient = true;
+      nameParts.push("module");
+      j++;
+    } else return undefined;
+  } else return undefined;
+  if (tokens[j]?.type !== tt.braceL) return undefined;
+  const close = match.get(j);
+  if (close === undefined) return undefined;
+  let start = i;
+  while (start > 0 && (tokens[start - 1]!.type === tt._export || tokens[start - 1]!.contextualKeyword === kw._declare)) start--;
+  return { name: nameParts.join("."), ambient, keyword: i, start, open: j, close, children: [], parent: undefined };
+}
+
+/**
+ * The first top-level namespace (outermost, not ambient) that holds values anywhere inside it.
+ * Each block's own statements are stripped once, with its nested blocks blanked out, so the
+ * work is linear in the source however deeply namespaces nest.
+ */
+function namespaceWithValues(source: string, tokens: SucraseToken[], blocks: NamespaceBlock[]): { name: string; offset: number } | undefined {
+  const holds = new Map<NamespaceBlock, boolean>();
+  // Innermost blocks come after their parents: walk backwards so children are judged first.
+  for (let b = blocks.length - 1; b >= 0; b--) {
+    const block = blocks[b]!;
+    if (block.ambient) continue;
+    let values = block.children.some((child) => holds.get(child) === true);
+    if (!values) {
+      const from = tokens[block.open]!.end;
+      let own = "";
+      let at = from;
+      for (const child of block.children) {
+        const childStart = tokens[child.start]!.start;
+        const childEnd = tokens[child.close]!.end;
+        own += source.slice(at, childStart) + ";";
+        at = childEnd;
+      }
+      own += source.slice(at, tokens[block.close]!.start);
+      values = statementsHoldValues(own);
+    }
+    holds.set(block, values);
+  }
+  // A nested block is reported through its outermost namespace, the name the program uses.
+  const top = blocks.find((block) => block.parent === undefined && holds.get(block) === true);
+  return top && { name: top.name, offset: tokens[top.keyword]!.start };
+}
+
+/** True when statements, stripped of types, leave anything but empty statements (and `export {}`). */
+function statementsHoldValues(body: string): boolean {
   let stripped: string;
   try {
     stripped = transform(body, STRIP_OPTIONS).code;
@@ -184,19 +264,24 @@ function holdsValues(body: string): boolean {
   } catch {
     return true;
   }
-  const onlyEmpty = program.body.every(
+  return !program.body.every(
     (s) =>
       s.type === "EmptyStatement" ||
       (s.type === "ExportNamedDeclaration" && !s.declaration && !s.source && (s.specifiers?.length ?? 0) === 0),
   );
-  return !onlyEmpty || findUnsupportedTypeScript(body) !== undefined;
 }
 
-function enumMemberNamedLikeEnum(source: string, tokens: SucraseToken[], i: number): ExecutionError | undefined {
+function offsetOf(source: string, error: ExecutionError): number {
+  let offset = 0;
+  for (let line = 1; line < (error.line ?? 1); line++) offset = source.indexOf("\n", offset) + 1;
+  return offset + (error.column ?? 1) - 1;
+}
+
+function enumMemberNamedLikeEnum(source: string, tokens: SucraseToken[], i: number, match: Map<number, number>): ExecutionError | undefined {
   const nameToken = tokens[i + 1];
   if (nameToken?.type !== tt.name || tokens[i + 2]?.type !== tt.braceL) return undefined;
   const name = source.slice(nameToken.start, nameToken.end);
-  const close = matchingBrace(tokens, i + 2);
+  const close = match.get(i + 2);
   if (close === undefined) return undefined;
   let depth = 0;
   let expectMember = true;

@@ -28,6 +28,7 @@ export function runRequest(code: string, language: RunRequest["language"], o: Re
     hostFunctionNames,
     grantedNames: [...globalNames, ...hostFunctionNames],
     ...workerLimits(o),
+    ...(o.tests !== undefined ? { tests: o.tests } : {}),
   };
 }
 

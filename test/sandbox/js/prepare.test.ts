@@ -330,3 +330,31 @@ describe("prepareJavaScript: what the TypeScript stripper cannot keep is a synta
     if (!prepared.ok) expect(prepared.error.message).toBe("Unexpected token");
   });
 });
+
+describe("prepareJavaScript: checking namespaces stays cheap", () => {
+  it("checks deeply nested types-only namespaces in linear time", () => {
+    const depth = 90;
+    const source = "namespace A { ".repeat(depth) + "export type X = 1;" + " }".repeat(depth) + "\n1";
+    const started = performance.now();
+    expectOk(source, "typescript");
+    // Loose: the quadratic version took seconds for a few hundred levels.
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("reports a program with more namespace blocks than it checks, instead of holding the host", () => {
+    const source = Array.from({ length: 3000 }, (_, i) => `namespace N${i} { export type X = 1; }`).join("\n") + "\n1";
+    const prepared = prepareJavaScript(source, "typescript");
+    expect(prepared.ok).toBe(false);
+    if (!prepared.ok) {
+      expect(prepared.status).toBe("syntax_error");
+      expect(prepared.error.message).toMatch(/3000 namespace blocks; the sandbox checks at most 100/);
+      expect(prepared.error.line).toBe(101);
+    }
+  });
+
+  it("finds values in a namespace nested inside types-only ones and names the outermost", () => {
+    const prepared = prepareJavaScript("namespace O { export namespace M { export type T = 1; namespace I { export const v = 1; } } }\nO", "typescript");
+    expect(prepared.ok).toBe(false);
+    if (!prepared.ok) expect(prepared.error.message).toMatch(/namespace O\b/);
+  });
+});
