@@ -10,6 +10,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/code-mode/middleware.js";
+import { codeInterpreterRunner, disposeCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
 import { scriptedCodeModel } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
@@ -44,5 +45,9 @@ describe("codeModeMiddleware", { timeout: 60_000 }, () => {
     expect(state.messages.at(-2)!.content).toBe('status: success\nresult: ["item 1","item 2"]');
     expect(state.codeCells).toHaveLength(1);
     expect(state.files).toEqual({});
+    // The thread's live session stays in this process until disposed (or evicted).
+    expect(codeInterpreterRunner(codeTool!)?.liveSessions).toBe(1);
+    await disposeCodeInterpreterTool(codeTool!);
+    expect(codeInterpreterRunner(codeTool!)?.liveSessions).toBe(0);
   });
 });
