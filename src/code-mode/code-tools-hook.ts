@@ -12,6 +12,11 @@ import { indexTools, toolHostFunctions, toolsSetupCode, type CodeModeTool } from
 export interface CodeToolsHook {
   /** Prompt text: the callable tools and their signatures in `language`. */
   promptSection(language: Language): Promise<string>;
+  /**
+   * TypeScript declarations of `tools` for the type check before a run (results typed `any`:
+   * a tool's output has no declared type, and `unknown` would fail every use of it).
+   */
+  typeDeclarations(): Promise<string>;
   /** Runs `code` with `tools` defined; line numbers stay the program's. */
   run(runner: Pick<Sandbox, "run">, code: string, options: RunOptions & { language: Language }, config?: RunnableConfig): Promise<ExecutionResult>;
 }
@@ -45,6 +50,9 @@ export function codeToolsHook(tools: readonly CodeModeTool[] | undefined, option
       const signatures = language === "python" ? pythonSignatures(list) : await (declarations ??= typeScriptSignatures(list));
       const how = language === "python" ? "`await tools.<name>(**kwargs)`" : "`await tools.<name>(input)`";
       return `The program may call these tools with ${how} (they run outside the sandbox; a bad input or a failing tool raises an exception):\n${signatures}`;
+    },
+    async typeDeclarations() {
+      return (await (declarations ??= typeScriptSignatures(list))).replace(/\): Promise<unknown>;/g, "): Promise<any>;");
     },
     async run(runner, code, options, config) {
       const hostFunctions = { ...options.hostFunctions, ...toolHostFunctions(byName, { config, record: [] }) };

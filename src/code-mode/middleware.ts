@@ -5,6 +5,7 @@
  * definitions and files in its checkpoint.
  */
 import { createMiddleware } from "langchain";
+import { SystemMessage } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
 import {
   codeModeToolSignatures,
@@ -91,8 +92,12 @@ export function codeModeMiddleware(options: CodeModeMiddlewareOptions = {}) {
     wrapModelCall: async (request, handler) => {
       const text = await promptSection();
       const base = request.systemMessage;
-      const hasBase = typeof base.content === "string" ? base.content.length > 0 : base.content.length > 0;
-      return handler({ ...request, systemMessage: base.concat(hasBase ? `\n\n${text}` : text) });
+      // A text-only system prompt stays one plain string (some providers accept nothing else).
+      const textOnly = typeof base.content === "string" || base.content.every((block) => block.type === "text");
+      const systemMessage = textOnly
+        ? new SystemMessage(base.text.length > 0 ? `${base.text}\n\n${text}` : text)
+        : base.concat(`\n\n${text}`);
+      return handler({ ...request, systemMessage });
     },
   });
 }

@@ -149,6 +149,17 @@ describe("tools from code", { timeout: 120_000 }, () => {
     expect(artifact.toolCalls).toHaveLength(3);
   });
 
+  it("JavaScript: the per-run budget of host calls holds (maxHostCalls)", async () => {
+    const limited = createCodeInterpreterTool({ sandbox, tools: [add], maxHostCalls: 3, languages: ["javascript"] });
+    const [, artifact] = await call(limited, {
+      language: "javascript",
+      code: "let done = 0;\ntry { for (let i = 0; i < 10; i++) { await tools.add({ a: i, b: 1 }); done++; } } catch (e) { console.log(e.name) }\ndone",
+    });
+    expect(artifact.result.result).toBe(3);
+    expect(artifact.result.stdout).toBe("HostCallLimitError\n");
+    expect(artifact.toolCalls).toHaveLength(3);
+  });
+
   it("tools run as child runs of the code tool (callbacks) and get its signal", async () => {
     const starts: { name: string; parent?: string; run: string }[] = [];
     class Recorder extends BaseCallbackHandler {
