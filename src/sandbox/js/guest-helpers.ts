@@ -5,9 +5,7 @@
  */
 import { DisposableResult } from "quickjs-emscripten";
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
-
-/** What a call into the guest gives back: its value or what it threw (the caller disposes either). */
-export type CallResult = ReturnType<QuickJSContext["callFunction"]>;
+import type { CallResult } from "./call-result.js";
 import type { GuestRuntime } from "./guest-runtime.js";
 import { GUEST_LIBRARY_SOURCE, GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME } from "./guest-prelude.js";
 

@@ -11,7 +11,7 @@
 import { Scope } from "quickjs-emscripten";
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten-core";
 import "./dispose-symbol.js";
-import type { CallResult } from "./guest-helpers.js";
+import type { CallResult } from "./call-result.js";
 
 /**
  * QuickJS's own stack limit. FACTS: 512 KiB or more (or unset) overflows the thread's native

@@ -15,32 +15,16 @@
  * properties, `abstract`, `satisfies`, overloads, `import x = a.b`, instantiation expressions)
  * runs as `tsc` would run it.
  */
-import { createRequire } from "node:module";
 import type { Node } from "acorn";
 import { parse as parseJs } from "acorn";
-import { transform } from "sucrase";
+import { sucrase, type SucraseToken } from "./sucrase.js";
 import type { ExecutionError } from "../types.js";
 import { walkNodes } from "./prepare-walk.js";
 
-/** The parts of sucrase's own tokenizer used here (sucrase exports no types for this path). */
-interface SucraseToken {
-  type: number;
-  contextualKeyword: number;
-  start: number;
-  end: number;
-  isType: boolean;
-}
-interface SucraseParser {
-  parse(input: string, isJSX: boolean, isTypeScript: boolean, isFlow: boolean): { tokens: SucraseToken[] };
-}
-
-const require = createRequire(import.meta.url);
-// The same CommonJS build that `import { transform } from "sucrase"` loads.
-const { parse: tokenize } = require("sucrase/dist/parser") as SucraseParser;
-const { TokenType: tt } = require("sucrase/dist/parser/tokenizer/types") as { TokenType: Record<string, number> };
-const { ContextualKeyword: kw } = require("sucrase/dist/parser/tokenizer/keywords") as {
-  ContextualKeyword: Record<string, number>;
-};
+// sucrase's token types and keywords, set by findUnsupportedTypeScript from the lazily loaded
+// sucrase (see sucrase.ts) before any function below reads them; only TypeScript needs them.
+let tt: Record<string, number> = {};
+let kw: Record<string, number> = {};
 
 /** Sucrase options of the sandbox, shared with prepare.ts so both strip alike. */
 export const STRIP_OPTIONS = {
@@ -103,8 +87,10 @@ const TS_SUSPECTS = /\b(?:namespace|module|enum)\b|\bexport\s*=(?!=)|@/;
 export function findUnsupportedTypeScript(source: string): ExecutionError | undefined {
   if (!TS_SUSPECTS.test(source)) return undefined;
   let tokens: SucraseToken[];
+  const loaded = sucrase();
+  ({ tt, kw } = loaded);
   try {
-    tokens = tokenize(source, false, true, false).tokens;
+    tokens = loaded.tokenize(source, false, true, false).tokens;
   } catch {
     return undefined;
   }
@@ -254,7 +240,7 @@ function namespaceWithValues(source: string, tokens: SucraseToken[], blocks: Nam
 function statementsHoldValues(body: string): boolean {
   let stripped: string;
   try {
-    stripped = transform(body, STRIP_OPTIONS).code;
+    stripped = sucrase().transform(body, STRIP_OPTIONS).code;
   } catch {
     return true;
   }

@@ -5,7 +5,7 @@
  * so errors QuickJS reports point into the caller's source.
  */
 import { parse, type Comment, type Options, type Program } from "acorn";
-import { transform } from "sucrase";
+import { sucrase } from "./sucrase.js";
 import type { ExecutionError } from "../types.js";
 import { addDefaultExport } from "./prepare-default-export.js";
 import { findModuleRequests, forbiddenImportMessage } from "./prepare-imports.js";
@@ -86,7 +86,7 @@ function stripTypes(source: string): Stripped {
   const unsupported = findUnsupportedTypeScript(source);
   if (unsupported) return { ok: false, status: "syntax_error", error: unsupported };
   try {
-    const { code } = transform(source, STRIP_OPTIONS);
+    const { code } = sucrase().transform(source, STRIP_OPTIONS);
     return { ok: true, code };
   } catch (error) {
     if (error instanceof RangeError) {
