@@ -3,7 +3,7 @@ import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { fakeModel } from "@langchain/core/testing";
 import { AIMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
-import { createCodeGenGraph, createCodeGenGraphBuilder } from "../../src/graph/index.js";
+import { codeGenRunContext, createCodeGenGraph, createCodeGenGraphBuilder } from "../../src/graph/index.js";
 import type { ApprovalRequest, CodeGenEvent } from "../../src/graph/index.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
 import { InvalidOptionError } from "../../src/errors.js";
@@ -289,13 +289,13 @@ describe("retry budget and LangGraph's recursion limit", () => {
   }, 60_000);
 
   it("takes maxRetries from the run's context (LangGraph 1.x) and still from configurable", async () => {
-    const fromContext = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: { maxRetries: 7 } });
+    const fromContext = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: codeGenRunContext({ maxRetries: 7 }) });
     expect(fromContext.attempts).toHaveLength(8);
     const fromConfigurable = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { configurable: { maxRetries: 4 } });
     expect(fromConfigurable.attempts).toHaveLength(5);
-    const both = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: { maxRetries: 1 }, configurable: { maxRetries: 4 } });
+    const both = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: codeGenRunContext({ maxRetries: 1 }), configurable: { maxRetries: 4 } });
     expect(both.attempts).toHaveLength(2);
-    await expect(createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: { maxRetries: 21 } })).rejects.toThrow(
+    await expect(createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: codeGenRunContext({ maxRetries: 21 }) })).rejects.toThrow(
       /Invalid option "context\.maxRetries".*0 to 20/,
     );
   });
@@ -303,7 +303,7 @@ describe("retry budget and LangGraph's recursion limit", () => {
   it("takes run limits and the language from the context", async () => {
     const state = await createCodeGenGraph({ model: scripted(fence("js", "while (true) {}")), maxRetries: 0 }).invoke(
       { task: "loop" },
-      { context: { timeoutMs: 200, defaultLanguage: "javascript" } },
+      { context: codeGenRunContext({ timeoutMs: 200, defaultLanguage: "javascript" }) },
     );
     expect(state.attempts[0]?.status).toBe("timeout");
     expect(state.language).toBe("javascript");
