@@ -10,6 +10,7 @@ const sections: Record<string, () => Promise<BenchSection>> = {
   js: async () => (await import("./js.js")).default,
   graph: async () => (await import("./graph.js")).default,
   python: async () => (await import("./python.js")).default,
+  entry: async () => (await import("./entry.js")).default,
 };
 
 async function main(): Promise<void> {

@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { fakeModel } from "@langchain/core/testing";
 import { AIMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
@@ -7,13 +6,12 @@ import { codeGenRunContext, createCodeGenGraph, createCodeGenGraphBuilder } from
 import type { ApprovalRequest, CodeGenEvent } from "../../src/graph/index.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
 import { InvalidOptionError } from "../../src/errors.js";
+import { fence, scriptedModel as scripted } from "../support/scripted-model.js";
 
 afterAll(async () => {
   await disposeDefaultSandbox();
 });
 
-const fence = (lang: string, code: string) => "```" + lang + "\n" + code + "\n```";
-const scripted = (...replies: string[]) => new FakeListChatModel({ responses: replies });
 const noWait = { sleep: async () => {} };
 
 /** Records the last user message of every model call. */

@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { ChatOpenAI } from "@langchain/openai";
 import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { createCodeGenTool, formatSolutionForModel, type SolveWithCodeArtifact } from "../../src/tools/code-gen-tool.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
+import { scriptedOpenAIModel } from "../support/scripted-model.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
@@ -166,7 +166,7 @@ describe("solve_with_code in agents", () => {
       ],
     });
     try {
-      const model = new ChatOpenAI({ model: "scripted-model", apiKey: "test", configuration: { baseURL: server.baseURL } });
+      const model = scriptedOpenAIModel(server.baseURL);
       const solve = createCodeGenTool({ model, sandbox });
       const agent = createAgent({ model, tools: [solve] });
       const state = await agent.invoke({ messages: [{ role: "user", content: "How many vowels in 'hello world'?" }] });

@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { ChatOpenAI } from "@langchain/openai";
 import { createAgent } from "langchain";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
+import { scriptedOpenAIModel } from "../support/scripted-model.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
@@ -143,7 +143,7 @@ describe("execute_code in agents", () => {
       ],
     });
     try {
-      const model = new ChatOpenAI({ model: "scripted-model", apiKey: "test", configuration: { baseURL: server.baseURL } });
+      const model = scriptedOpenAIModel(server.baseURL);
       const agent = createAgent({ model, tools: [interpreter] });
       const state = await agent.invoke({ messages: [{ role: "user", content: "Sort 3,1,2" }] });
       expect(state.messages.at(-1)!.content).toBe("Sorted: 1,2,3");

@@ -5,7 +5,7 @@
  * throw, and marks this worker dead so its owner can replace it.
  */
 import { Worker } from "node:worker_threads";
-import type { ExecutionResult, HostFunction, JsonValue, Language } from "../types.js";
+import type { ExecutionResult, HostFunction, JsonValue, Language, ResolvedRunOptions } from "../types.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
 import { timeoutError } from "./guest-context.js";
 import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
@@ -17,10 +17,30 @@ import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
  */
 export const WATCHDOG_GRACE_MS = 60;
 
+/**
+ * V8 limits of a QuickJS worker thread, so that nothing a guest makes the thread allocate can
+ * grow the host process without bound (a thread past them is killed by Node and its run ends
+ * as an engine crash). The guest's own heap lives in WASM linear memory, outside these limits,
+ * and is capped by the run's `memoryLimitBytes`. Measured (docs/security.md): a warmed-up
+ * worker uses ~8 MiB of V8 heap; the heaviest runs tried at the default 64 MiB memory limit
+ * (a 60 MB string printed, thrown or returned) peaked at ~120 MiB without a limit and ran
+ * unchanged under 128 MiB; the default limit of a thread is ~4 GiB. `stackSizeMb` is Node's
+ * default, stated because QuickJS's own stack limit (256 KiB) must be reached before the
+ * thread's native stack.
+ */
+export const WORKER_RESOURCE_LIMITS = {
+  maxOldGenerationSizeMb: 256,
+  maxYoungGenerationSizeMb: 16,
+  stackSizeMb: 4,
+} as const;
+
 /** A request the worker answers with a `done` message. */
 export type WorkerRequest =
   | Extract<HostToWorker, { type: "run" }>
   | Extract<HostToWorker, { type: "session-call" }>;
+
+/** What the host side of a run needs besides the request itself: grants, host-call limits, cancellation. */
+export type RunControls = Pick<ResolvedRunOptions, "hostFunctions" | "maxHostCallsInFlight" | "maxHostCalls" | "maxResultBytes" | "signal">;
 
 /** What an ended request says about the worker that ran it. */
 export interface RequestEnd {
@@ -72,7 +92,14 @@ export class EngineWorker {
     this.mirror = new OutputMirror(outputMirror);
     // execArgv: [] keeps the host's loaders and preloads (e.g. `--import` hooks of
     // `langgraph dev`) out of the worker: it is plain compiled JS and needs none of them.
-    this.worker = new Worker(workerScriptUrl(), { execArgv: [], workerData: { outputMirror } });
+    // env: {} gives the thread an empty `process.env` of its own (not a copy of the host's
+    // API keys); resourceLimits: see WORKER_RESOURCE_LIMITS.
+    this.worker = new Worker(workerScriptUrl(), {
+      execArgv: [],
+      env: {},
+      resourceLimits: WORKER_RESOURCE_LIMITS,
+      workerData: { outputMirror },
+    });
     // A starting worker keeps the process alive (someone awaits it); once ready and idle it
     // never does, and it is ref'd again only while it serves a request.
     this.ready = new Promise((resolve, reject) => {
@@ -116,7 +143,7 @@ export class EngineWorker {
   request(
     request: WorkerRequest,
     language: Language,
-    hostFunctions: Record<string, HostFunction>,
+    controls: RunControls,
   ): Promise<RequestEnd> {
     if (this.active) throw new Error("EngineWorker.request while busy");
     const runId = nextRunId++;
@@ -130,7 +157,7 @@ export class EngineWorker {
         runId,
         language,
         timeoutMs: request.timeoutMs,
-        hostFunctions,
+        hostFunctions: controls.hostFunctions,
         stdout: "",
         stderr: "",
         sentMs,

@@ -2,7 +2,7 @@
  * Builds the "run" message a worker receives, from resolved options. One place, so pool runs
  * and session runs always grant the same things.
  */
-import type { PreparedRunOptions } from "../options.js";
+import type { ResolvedRunOptions } from "../types.js";
 import type { HostToWorker } from "./protocol.js";
 
 /** The worker message of a run. `runId` is assigned by the worker that sends it. */
@@ -14,7 +14,7 @@ export type RunRequest = Extract<HostToWorker, { type: "run" }>;
  * @example
  * worker.request(runRequest("6 * 7", "javascript", resolveRunOptions({})), "javascript", {});
  */
-export function runRequest(code: string, language: RunRequest["language"], o: PreparedRunOptions): RunRequest {
+export function runRequest(code: string, language: RunRequest["language"], o: ResolvedRunOptions & { globalsJson?: string }): RunRequest {
   const globalNames = Object.keys(o.globals);
   const hostFunctionNames = Object.keys(o.hostFunctions);
   return {
@@ -22,7 +22,8 @@ export function runRequest(code: string, language: RunRequest["language"], o: Pr
     runId: 0,
     code,
     language,
-    globalsJson: o.globalsJson,
+    // The front serialises globals once while validating them; reuse that text when given.
+    globalsJson: o.globalsJson ?? JSON.stringify(o.globals),
     globalNames,
     hostFunctionNames,
     grantedNames: [...globalNames, ...hostFunctionNames],

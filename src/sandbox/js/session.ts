@@ -4,7 +4,7 @@
  */
 import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } from "../../errors.js";
 import { assertJsonValue, isIdentifier, resolveRunOptions } from "../options.js";
-import type { ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../types.js";
+import type { EngineSessionOptions, ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../types.js";
 import { EngineWorker } from "./engine-worker.js";
 import { runRequest } from "./run-request.js";
 
@@ -38,7 +38,7 @@ export class JavaScriptSession implements SandboxSession {
   private constructor(
     readonly language: "javascript" | "typescript",
     private readonly memoryLimitBytes: number,
-    private readonly defaults: Omit<RunOptions, "hostFunctions" | "globals">,
+    private readonly defaults: EngineSessionOptions["defaults"],
     private readonly onDispose: (session: JavaScriptSession) => void,
   ) {
     this.worker = new EngineWorker(() => {
@@ -51,7 +51,7 @@ export class JavaScriptSession implements SandboxSession {
   static async open(
     language: "javascript" | "typescript",
     memoryLimitBytes: number,
-    defaults: Omit<RunOptions, "hostFunctions" | "globals">,
+    defaults: EngineSessionOptions["defaults"],
     onDispose: (session: JavaScriptSession) => void,
   ): Promise<JavaScriptSession> {
     const session = new JavaScriptSession(language, memoryLimitBytes, defaults, onDispose);
@@ -76,7 +76,7 @@ export class JavaScriptSession implements SandboxSession {
       this.worker.request(
         runRequest(code, this.language, o),
         this.language,
-        o.hostFunctions,
+        o,
       ),
     );
   }
@@ -106,7 +106,7 @@ export class JavaScriptSession implements SandboxSession {
           maxOutputBytes: o.maxOutputBytes,
         },
         this.language,
-        o.hostFunctions,
+        o,
       ),
     );
   }

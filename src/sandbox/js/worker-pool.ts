@@ -3,13 +3,13 @@
  * that dies (watchdog kill, crash) is dropped and a new one is started when work needs it.
  * Workers start lazily (or on `warm()`), so a pool that is never used costs nothing.
  */
-import type { ExecutionResult, HostFunction, Language } from "../types.js";
-import { EngineWorker, type WorkerRequest } from "./engine-worker.js";
+import type { ExecutionResult, Language } from "../types.js";
+import { EngineWorker, type RunControls, type WorkerRequest } from "./engine-worker.js";
 
 interface Queued {
   request: WorkerRequest;
   language: Language;
-  hostFunctions: Record<string, HostFunction>;
+  controls: RunControls;
   resolve(result: ExecutionResult): void;
   reject(error: unknown): void;
 }
@@ -30,9 +30,9 @@ export class WorkerPool {
   }
 
   /** Runs one request on the next free worker. Rejects only for faults of the host. */
-  run(request: WorkerRequest, language: Language, hostFunctions: Record<string, HostFunction>): Promise<ExecutionResult> {
+  run(request: WorkerRequest, language: Language, controls: RunControls): Promise<ExecutionResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ request, language, hostFunctions, resolve, reject });
+      this.queue.push({ request, language, controls, resolve, reject });
       this.pump();
     });
   }
@@ -91,7 +91,7 @@ export class WorkerPool {
   }
 
   private async serve(worker: EngineWorker, job: Queued): Promise<void> {
-    const end = await worker.request(job.request, job.language, job.hostFunctions);
+    const end = await worker.request(job.request, job.language, job.controls);
     job.resolve(end.result);
     // A lost worker is dropped at once, not when its thread has exited: the replacement then
     // starts (and keeps the process alive) while runs wait, instead of runs waiting on a

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import type { ScriptedOpenAIServer } from "../../src/testing/index.js";
+import { fence } from "../support/scripted-model.js";
 
-const fence = (lang: string, code: string) => "```" + lang + "\n" + code + "\n```";
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {
   await server?.close();
