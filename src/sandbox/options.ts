@@ -20,13 +20,17 @@ export const DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** Default cap on the result's JSON: 1 MiB. */
 export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+/** Default cap on one file of `files`: 8 MiB. */
+export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+/** Default cap on all of `files` together: 32 MiB. */
+export const DEFAULT_MAX_TOTAL_FILE_BYTES = 32 * 1024 * 1024;
 /** Default number of host calls one run may have in flight at once. */
 export const DEFAULT_MAX_HOST_CALLS_IN_FLIGHT = 8;
 /** Default number of host calls one run may make in all. */
 export const DEFAULT_MAX_HOST_CALLS = 256;
 
 /** A run option whose value is a positive, finite number. */
-type LimitOption = "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes" | "maxResultBytes" | "maxHostCallsInFlight" | "maxHostCalls";
+type LimitOption = "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes" | "maxResultBytes" | "maxHostCallsInFlight" | "maxHostCalls" | "maxFileBytes" | "maxTotalFileBytes";
 
 /**
  * Checks that `value` is a language this package runs.
@@ -218,6 +222,11 @@ export function resolveRunOptions(
     maxResultBytes: resolveLimit(
       "maxResultBytes",
       o.maxResultBytes ?? defaults.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+    ),
+    maxFileBytes: resolveLimit("maxFileBytes", o.maxFileBytes ?? defaults.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES),
+    maxTotalFileBytes: resolveLimit(
+      "maxTotalFileBytes",
+      o.maxTotalFileBytes ?? defaults.maxTotalFileBytes ?? DEFAULT_MAX_TOTAL_FILE_BYTES,
     ),
     ...(o.signal !== undefined ? { signal: o.signal } : {}),
     ...(o.tests !== undefined ? { tests: o.tests } : {}),

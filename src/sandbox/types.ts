@@ -165,6 +165,10 @@ export interface RunOptions {
    * `result.files` hold the file set at the end. Nothing touches the host's disk.
    */
   files?: Record<string, string | Uint8Array>;
+  /** Bytes one file of `files` may hold (in or out); a larger one ends the run `output_limit`. Default 8 MiB. */
+  maxFileBytes?: number;
+  /** Bytes all of `files` may hold together (in or out). Default 32 MiB. */
+  maxTotalFileBytes?: number;
 }
 
 /** `RunOptions` with every default filled in and every value checked. */
@@ -181,6 +185,9 @@ export interface ResolvedRunOptions {
   signal?: AbortSignal;
   tests?: string;
   files?: Record<string, Uint8Array>;
+  /** Filled by `resolveRunOptions`; an engine given none uses the defaults. */
+  maxFileBytes?: number;
+  maxTotalFileBytes?: number;
 }
 
 /** Outcome of checking code without running it (syntax and imports). */

@@ -9,8 +9,11 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExecutionResult, ExecutionStatus, JsonValue } from "../types.js";
 import type { PythonPaths } from "./deno-paths.js";
-import type { HostRequest, PythonOutcome, RunLimits, RunnerMessage } from "./deno/protocol.js";
+import type { HostReply, HostRequest, PythonOutcome, RunLimits, RunnerMessage } from "./deno/protocol.js";
 import { EngineSetupError } from "./errors.js";
+import { HostCallBroker } from "./host-calls.js";
+import { finishResult, requestExtras } from "./run-result.js";
+import { noExtras, type PythonRunExtras } from "./run-extras.js";
 
 /** Extra time past `timeoutMs` before the host kills the whole process (the runner stops the run itself at +150 ms). */
 export const HOST_KILL_GRACE_MS = 1500;
@@ -144,13 +147,13 @@ export class DenoProcess {
   }
 
   /** Runs code (pool mode: in a fresh interpreter; session mode: in the session's). */
-  async run(code: string, globals: Record<string, JsonValue>, limits: RunLimits): Promise<ExecutionResult> {
-    return this.#execute({ type: "run", id: this.#nextId++, code, globals, ...limits }, limits);
+  async run(code: string, globals: Record<string, JsonValue>, limits: RunLimits, extras: PythonRunExtras = noExtras()): Promise<ExecutionResult> {
+    return this.#execute({ type: "run", id: this.#nextId++, code, globals, ...limits, ...requestExtras(extras, true) }, limits, extras);
   }
 
   /** Calls a function defined in the session's namespace. */
-  async call(name: string, args: JsonValue[], limits: RunLimits): Promise<ExecutionResult> {
-    return this.#execute({ type: "call", id: this.#nextId++, name, args, ...limits }, limits);
+  async call(name: string, args: JsonValue[], limits: RunLimits, extras: PythonRunExtras = noExtras()): Promise<ExecutionResult> {
+    return this.#execute({ type: "call", id: this.#nextId++, name, args, ...limits, ...requestExtras(extras, false) }, limits, extras);
   }
 
   /** Syntax and import check; does not consume the interpreter. */
@@ -174,8 +177,10 @@ export class DenoProcess {
     this.#kill("dispose");
   }
 
-  async #execute(request: HostRequest & { type: "run" | "call" }, limits: RunLimits): Promise<ExecutionResult> {
+  async #execute(request: HostRequest & { type: "run" | "call" }, limits: RunLimits, extras: PythonRunExtras): Promise<ExecutionResult> {
     const startedAt = performance.now();
+    const broker = new HostCallBroker(extras.hostFunctions, extras, (callId, reply) => this.#sendHostReply(request.id, callId, reply));
+    this.#brokers.set(request.id, broker);
     const deadline = setTimeout(() => this.#kill("timeout"), limits.timeoutMs + HOST_KILL_GRACE_MS);
     const baselineRss = this.#rssBytes();
     const watchdog = setInterval(() => {
@@ -188,14 +193,16 @@ export class DenoProcess {
     try {
       const reply = await this.#request(request);
       if (reply.type !== "result") throw new EngineSetupError(`unexpected reply "${reply.type}" to a run`);
-      return toExecutionResult(reply.outcome, reply.stdout, reply.stderr, reply.outputTruncated, reply.durationMs, reply.interpreterReset);
+      broker.end();
+      return finishResult(toExecutionResult(reply.outcome, reply.stdout, reply.stderr, reply.outputTruncated, reply.durationMs, reply.interpreterReset), reply, extras, request.type === "run", broker.started);
     } catch (error) {
+      broker.end();
       if (this.#killReason === "timeout" || this.#killReason === "memory_limit") {
-        return killedResult(this.#killReason, limits, performance.now() - startedAt);
+        return finishResult(killedResult(this.#killReason, limits, performance.now() - startedAt), undefined, extras, request.type === "run", broker.started);
       }
       if (error instanceof ProcessDiedError) {
         const outOfMemory = /out of memory|allocation fail/i.test(this.#stderrTail);
-        return {
+        return finishResult({
           status: outOfMemory ? "memory_limit" : "runtime_error",
           stdout: "",
           stderr: "",
@@ -208,10 +215,12 @@ export class DenoProcess {
           },
           durationMs: performance.now() - startedAt,
           language: "python",
-        };
+        }, undefined, extras, request.type === "run", broker.started);
       }
       throw error;
     } finally {
+      broker.end();
+      this.#brokers.delete(request.id);
       clearTimeout(deadline);
       clearInterval(watchdog);
     }
@@ -270,6 +279,9 @@ export class DenoProcess {
       case "fatal":
         this.#stderrTail = (this.#stderrTail + `\n${message.message}`).slice(-4000);
         return;
+      case "host-call":
+        this.#brokers.get(message.id)?.handle(message.callId, message.name, message.argsJson);
+        return;
       default: {
         // Runner errors reply to requests with the request's id.
         const pending = this.#pending.get(message.id);
@@ -278,6 +290,14 @@ export class DenoProcess {
         pending.resolve(message);
       }
     }
+  }
+
+  #brokers = new Map<number, HostCallBroker>();
+
+  #sendHostReply(id: number, callId: number, reply: HostReply): void {
+    if (this.#exited || !this.#brokers.has(id)) return;
+    const request: HostRequest = { type: "host-reply", id, callId, ...reply };
+    this.#child.stdin.write(JSON.stringify(request) + "\n");
   }
 
   #onExit(code: number | null, signal: NodeJS.Signals | null, error?: Error): void {

@@ -6,8 +6,8 @@
 import { InvalidOptionError, SandboxDisposedError } from "../../errors.js";
 import type { CheckResult, EngineSessionOptions, ExecutionResult, LanguageEngine, ResolvedRunOptions, SandboxSession } from "../types.js";
 import { resolvePythonPaths, type PythonPaths } from "./deno-paths.js";
-import { assertNoHostFunctions } from "./limits.js";
 import { PythonPool } from "./pool.js";
+import { extrasOfRun } from "./run-extras.js";
 import { createPythonSession } from "./session.js";
 
 /** Options of the Python engine. */
@@ -54,7 +54,7 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
 
     async run(code: string, resolved: ResolvedRunOptions): Promise<ExecutionResult> {
       assertAlive();
-      assertNoHostFunctions(resolved.hostFunctions);
+      const extras = extrasOfRun(resolved);
       const p = getPool();
       const process = await p.acquire();
       try {
@@ -62,7 +62,7 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
           timeoutMs: resolved.timeoutMs,
           memoryLimitBytes: resolved.memoryLimitBytes,
           maxOutputBytes: resolved.maxOutputBytes,
-        });
+        }, extras);
       } finally {
         p.release(process);
       }
@@ -90,7 +90,7 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
 
     async createSession(sessionOptions: EngineSessionOptions): Promise<SandboxSession> {
       assertAlive();
-      const session = await createPythonSession(getPaths(), { memoryLimitBytes: sessionOptions.memoryLimitBytes });
+      const session = await createPythonSession(getPaths(), { memoryLimitBytes: sessionOptions.memoryLimitBytes, defaults: sessionOptions.defaults });
       sessions.add(session);
       return session;
     },

@@ -8,6 +8,7 @@ import type { ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../
 import type { PythonPaths } from "./deno-paths.js";
 import { DenoProcess } from "./deno-process.js";
 import { resolvePythonLimits } from "./limits.js";
+import { extrasOfSessionCall } from "./run-extras.js";
 
 /**
  * Starts a session process and waits until its interpreter is ready.
@@ -18,7 +19,10 @@ import { resolvePythonLimits } from "./limits.js";
  * (await session.call("add", [1, 2])).result; // 3
  * await session.dispose();
  */
-export async function createPythonSession(paths: PythonPaths, options: { memoryLimitBytes: number }): Promise<SandboxSession> {
+export async function createPythonSession(
+  paths: PythonPaths,
+  options: { memoryLimitBytes: number; defaults?: Omit<RunOptions, "hostFunctions" | "globals"> },
+): Promise<SandboxSession> {
   const process = new DenoProcess(paths, true);
   try {
     await process.whenReady();
@@ -26,21 +30,23 @@ export async function createPythonSession(paths: PythonPaths, options: { memoryL
     process.dispose();
     throw error;
   }
-  return new PythonSession(paths, process, options.memoryLimitBytes);
+  return new PythonSession(paths, process, options.memoryLimitBytes, options.defaults ?? {});
 }
 
 class PythonSession implements SandboxSession {
   readonly language = "python" as const;
   readonly #paths: PythonPaths;
   readonly #memoryLimitBytes: number;
+  readonly #defaults: Omit<RunOptions, "hostFunctions" | "globals">;
   #process: DenoProcess;
   #queue: Promise<unknown> = Promise.resolve();
   #disposed = false;
 
-  constructor(paths: PythonPaths, process: DenoProcess, memoryLimitBytes: number) {
+  constructor(paths: PythonPaths, process: DenoProcess, memoryLimitBytes: number, defaults: Omit<RunOptions, "hostFunctions" | "globals">) {
     this.#paths = paths;
     this.#process = process;
     this.#memoryLimitBytes = memoryLimitBytes;
+    this.#defaults = defaults;
   }
 
   get disposed(): boolean {
@@ -52,8 +58,9 @@ class PythonSession implements SandboxSession {
     if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of Python source");
     const { globals, ...rest } = options;
     const limits = resolvePythonLimits(rest, this.#memoryLimitBytes);
+    const extras = extrasOfSessionCall(rest, this.#defaults);
     const values = JSON.parse(serializeGlobals(globals)) as Record<string, JsonValue>;
-    return this.#serial(async (process) => process.run(code, values, limits));
+    return this.#serial(async (process) => process.run(code, values, limits, extras));
   }
 
   call(name: string, args: JsonValue[] = [], options: Omit<RunOptions, "language" | "globals"> = {}): Promise<ExecutionResult> {
@@ -61,8 +68,9 @@ class PythonSession implements SandboxSession {
     if (typeof name !== "string" || name.length === 0) throw new InvalidOptionError("name", name, "the name of a function defined in the session");
     if (!Array.isArray(args)) throw new InvalidOptionError("args", args, "an array of JSON values");
     const limits = resolvePythonLimits(options, this.#memoryLimitBytes);
+    const extras = extrasOfSessionCall(options, this.#defaults);
     assertJsonValue(args, "args");
-    return this.#serial(async (process) => process.call(name, args, limits));
+    return this.#serial(async (process) => process.call(name, args, limits, extras));
   }
 
   functionNames(): Promise<string[]> {

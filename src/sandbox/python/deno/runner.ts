@@ -8,7 +8,9 @@
  * (Pyodide's interrupt buffer raises KeyboardInterrupt) first, then `terminate()`.
  * In pool mode every run gets a fresh worker, so nothing survives from one run to the next.
  */
+import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "./host-bridge.js";
 import type { HostRequest, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerRequest } from "./protocol.js";
+import { testsAfterStop } from "./run-phases.js";
 
 interface DenoApi {
   args: string[];
@@ -153,17 +155,39 @@ interface Execution {
   outcome: PythonOutcome;
   stdout: string;
   stderr: string;
+  testsStdout: string;
+  testsStderr: string;
   outputTruncated: boolean;
   durationMs: number;
   killed: boolean;
 }
 
+/** The run whose host calls and replies are being relayed (host request id, worker run number). */
+let relaying: { hostId: number; run: number; interpreter: Interpreter } | undefined;
+let runCounter = 0;
+
+/** Relays a host call of the worker to the host, after checking its shape and size (the guest may have forged it). */
+function relayHostCall(message: Extract<WorkerMessage, { type: "host-call" }>): void {
+  const active = relaying;
+  if (!active || message.run !== active.run || !Number.isSafeInteger(message.callId)) return;
+  const refuse = (text: string) => active.interpreter.worker.postMessage({ type: "host-reply", run: active.run, callId: message.callId, ok: false, name: "HostCallError", message: text });
+  if (typeof message.name !== "string" || message.name.length > MAX_HOST_NAME_CHARS) return refuse("a host call needs the name of a host function");
+  if (typeof message.argsJson !== "string" || message.argsJson.length > MAX_HOST_ARGS_CHARS) {
+    return refuse(`host call arguments must be JSON text of at most ${MAX_HOST_ARGS_CHARS} characters`);
+  }
+  send({ type: "host-call", id: active.hostId, callId: message.callId, name: message.name, argsJson: message.argsJson });
+}
+
 /** Sends one run or call to the interpreter and enforces its time and output limits. */
-function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLimits): Promise<Execution> {
+function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLimits, hostId = -1): Promise<Execution> {
   return new Promise((resolve) => {
     const startedAt = performance.now();
+    const run = request.type === "run" || request.type === "call" ? request.run : -1;
     let stdout = "";
     let stderr = "";
+    let testsStdout = "";
+    let testsStderr = "";
+    let phase: "program" | "tests" = "program";
     let outputTruncated = false;
     let stopReason: "timeout" | "output_limit" | undefined;
     let hardTimer: ReturnType<typeof setTimeout> | undefined;
@@ -172,6 +196,7 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
     const finish = (outcome: PythonOutcome | undefined, killed: boolean) => {
       if (settled) return;
       settled = true;
+      if (relaying?.run === run) relaying = undefined;
       clearTimeout(softTimer);
       if (hardTimer !== undefined) clearTimeout(hardTimer);
       interpreter.worker.onmessage = null;
@@ -194,13 +219,18 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
           error: { name: "OutputLimitError", message: `output passed the ${limits.maxOutputBytes}-byte limit; output up to the limit is kept. Print less (summaries, not every item).` },
         };
       }
-      resolve({ outcome: final, stdout, stderr, outputTruncated, durationMs, killed });
+      if (request.type === "run" && request.extras.tests !== undefined && (stopReason || killed || !final.tests)) {
+        final = { ...final, tests: testsAfterStop(final, phase) };
+      }
+      resolve({ outcome: final, stdout, stderr, testsStdout, testsStderr, outputTruncated, durationMs, killed });
     };
 
     const stop = (reason: "timeout" | "output_limit") => {
       if (stopReason || settled) return;
       stopReason = reason;
       Atomics.store(interpreter.interrupt, 0, 2);
+      // A Python that waits on an await never sees the interrupt buffer: the worker throws it in.
+      if (run >= 0) interpreter.worker.postMessage({ type: "interrupt", run });
       hardTimer = setTimeout(() => {
         kill(interpreter);
         finish(undefined, true);
@@ -211,8 +241,17 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
       const message = event.data;
       switch (message.type) {
         case "output":
-          if (message.stream === "stdout") stdout += message.text;
+          if (phase === "tests") {
+            if (message.stream === "stdout") testsStdout += message.text;
+            else testsStderr += message.text;
+          } else if (message.stream === "stdout") stdout += message.text;
           else stderr += message.text;
+          return;
+        case "phase":
+          if (message.run === run) phase = "tests";
+          return;
+        case "host-call":
+          relayHostCall(message);
           return;
         case "output-limit":
           outputTruncated = true;
@@ -242,6 +281,7 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
     };
     const softTimer = setTimeout(() => stop("timeout"), limits.timeoutMs);
     Atomics.store(interpreter.interrupt, 0, 0);
+    if (run >= 0) relaying = { hostId, run, interpreter };
     interpreter.worker.postMessage(request);
   });
 }
@@ -251,13 +291,16 @@ async function handle(request: HostRequest): Promise<void> {
   switch (request.type) {
     case "run":
     case "call": {
+      const run = ++runCounter;
+      const extras = { hostFunctionNames: request.hostFunctionNames, ...(request.tests !== undefined ? { tests: request.tests } : {}), maxFileBytes: request.maxFileBytes, maxTotalFileBytes: request.maxTotalFileBytes };
       const workerRequest: WorkerRequest =
         request.type === "run"
-          ? { type: "run", code: request.code, globals: request.globals, session: config.session, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes }
-          : { type: "call", name: request.name, args: request.args, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes };
-      const done = await execute(interpreter, workerRequest, request);
+          ? { type: "run", run, code: request.code, globals: request.globals, session: config.session, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes, extras }
+          : { type: "call", run, name: request.name, args: request.args, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes, extras };
+      const done = await execute(interpreter, workerRequest, request, request.id);
       const reset = done.killed || interpreter.dead;
-      send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session });
+      const tests = request.type === "run" && request.tests !== undefined ? { testsStdout: done.testsStdout, testsStderr: done.testsStderr } : {};
+      send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session, ...tests });
       // Pool mode: a fresh interpreter for every run. Session mode: only after a kill.
       if (!config.session || interpreter.dead) replaceInterpreter();
       else send({ type: "ready" });
@@ -323,6 +366,15 @@ async function main(): Promise<void> {
   let queue = Promise.resolve();
   for await (const line of lines) {
     const request = JSON.parse(line) as HostRequest;
+    if (request.type === "host-reply") {
+      // Answered at once: the run that waits for it holds the queue.
+      const active = relaying;
+      if (active && active.hostId === request.id) {
+        const { id: _id, type: _type, ...reply } = request;
+        active.interpreter.worker.postMessage({ ...reply, type: "host-reply", run: active.run });
+      }
+      continue;
+    }
     queue = queue.then(() => handle(request)).catch((error: unknown) => send({ type: "fatal", message: String(error) }));
   }
   // The host closed stdin (it exited or disposed us): answer what was asked, then stop.

@@ -6,7 +6,9 @@
  */
 import type { loadPyodide as LoadPyodide, PyodideAPI } from "pyodide";
 import type { PythonOutcome, WorkerMessage, WorkerRequest } from "./protocol.js";
+import { createHostBridge, replyText } from "./host-bridge.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
+import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
 
 interface WorkerScope {
   postMessage(message: WorkerMessage, transfer?: ArrayBuffer[]): void;
@@ -45,6 +47,7 @@ const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
 function post(message: WorkerMessage, transfer?: ArrayBuffer[]): void {
   scope.postMessage(message, transfer);
 }
+const bridge = createHostBridge((message) => post(message));
 
 function writer(stream: "stdout" | "stderr"): { write: (buffer: Uint8Array) => number } {
   return {
@@ -114,7 +117,8 @@ function faultOutcome(error: unknown): PythonOutcome {
   return { status: "runtime_error", error: { name: "InterpreterError", message: `the Python interpreter failed: ${text.slice(0, 500)}` } };
 }
 
-function callPython(fn: string, args: unknown[], memoryLimitBytes: number, outputCap: number): { outcome: PythonOutcome; fatal: boolean } {
+/** Calls a prelude entry point; a run that waits on an await finishes through the bridge's `done` hook. */
+async function callPython(fn: string, args: unknown[], memoryLimitBytes: number, outputCap: number): Promise<{ outcome: PythonOutcome; fatal: boolean }> {
   const py = pyodide!;
   outputBytes = 0;
   outputLimitHit = false;
@@ -123,7 +127,9 @@ function callPython(fn: string, args: unknown[], memoryLimitBytes: number, outpu
   capBytes = baselineHeapBytes + memoryLimitBytes;
   try {
     const entry = entryPoint(py, fn);
-    const outcome = JSON.parse(entry(...args)) as PythonOutcome;
+    const returned = entry(...args) as string | undefined;
+    const text = typeof returned === "string" ? returned : await bridge.waitDone();
+    const outcome = JSON.parse(text) as PythonOutcome;
     if (growRefused && outcome.status === "runtime_error") {
       return { outcome: { ...outcome, status: "memory_limit" }, fatal: false };
     }
@@ -157,22 +163,50 @@ async function handle(request: WorkerRequest): Promise<void> {
       py.setInterruptBuffer(interrupt);
       py.setStdout(writer("stdout"));
       py.setStderr(writer("stderr"));
-      py.runPython(`_CS_FORBIDDEN_JSON = ${JSON.stringify(JSON.stringify(FORBIDDEN_MODULES))}\n${PYTHON_PRELUDE}`);
+      py.runPython(`_CS_FORBIDDEN_JSON = ${JSON.stringify(JSON.stringify(FORBIDDEN_MODULES))}\n${PYTHON_PRELUDE}\n${PYTHON_RUN_PRELUDE}`);
+      py.globals.set("_cs_hooks", bridge.hooks);
       pyodide = py;
       // One throwaway run pages in the code paths of a run, so the first real run is fast.
-      callPython("_cs_run", ["pass", "{}", false], 256 * 1024 * 1024, 0);
+      bridge.begin(0, []);
+      await callPython("_cs_run", ["pass", "{}", false, "[]"], 256 * 1024 * 1024, 0);
+      bridge.end();
       baselineHeapBytes = heapBytes(py);
       post({ type: "ready" });
       return;
     }
-    case "run": {
-      const { outcome, fatal } = callPython("_cs_run", [request.code, JSON.stringify(request.globals), request.session], request.memoryLimitBytes, request.maxOutputBytes);
+    case "run":
+    case "call": {
+      const { extras } = request;
+      const names = JSON.stringify(extras.hostFunctionNames);
+      bridge.begin(request.run, extras.hostFunctionNames);
+      const { outcome, fatal } =
+        request.type === "run"
+          ? await callPython("_cs_run", [request.code, JSON.stringify(request.globals), request.session, names, extras.tests], request.memoryLimitBytes, request.maxOutputBytes)
+          : await callPython("_cs_call", [request.name, JSON.stringify(request.args), names], request.memoryLimitBytes, request.maxOutputBytes);
+      bridge.end();
       post({ type: "done", outcome, fatal });
       return;
     }
-    case "call": {
-      const { outcome, fatal } = callPython("_cs_call", [request.name, JSON.stringify(request.args)], request.memoryLimitBytes, request.maxOutputBytes);
-      post({ type: "done", outcome, fatal });
+    case "host-reply": {
+      if (!bridge.isCurrent(request.run)) return;
+      try {
+        entryPoint(pyodide!, "_cs_host_reply")(request.callId, replyText(request));
+      } catch {
+        // Python refused the reply (an interrupt pending); the runner's limit ends the run.
+      }
+      return;
+    }
+    case "interrupt": {
+      // Python is idle at an await (a busy Python never lets this message in): throw the
+      // interrupt into the run's coroutine; a run that ignores it is killed by the runner.
+      if (!bridge.waiting(request.run) || !interrupt) return;
+      Atomics.store(interrupt, 0, 0);
+      try {
+        entryPoint(pyodide!, "_cs_interrupt")();
+      } catch {
+        // The run ends through the runner's hard kill.
+      }
+      if (bridge.waiting(request.run)) Atomics.store(interrupt, 0, 2);
       return;
     }
     case "check": {
