@@ -239,6 +239,40 @@ describe("approval before execution (MemorySaver)", () => {
     expect(state.result?.stdout.trim()).toBe("edited");
   });
 
+  it("validates an edit: a broken edit goes to refine, and the refined code comes back for approval", async () => {
+    const model = scripted(fence("js", code), fence("js", "console.log('refined')"));
+    const graph = createCodeGenGraphBuilder({ model, approveBeforeExecute: true }).compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "broken-edit" } };
+    const nodes: string[] = [];
+    const track = async (stream: AsyncIterable<unknown>) => {
+      for await (const chunk of stream) nodes.push(...Object.keys(chunk as object));
+    };
+    await track(await graph.stream({ task: "Print something" }, { ...config, streamMode: "updates" }));
+    await track(await graph.stream(new Command({ resume: { action: "edit", code: "console.log('edited'" } }), { ...config, streamMode: "updates" }));
+    // The edit did not parse: it never ran; refine wrote new code, which waits for approval again.
+    const paused = await graph.getState(config);
+    const request = paused.tasks.flatMap((t) => t.interrupts)[0]?.value as ApprovalRequest;
+    expect(request).toMatchObject({ attempt: 2, code: "console.log('refined')" });
+    expect(paused.values.attempts.map((a: { phase: string; status: string; code: string }) => [a.phase, a.status, a.code])).toEqual([
+      ["validate", "syntax_error", "console.log('edited'"],
+    ]);
+    await track(await graph.stream(new Command({ resume: { action: "approve" } }), { ...config, streamMode: "updates" }));
+    const state = (await graph.getState(config)).values;
+    expect(state.status).toBe("success");
+    expect(state.result?.stdout.trim()).toBe("refined");
+    expect(nodes.filter((n) => n !== "__interrupt__")).toEqual([
+      "generate", "validate", "approve", "validate", "refine", "validate", "approve", "execute", "finalize",
+    ]);
+  });
+
+  it("runs a valid edit without asking again", async () => {
+    const { graph, config } = await pause("valid-edit");
+    const state = await graph.invoke(new Command({ resume: { action: "edit", code: "const x = 2;\nconsole.log(x * 21);" } }), config);
+    expect(state.status).toBe("success");
+    expect(state.result?.stdout.trim()).toBe("42");
+    expect((await graph.getState(config)).tasks).toHaveLength(0);
+  });
+
   it("ends with status rejected and the reason when rejected", async () => {
     const { graph, config } = await pause("reject");
     const state = await graph.invoke(new Command({ resume: { action: "reject", reason: "prints the wrong thing" } }), config);
