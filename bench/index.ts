@@ -11,6 +11,7 @@ const sections: Record<string, () => Promise<BenchSection>> = {
   graph: async () => (await import("./graph.js")).default,
   python: async () => (await import("./python.js")).default,
   entry: async () => (await import("./entry.js")).default,
+  typecheck: async () => (await import("./typecheck.js")).default,
 };
 
 async function main(): Promise<void> {

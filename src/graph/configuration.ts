@@ -5,7 +5,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Language, RunOptions, Sandbox } from "../sandbox/types.js";
-import { LANGUAGES } from "../sandbox/types.js";
+import { resolveLanguage, resolveLimit } from "../sandbox/options.js";
 import { InvalidOptionError } from "../errors.js";
 import { readModelSettings } from "../models/configuration.js";
 import { resolveChatModel } from "../models/resolve-model.js";
@@ -209,19 +209,21 @@ function runSetting(config: LangGraphRunnableConfig, name: keyof CodeGenRunConte
 }
 
 function checkPositive(name: string, value: unknown): void {
-  if (value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value > 0)) {
-    throw new InvalidOptionError(name, value, "a positive number");
-  }
+  if (value !== undefined) resolveLimit(name, value);
 }
 
-function checkRetries(name: string, value: unknown): void {
+/**
+ * Checks a `maxRetries` value (repairs after the first attempt): an integer from 0 to 20. The
+ * graph, the tools and the SDK use this one check.
+ *
+ * @throws InvalidOptionError naming `name`.
+ */
+export function checkRetries(name: string, value: unknown): void {
   if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_RETRIES_LIMIT)) {
     throw new InvalidOptionError(name, value, `an integer from 0 to ${MAX_RETRIES_LIMIT}`);
   }
 }
 
 function checkLanguage(name: string, value: unknown): void {
-  if (value !== undefined && !LANGUAGES.includes(value as Language)) {
-    throw new InvalidOptionError(name, value, `one of ${LANGUAGES.join(", ")}`);
-  }
+  if (value !== undefined) resolveLanguage(value, name);
 }

@@ -4,8 +4,9 @@
 import { tool } from "@langchain/core/tools";
 import { runCode } from "../sandbox/index.js";
 import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox } from "../sandbox/types.js";
-import { InvalidOptionError } from "../errors.js";
-import { DEFAULT_MAX_CONTENT_CHARS, formatExecutionForModel } from "./format.js";
+import { formatExecutionForModel } from "../feedback/tool-text.js";
+import { DEFAULT_MAX_CONTENT_CHARS } from "../feedback/truncate.js";
+import { resolveLimit } from "../sandbox/options.js";
 import { executeCodeSchemaFor, resolveLanguages, type ExecuteCodeInput } from "./schemas.js";
 
 /** Options of `createCodeInterpreterTool`. Every field is optional. */
@@ -62,9 +63,7 @@ export function describeCodeInterpreter(languages: Language[], hostFunctionNames
 }
 
 function checkPositive(option: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
-    throw new InvalidOptionError(option, value, "a positive finite number");
-  }
+  if (value !== undefined) resolveLimit(option, value);
 }
 
 /**

@@ -41,9 +41,8 @@ describe("tests run as tests (Python)", { timeout: 180_000 }, () => {
       ["execute", "tests_not_run"],
       ["execute", "success"],
     ]);
-    expect(state.attempts[0]!.error).toMatch(/ended before the tests could run \(the program called sys\.exit\(0\) before the tests ran\)/);
-    expect(prompts[1]).toMatch(/ended before the tests could run/);
-    expect(prompts[1]).toMatch(/no sys\.exit/);
+    expect(state.attempts[0]!.error).toMatch(/^The tests did not run\. Why: the program called sys\.exit\(0\) before the tests ran\. Let the program finish normally/);
+    expect(prompts[1]).toMatch(/The tests did not run\. Why: the program called sys\.exit\(0\)/);
     expect(state.status).toBe("success");
   });
 
@@ -76,6 +75,6 @@ describe("tests run as tests (Python)", { timeout: 180_000 }, () => {
       tests: "if add(2, 2) != 5:\n    raise ValueError('add(2, 2) should be 5')",
     });
     expect(phases(raising.attempts)).toEqual([["execute", "test_failed"]]);
-    expect(raising.attempts[0]!.error).toMatch(/^A test failed: ValueError: add\(2, 2\) should be 5 \(line 2 of the tests/);
+    expect(raising.attempts[0]!.error).toMatch(/^A test failed\. ValueError: add\(2, 2\) should be 5 \(line 2 of the tests/);
   });
 });
