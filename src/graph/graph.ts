@@ -50,7 +50,7 @@ export const CodeGenConfigurableAnnotation = Annotation.Root({
  *
  * @example
  * ```ts
- * codeGenRecursionLimit(false); // 66
+ * codeGenRecursionLimit(false); // 65
  * ```
  */
 export function codeGenRecursionLimit(approveBeforeExecute: boolean): number {
