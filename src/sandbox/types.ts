@@ -157,6 +157,11 @@ export interface RunOptions {
   /**
    * Test code run after the program in the same global scope, as its own evaluation; its
    * outcome is `result.tests` (the program's `stdout` and `result` stay the program's own).
+   * The tests share the run's limits (time from the program's start, one output cap); a limit
+   * they hit becomes the run's status. JavaScript/TypeScript: a script's top-level
+   * declarations are visible to the tests as they are; for a module program (with `export` or
+   * top-level `await`), every top-level name, exported or not, is made a global holding its
+   * value at the program's end before the tests run.
    */
   tests?: string;
   /**

@@ -9,6 +9,12 @@ export interface WorkerRunLimits {
   timeoutMs: number;
   memoryLimitBytes: number;
   maxOutputBytes: number;
+  /** Host calls the guest may have awaiting a reply at once. */
+  maxHostCallsInFlight: number;
+  /** Host calls the guest may start in all. */
+  maxHostCalls: number;
+  /** Bytes of the result's JSON the worker may send; a larger result ends the run `output_limit`. */
+  maxResultBytes: number;
 }
 
 /** Host -> worker. */
@@ -24,6 +30,8 @@ export type HostToWorker =
       hostFunctionNames: string[];
       /** Names of globals and host functions, listed in the message about forbidden imports. */
       grantedNames: string[];
+      /** Test code run after the program in the same context, as its own evaluation. */
+      tests?: string;
     } & WorkerRunLimits)
   | { type: "reply"; runId: number; callId: number; ok: true; valueJson: string | undefined }
   | { type: "reply"; runId: number; callId: number; ok: false; message: string; name: string }
@@ -44,6 +52,8 @@ export interface WorkerOutcome {
   resultJson?: string;
   error?: ExecutionError;
   durationMs: number;
+  /** For a run with tests: how they went (their output travels apart, after a `tests-begin` message). */
+  tests?: { status: "passed" | "failed" | "not_run"; error?: ExecutionError; reason?: string };
 }
 
 /** Worker -> host. */
@@ -51,6 +61,8 @@ export type WorkerToHost =
   | { type: "ready" }
   | { type: "output"; runId: number; stdout: string; stderr: string }
   | { type: "call"; runId: number; callId: number; name: string; argsJson: string }
+  /** Output after this message belongs to the run's tests, not to its program. */
+  | { type: "tests-begin"; runId: number }
   | {
       type: "done";
       runId: number;

@@ -3,7 +3,7 @@
  * and session runs always grant the same things.
  */
 import type { ResolvedRunOptions } from "../types.js";
-import type { HostToWorker } from "./protocol.js";
+import type { HostToWorker, WorkerRunLimits } from "./protocol.js";
 
 /** The worker message of a run. `runId` is assigned by the worker that sends it. */
 export type RunRequest = Extract<HostToWorker, { type: "run" }>;
@@ -27,8 +27,19 @@ export function runRequest(code: string, language: RunRequest["language"], o: Re
     globalNames,
     hostFunctionNames,
     grantedNames: [...globalNames, ...hostFunctionNames],
+    ...workerLimits(o),
+    ...(o.tests !== undefined ? { tests: o.tests } : {}),
+  };
+}
+
+/** The limits of a run as the worker enforces them. */
+export function workerLimits(o: ResolvedRunOptions): WorkerRunLimits {
+  return {
     timeoutMs: o.timeoutMs,
     memoryLimitBytes: o.memoryLimitBytes,
     maxOutputBytes: o.maxOutputBytes,
+    maxHostCallsInFlight: o.maxHostCallsInFlight,
+    maxHostCalls: o.maxHostCalls,
+    maxResultBytes: o.maxResultBytes,
   };
 }
