@@ -65,8 +65,8 @@ describe("tests run as tests (JavaScript and TypeScript)", () => {
       ["execute", "test_failed"],
       ["execute", "success"],
     ]);
-    expect(state.attempts[0]!.error).toMatch(/^A test failed\. .*add\(2, 3\) should be 5 \(line 2 of the tests: `if \(add\(2, 3\) !== 5\)/);
-    expect(prompts[1]).toMatch(/A test failed\. .*add\(2, 3\) should be 5 \(line 2 of the tests/);
+    expect(state.attempts[0]!.error).toMatch(/^A test failed\. .*add\(2, 3\) should be 5'? \(line 2 of the tests: `if \(add\(2, 3\) !== 5\)/);
+    expect(prompts[1]).toMatch(/A test failed\. .*add\(2, 3\) should be 5'? \(line 2 of the tests/);
     expect(prompts[1]).not.toMatch(/threw an error while running/);
     expect(state.status).toBe("success");
   });
