@@ -223,6 +223,15 @@ export interface SandboxOptions {
   poolSize?: number;
   /** Defaults for every run of this sandbox (a run's own options win). */
   defaults?: Omit<RunOptions, "hostFunctions" | "globals">;
+  /** Options of the Python engine. */
+  python?: {
+    /**
+     * Paths of pure-Python wheels (`.whl`, platform tag `any`) on this machine, installed before
+     * user code runs (no network: fetch them beforehand, e.g. `pip download --no-deps`). A file
+     * that is not a pure-Python wheel is refused at creation with `InvalidOptionError`.
+     */
+    wheels?: string[];
+  };
 }
 
 /** A pool of warm engines. `run` is `runCode` on this pool. */

@@ -1,7 +1,7 @@
 /**
  * What a Python run or session call carries besides its limits: host functions with their
- * budgets, tests, and files with their caps. Resolved here for sessions (engine runs get them
- * from `resolveRunOptions`) and checked against Python's own rules (names must be identifiers).
+ * budgets, tests, and files with their caps, taken from resolved options and checked against
+ * Python's own rules (names must be identifiers) and the file caps.
  */
 import { InvalidOptionError } from "../../errors.js";
 import {
@@ -10,11 +10,8 @@ import {
   DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MAX_TOTAL_FILE_BYTES,
-  resolveFiles,
-  resolveHostFunctions,
-  resolveLimit,
 } from "../options.js";
-import type { HostFunction, ResolvedRunOptions, RunOptions } from "../types.js";
+import type { HostFunction, ResolvedRunOptions } from "../types.js";
 
 /** Host functions, tests and files of one run or call, resolved. */
 export interface PythonRunExtras {
@@ -46,6 +43,9 @@ export function extrasOfRun(resolved: ResolvedRunOptions): PythonRunExtras {
   if (resolved.tests !== undefined && typeof resolved.tests !== "string") {
     throw new InvalidOptionError("tests", resolved.tests, "a string of Python test code");
   }
+  const maxFileBytes = resolved.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const maxTotalFileBytes = resolved.maxTotalFileBytes ?? DEFAULT_MAX_TOTAL_FILE_BYTES;
+  if (resolved.files !== undefined) checkInputFiles(resolved.files, maxFileBytes, maxTotalFileBytes);
   return {
     hostFunctions: resolved.hostFunctions,
     maxHostCallsInFlight: resolved.maxHostCallsInFlight,
@@ -53,33 +53,8 @@ export function extrasOfRun(resolved: ResolvedRunOptions): PythonRunExtras {
     maxResultBytes: resolved.maxResultBytes,
     ...(resolved.tests !== undefined ? { tests: resolved.tests } : {}),
     ...(resolved.files !== undefined ? { files: resolved.files } : {}),
-    maxFileBytes: resolved.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
-    maxTotalFileBytes: resolved.maxTotalFileBytes ?? DEFAULT_MAX_TOTAL_FILE_BYTES,
-  };
-}
-
-/**
- * The extras of a session run or call, from the caller's options and the session's defaults.
- *
- * @throws InvalidOptionError naming the first bad option.
- * @example
- * extrasOfSessionCall({ hostFunctions: { now: () => Date.now() } }, {}).maxHostCalls; // 256
- */
-export function extrasOfSessionCall(options: Omit<RunOptions, "language" | "globals">, defaults: Omit<RunOptions, "hostFunctions" | "globals">): PythonRunExtras {
-  const hostFunctions = resolveHostFunctions(options.hostFunctions);
-  checkPythonNames(hostFunctions);
-  if (options.tests !== undefined && typeof options.tests !== "string") {
-    throw new InvalidOptionError("tests", options.tests, "a string of Python test code");
-  }
-  return {
-    hostFunctions,
-    maxHostCallsInFlight: resolveLimit("maxHostCallsInFlight", options.maxHostCallsInFlight ?? defaults.maxHostCallsInFlight ?? DEFAULT_MAX_HOST_CALLS_IN_FLIGHT),
-    maxHostCalls: resolveLimit("maxHostCalls", options.maxHostCalls ?? defaults.maxHostCalls ?? DEFAULT_MAX_HOST_CALLS),
-    maxResultBytes: resolveLimit("maxResultBytes", options.maxResultBytes ?? defaults.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES),
-    ...(options.tests !== undefined ? { tests: options.tests } : {}),
-    ...(options.files !== undefined ? { files: resolveFiles(options.files) } : {}),
-    maxFileBytes: resolveLimit("maxFileBytes", options.maxFileBytes ?? defaults.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES),
-    maxTotalFileBytes: resolveLimit("maxTotalFileBytes", options.maxTotalFileBytes ?? defaults.maxTotalFileBytes ?? DEFAULT_MAX_TOTAL_FILE_BYTES),
+    maxFileBytes,
+    maxTotalFileBytes,
   };
 }
 
@@ -93,6 +68,16 @@ export function noExtras(): PythonRunExtras {
     maxFileBytes: DEFAULT_MAX_FILE_BYTES,
     maxTotalFileBytes: DEFAULT_MAX_TOTAL_FILE_BYTES,
   };
+}
+
+/** Files given by the caller must fit the same caps as the files that come back. */
+function checkInputFiles(files: Record<string, Uint8Array>, maxFileBytes: number, maxTotalFileBytes: number): void {
+  let total = 0;
+  for (const [path, bytes] of Object.entries(files)) {
+    if (bytes.length > maxFileBytes) throw new InvalidOptionError(`files.${path}`, `${bytes.length} bytes`, `at most maxFileBytes (${maxFileBytes}) bytes; raise maxFileBytes or pass less`);
+    total += bytes.length;
+  }
+  if (total > maxTotalFileBytes) throw new InvalidOptionError("files", `${total} bytes in all`, `at most maxTotalFileBytes (${maxTotalFileBytes}) bytes; raise maxTotalFileBytes or pass fewer files`);
 }
 
 function checkPythonNames(hostFunctions: Record<string, HostFunction>): void {

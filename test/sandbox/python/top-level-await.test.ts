@@ -76,12 +76,12 @@ describe("Python top-level await", { timeout: 60_000 }, () => {
   });
 
   it("ends a never-settling await with timeout, and the next run is clean", async () => {
-    const started = performance.now();
     const r = await engine.run("import asyncio\nprint('start')\nawait asyncio.Future()", options({ timeoutMs: 400 }));
     expect(r.status).toBe("timeout");
     expect(r.stdout).toBe("start\n");
     expect(r.error?.name).toBe("TimeoutError");
-    expect(performance.now() - started).toBeLessThan(5000);
+    // Liveness on a loaded machine, not a speed goal.
+    expect(r.durationMs).toBeLessThan(400 + 5000);
     const next = await engine.run("'fine'", options());
     expect(next.result).toBe("fine");
   });

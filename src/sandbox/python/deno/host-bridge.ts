@@ -38,7 +38,7 @@ export function createHostBridge(post: (message: WorkerMessage) => void) {
   let settle: ((outcomeJson: string) => void) | undefined;
   let finished: Promise<string> = Promise.resolve("");
 
-  const hooks: PythonHooks = {
+  const hooks: PythonHooks = Object.freeze<PythonHooks>({
     hostCall(name, argsJson) {
       if (run < 0) return "no run is active: host functions can be called only while the run that received them lasts";
       if (typeof name !== "string" || !hostNames.has(name)) return `no host function named ${String(name).slice(0, 80)} in this run`;
@@ -58,7 +58,7 @@ export function createHostBridge(post: (message: WorkerMessage) => void) {
       settle = undefined;
       resolve?.(typeof outcomeJson === "string" ? outcomeJson : "");
     },
-  };
+  });
 
   return {
     hooks,

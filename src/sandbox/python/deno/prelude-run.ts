@@ -18,13 +18,6 @@ _CS_TLA = _cs_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 _CS_CO_COROUTINE = _cs_inspect.CO_COROUTINE
 _cs_hooks = None
 
-def _cs_flush():
-    for stream in (_cs_sys.stdout, _cs_sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:
-            pass
-
 class HostFunctionError(Exception):
     """A host function failed; name and message are those of the host's error."""
     def __init__(self, name, message):
@@ -69,8 +62,7 @@ def _cs_host_function(name):
     call.__doc__ = "Host function: await %s(...) with JSON arguments; returns a JSON value." % name
     return call
 
-def _cs_install_host(ns, names_json):
-    names = _cs_json.loads(names_json)
+def _cs_install_host(ns, names):
     if names:
         ns["HostFunctionError"] = HostFunctionError
         for name in names:
@@ -160,24 +152,17 @@ async def _cs_eval_cell(body, last, ns):
         value = await value
     return value
 
-def _cs_value_outcome(value):
-    out = {"status": "success"}
-    rj = _cs_result_json(value)
-    if rj is not None:
-        out["resultJson"] = rj
-    return out
-
 def _cs_exit_text(code):
     return "sys.exit()" if code is None else "sys.exit(%r)" % (code,)
 
-async def _cs_program(code, ns, tests):
+async def _cs_program(code, ns, tests, max_result_bytes):
     body, last, bad = _cs_compile_cell(code, _CS_FILE)
     exit_code = ()
     if bad:
         out = bad
     else:
         try:
-            out = _cs_value_outcome(await _cs_eval_cell(body, last, ns))
+            out = _cs_result({"status": "success"}, await _cs_eval_cell(body, last, ns), max_result_bytes)
         except SystemExit as e:
             exit_code = e.code
             out = {"status": "success"} if e.code in (None, 0) else {
@@ -218,20 +203,28 @@ async def _cs_tests(tests, ns):
         _cs_flush()
     return {"status": "passed"}
 
-def _cs_run(code, globals_json, session, host_names_json, tests=None):
+def _cs_run(code, options_json):
+    """Entry point of a run. options: globals, session, maxResultBytes, hostFunctionNames, tests.
+    Returns the outcome's JSON, or None when the run waits (it ends through _cs_hooks.done). Never raises."""
     global _cs_session_ns
-    extra = _cs_json.loads(globals_json)
-    if session:
-        if _cs_session_ns is None:
-            _cs_session_ns = _cs_new_namespace({})
-        _cs_session_ns.update(extra)
-        ns = _cs_session_ns
-    else:
-        ns = _cs_new_namespace(extra)
-    _cs_install_host(ns, host_names_json)
-    return _cs_start(_cs_program(code, ns, tests))
+    try:
+        options = _cs_json.loads(options_json)
+        extra = options.get("globals") or {}
+        if options.get("session"):
+            if _cs_session_ns is None:
+                _cs_session_ns = _cs_new_namespace({})
+            _cs_session_ns.update(extra)
+            ns = _cs_session_ns
+        else:
+            ns = _cs_new_namespace(extra)
+        _cs_install_host(ns, options.get("hostFunctionNames") or [])
+        program = _cs_program(code, ns, options.get("tests"), options.get("maxResultBytes", 1 << 20))
+    except BaseException as e:
+        _cs_flush()
+        return _cs_json.dumps(_cs_exception(e))
+    return _cs_start(program)
 
-async def _cs_call_async(fn, args):
+async def _cs_call_async(fn, args, max_result_bytes):
     try:
         value = fn(*args)
         if _cs_inspect.isawaitable(value):
@@ -240,15 +233,22 @@ async def _cs_call_async(fn, args):
         return _cs_json.dumps({"status": "runtime_error", "error": _cs_error("SystemExit", "exit code %r" % (e.code,))})
     except BaseException as e:
         return _cs_json.dumps(_cs_exception(e))
-    return _cs_json.dumps(_cs_value_outcome(value))
+    return _cs_json.dumps(_cs_result({"status": "success"}, value, max_result_bytes))
 
-def _cs_call(name, args_json, host_names_json):
-    ns = _cs_session_ns or {}
-    fn = ns.get(name)
-    if not callable(fn):
-        known = ", ".join(_cs_function_list()) or "none"
-        return _cs_json.dumps({"status": "runtime_error", "error": _cs_error(
-            "NameError", "no function named '%s' is defined in the session (defined functions: %s)" % (name, known))})
-    _cs_install_host(ns, host_names_json)
-    return _cs_start(_cs_call_async(fn, _cs_json.loads(args_json)))
+def _cs_call(name, options_json):
+    """Entry point of a session call. options: args, maxResultBytes, hostFunctionNames. Like _cs_run."""
+    try:
+        options = _cs_json.loads(options_json)
+        ns = _cs_session_ns or {}
+        fn = ns.get(name)
+        if not callable(fn):
+            known = ", ".join(_cs_function_list()) or "none"
+            return _cs_json.dumps({"status": "runtime_error", "error": _cs_error(
+                "NameError", "no function named '%s' is defined in the session (defined functions: %s)" % (name, known))})
+        _cs_install_host(ns, options.get("hostFunctionNames") or [])
+        call = _cs_call_async(fn, options.get("args") or [], options.get("maxResultBytes", 1 << 20))
+    except BaseException as e:
+        _cs_flush()
+        return _cs_json.dumps(_cs_exception(e))
+    return _cs_start(call)
 `;

@@ -21,8 +21,19 @@ import sys as _cs_sys, traceback as _cs_traceback, types as _cs_types
 
 _CS_FILE = "<code>"
 _CS_FORBIDDEN = set(_cs_json.loads(_CS_FORBIDDEN_JSON))
-_CS_STDLIB = set(_cs_sys.stdlib_module_names) | set(_cs_sys.builtin_module_names)
+_CS_PACKAGES = sorted(_cs_json.loads(globals().get("_CS_PACKAGES_JSON", "[]")))
+_CS_STDLIB = set(_cs_sys.stdlib_module_names) | set(_cs_sys.builtin_module_names) | set(_CS_PACKAGES)
 _CS_MAX_MESSAGE = 2000
+
+import os as _cs_os
+
+def _cs_no_processes(*args, **kwargs):
+    raise PermissionError("the sandbox has no processes: os.system, os.popen, fork and exec are unavailable")
+
+for _cs_name in ("system", "popen", "fork", "forkpty", "execv", "execve", "execl", "execle", "execlp",
+                 "execvp", "execvpe", "spawnv", "spawnve", "spawnl", "spawnle", "posix_spawn", "posix_spawnp"):
+    if hasattr(_cs_os, _cs_name):
+        setattr(_cs_os, _cs_name, _cs_no_processes)
 
 class _CsForbiddenImport(ImportError):
     pass
@@ -35,6 +46,9 @@ def _cs_import_problem(name):
                     "threads and the JavaScript bridge are unavailable. Use only pure standard-library "
                     "modules and return or print the data instead." % name)
     if parts[0] not in _CS_STDLIB:
+        if _CS_PACKAGES:
+            return ("module '%s' is not available: the sandbox runs the Python standard library and only these "
+                    "installed packages: %s (no installs). Rewrite it with those." % (name, ", ".join(_CS_PACKAGES)))
         return ("module '%s' is not available: the sandbox runs the Python standard library only "
                 "(no third-party packages, no installs). Rewrite it with the standard library." % name)
     return None
@@ -122,13 +136,65 @@ def _cs_exception(e, filename=_CS_FILE):
         status = "runtime_error"
     return {"status": status, "error": _cs_error(name, message or name, line, None, "\n".join(lines))}
 
-def _cs_result_json(value):
+_CS_SAFE_INT = 2 ** 53
+
+def _cs_exact(value, depth=0):
+    """Integers beyond 2**53 cannot cross as JSON numbers without rounding: they become decimal strings."""
+    if depth > 200:
+        raise RecursionError("result nested too deeply")
+    if isinstance(value, bool) or value is None or isinstance(value, (str, float)):
+        return value, False
+    if isinstance(value, int):
+        if -_CS_SAFE_INT <= value <= _CS_SAFE_INT:
+            return value, False
+        return str(value), True
+    if isinstance(value, dict):
+        out, changed = {}, False
+        for k, v in value.items():
+            out[k], c = _cs_exact(v, depth + 1)
+            changed = changed or c
+        return out, changed
+    if isinstance(value, (list, tuple)):
+        out, changed = [], False
+        for v in value:
+            x, c = _cs_exact(v, depth + 1)
+            out.append(x)
+            changed = changed or c
+        return out, changed
+    return value, False
+
+def _cs_result(out, value, max_bytes):
+    """Adds the JSON of a result to an outcome; over max_bytes the result is dropped and the run ends output_limit."""
     if value is None:
-        return None
+        return out
     try:
-        return _cs_json.dumps(value, allow_nan=False, ensure_ascii=False)
+        exact, changed = _cs_exact(value)
+        text = _cs_json.dumps(exact, allow_nan=False, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError, OverflowError):
-        return None
+        return out
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        return {"status": "output_limit", "error": _cs_error("OutputLimitError",
+            "the result's JSON is %d bytes, over the %d-byte result limit (maxResultBytes); it was dropped. "
+            "Return a summary (counts, a slice) instead of the whole value." % (size, max_bytes))}
+    if changed:
+        try:
+            _cs_sys.stderr.write("note: integers beyond 2**53 in the result are returned as exact decimal strings\n")
+        except BaseException:
+            pass
+    out["resultJson"] = text
+    return out
+
+def _cs_flush():
+    for stream in (_cs_sys.stdout, _cs_sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+def _cs_install_scheduler(fn):
+    import pyodide.webloop as _w
+    _w.scheduleCallback = fn
 
 _cs_session_ns = None
 

@@ -10,6 +10,8 @@ export interface RunLimits {
   timeoutMs: number;
   memoryLimitBytes: number;
   maxOutputBytes: number;
+  /** Longest JSON text of a result; a longer one is dropped and the run ends `output_limit`. */
+  maxResultBytes: number;
 }
 
 /** What a run or call adds to its limits: host functions, tests and files (see run-extras.ts). */
@@ -31,6 +33,8 @@ export type HostRequest =
   | ({ type: "call"; id: number; name: string; args: JsonValue[] } & RunLimits & RunExtras)
   | { type: "check"; id: number; code: string }
   | { type: "functions"; id: number }
+  /** Out of band: stop the run or call with this id (it replies with status "cancelled"). */
+  | { type: "cancel"; id: number }
   /** The answer to a host call of run `id`; handled at once, not queued behind requests. */
   | ({ type: "host-reply"; id: number; callId: number } & HostReply);
 
@@ -84,18 +88,27 @@ export type RunnerMessage =
   /** A fault of the runner itself (not of user code). */
   | { type: "fatal"; message: string };
 
-/** Runner main thread -> worker. */
+/**
+ * Runner main thread -> worker. The runner adds a fresh `nonce` to every request; the worker
+ * echoes it on every message it sends for that request (see `Nonced`).
+ */
 export type WorkerRequest =
-  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer }
-  | { type: "make-snapshot"; pyodideUrl: string }
-  | { type: "run"; run: number; code: string; globals: Record<string, JsonValue>; session: boolean; memoryLimitBytes: number; maxOutputBytes: number; extras: WorkerRunExtras }
-  | { type: "call"; run: number; name: string; args: JsonValue[]; memoryLimitBytes: number; maxOutputBytes: number; extras: WorkerRunExtras }
-  /** Answer to host call `callId` of run `run`. */
+  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer; packages: WorkerPackages }
+  | { type: "make-snapshot"; pyodideUrl: string; packages: WorkerPackages }
+  | { type: "run"; run: number; code: string; globals: Record<string, JsonValue>; session: boolean; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number; extras: WorkerRunExtras }
+  | { type: "call"; run: number; name: string; args: JsonValue[]; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number; extras: WorkerRunExtras }
+  /** Answer to host call `callId` of run `run` (sent with the run's nonce, which it does not replace). */
   | ({ type: "host-reply"; run: number; callId: number } & HostReply)
-  /** The run passed a limit while Python waits on an await: stop it at its await. */
+  /** The run passed a limit while Python waits on an await: stop it at its await (run's nonce too). */
   | { type: "interrupt"; run: number }
   | { type: "check"; code: string }
   | { type: "functions" };
+
+/** Pure-Python packages to install into site-packages (see wheels.ts). */
+export interface WorkerPackages {
+  files: Record<string, Uint8Array>;
+  topLevel: string[];
+}
 
 /** The run extras as the worker gets them (files as bytes). */
 export interface WorkerRunExtras {
@@ -106,7 +119,14 @@ export interface WorkerRunExtras {
   maxTotalFileBytes: number;
 }
 
-/** Worker -> runner main thread. */
+/**
+ * A message with the nonce of the request it belongs to. The runner drops (and treats as a
+ * fault) any worker message whose nonce is not the current request's: the guest shares the
+ * worker's realm and must not be able to forge a completion or output.
+ */
+export type Nonced<T> = T & { nonce: string };
+
+/** Worker -> runner main thread (each sent as `Nonced<WorkerMessage>`). */
 export type WorkerMessage =
   | { type: "ready" }
   | { type: "snapshot"; bytes: Uint8Array }
