@@ -23,12 +23,17 @@ export type FailedValidation =
  * ```
  */
 export function explain(status: FeedbackStatus, detail?: string, limits: FeedbackLimits = {}): string {
-  const parts = [whatHappened(status, limits)];
   const text = detail?.trim() ?? "";
-  // A one-line detail reads as a sentence; a multi-line one (output samples) stands on its own lines.
-  if (text !== "") parts.push(text.includes("\n") ? `\n${text}\n` : /[.!?:`)\]]$/.test(text) ? text : `${text}.`);
-  if (NEXT_STEP[status] !== "") parts.push(NEXT_STEP[status]);
-  return truncate(parts.join(" ").replace(/ ?\n ?/g, "\n"), MAX_EXPLANATION_CHARS);
+  let what = whatHappened(status, limits);
+  if (text === "" && what.endsWith(":")) what = `${what.slice(0, -1)}.`;
+  let explanation = text === "" ? what : `${what} ${text}`;
+  const next = NEXT_STEP[status];
+  if (next !== "") {
+    // A one-line detail reads as a sentence; after a multi-line one (output samples) the next step starts a line.
+    if (text.includes("\n")) explanation += `\n${next}`;
+    else explanation += `${text === "" || /[.!?:]$/.test(text) ? "" : "."} ${next}`;
+  }
+  return truncate(explanation, MAX_EXPLANATION_CHARS);
 }
 
 /**
@@ -67,13 +72,13 @@ export function explainResult(result: ExecutionResult, code: string, limits: Fee
  * @example
  * ```ts
  * explainTests({ status: "failed", stdout: "", stderr: "", error: { name: "AssertionError", message: "", line: 1 } }, "assert add(2, 3) == 5");
- * // "A test failed. AssertionError:  (line 1: `assert add(2, 3) == 5`). Fix the code so the test passes; ..."
+ * // "A test failed: AssertionError:  (line 1: `assert add(2, 3) == 5`). Fix the code so the test passes; ..."
  * ```
  */
 export function explainTests(outcome: TestsOutcome, tests: string): string {
   if (outcome.status === "passed") return explain("success");
-  if (outcome.status === "not_run") return explain("tests_not_run", outcome.reason);
-  return explain("test_failed", outcome.error === undefined ? undefined : describeError(outcome.error, tests));
+  if (outcome.status === "not_run") return explain("tests_not_run", outcome.reason === undefined ? undefined : `The program ended before the tests could run (${outcome.reason})`);
+  return explain("test_failed", outcome.error === undefined ? "the tests failed without an error message" : describeError(outcome.error, tests));
 }
 
 /**

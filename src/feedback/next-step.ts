@@ -48,7 +48,8 @@ export function whatHappened(status: FeedbackStatus, limits: FeedbackLimits = {}
     case "no_program":
       return "No program was found in the reply.";
     case "test_failed":
-      return "A test failed.";
+      // The detail (the failing test's error and line) follows the colon.
+      return "A test failed:";
     case "tests_not_run":
       return "The tests did not run.";
     case "wrong_output":

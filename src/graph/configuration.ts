@@ -139,7 +139,7 @@ function defaultRunner(): Promise<CodeRunner> {
 export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGenContext {
   checkRetries("maxRetries", options.maxRetries);
   checkLanguage("defaultLanguage", options.defaultLanguage);
-  for (const name of LIMIT_NAMES) checkPositive(name, options[name]);
+  for (const name of LIMIT_NAMES) if (options[name] !== undefined) resolveLimit(name, options[name]);
   if (options.sandbox !== undefined && (typeof options.sandbox?.run !== "function" || typeof options.sandbox?.check !== "function")) {
     throw new InvalidOptionError("sandbox", options.sandbox, "a Sandbox from createSandbox() (an object with run and check)");
   }
@@ -173,8 +173,7 @@ export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGe
       const limits: RunLimits = { ...runLimits };
       for (const name of LIMIT_NAMES) {
         const setting = runSetting(config, name);
-        checkPositive(setting.name, setting.value);
-        if (setting.value !== undefined) limits[name] = setting.value as number;
+        if (setting.value !== undefined) limits[name] = resolveLimit(setting.name, setting.value);
       }
       return limits;
     },
@@ -208,13 +207,9 @@ function runSetting(config: LangGraphRunnableConfig, name: keyof CodeGenRunConte
   return { name: `configurable.${name}`, value: fromConfigurable ?? undefined };
 }
 
-function checkPositive(name: string, value: unknown): void {
-  if (value !== undefined) resolveLimit(name, value);
-}
-
 /**
- * Checks a `maxRetries` value (repairs after the first attempt): an integer from 0 to 20. The
- * graph, the tools and the SDK use this one check.
+ * Checks a `maxRetries` value (repairs after the first attempt): an integer from 0 to
+ * `MAX_RETRIES_LIMIT`. The graph, the tools and the SDK use this one check.
  *
  * @throws InvalidOptionError naming `name`.
  */

@@ -9,7 +9,8 @@ import { resolveLanguage } from "../sandbox/options.js";
 import { checkRetries } from "../graph/configuration.js";
 import { extractProgram } from "../graph/extract-code.js";
 import { defaultPrompts } from "../graph/prompts.js";
-import { explainCheck, explainNoProgram, explainResult } from "../feedback/explain.js";
+import { explainCheck, explainNoProgram, explainResult, type FailedValidation } from "../feedback/explain.js";
+import { checkTypes } from "../typecheck/check-types.js";
 import { renderRepairPrompt } from "../feedback/repair-prompt.js";
 import { buildDependencyManifest, requirementsText } from "./dependencies.js";
 import { defaultDescriptors, mergeDescriptors } from "./descriptors.js";
@@ -54,7 +55,7 @@ export interface CodeGeneratorSandboxOptions {
 interface Failure {
   phase: "validate" | "instantiate";
   code: string;
-  outcome: CheckResult | ExecutionResult;
+  outcome: CheckResult | FailedValidation | ExecutionResult;
   status: string;
   explanation: string;
   output?: string;
@@ -176,7 +177,7 @@ export class CodeGeneratorSandbox {
         continue;
       }
       const code = found.code;
-      const check = await sandbox.check(code, { language: this.language });
+      const check = await this.validate(sandbox, code);
       if (!check.ok) {
         failure = { phase: "validate", code, outcome: check, explanation: explainCheck(check, code), status: check.status };
         continue;
@@ -195,6 +196,19 @@ export class CodeGeneratorSandbox {
       return instance;
     }
     throw new GeneratedCodeError(failure!.phase, failure!.code, failure!.outcome, this.maxRetries + 1);
+  }
+
+  /** The graph's validation: syntax and imports, then (TypeScript) types, with the SDK's globals declared. */
+  private async validate(sandbox: Sandbox, code: string): Promise<CheckResult | FailedValidation> {
+    const check = await sandbox.check(code, { language: this.language });
+    if (!check.ok || this.language !== "typescript") return check;
+    // Code that declares the globals itself (as the default descriptors suggest) keeps its own declarations.
+    const declarations = Object.keys(this.globals)
+      .filter((name) => !new RegExp(`\\bdeclare\\s+(?:const|let|var)\\s+${name}\\b`).test(code))
+      .map((name) => `declare const ${name}: Record<string, any>;`)
+      .join("\n");
+    const types = await checkTypes(code, { declarations });
+    return types.ok ? check : { ok: false, language: this.language, status: "type_error", diagnostics: types.diagnostics };
   }
 
   private repairPrompt(task: string, attempt: number, failure: Failure): string {

@@ -5,6 +5,7 @@
 import { CodegenSandboxError } from "../errors.js";
 import type { CheckResult, ExecutionResult } from "../sandbox/types.js";
 import { describeError } from "../feedback/quote.js";
+import { describeTypeErrors, type FailedValidation } from "../feedback/explain.js";
 
 function listNames(names: readonly string[]): string {
   return names.length === 0 ? "none" : names.map((n) => `"${n}"`).join(", ");
@@ -56,13 +57,14 @@ export class GeneratedCodeError extends CodegenSandboxError {
   constructor(
     readonly phase: "validate" | "instantiate",
     readonly code: string,
-    readonly outcome: CheckResult | ExecutionResult,
+    readonly outcome: CheckResult | FailedValidation | ExecutionResult,
     readonly attempts: number,
   ) {
     const error = "error" in outcome ? outcome.error : undefined;
     const status = "status" in outcome ? outcome.status : "invalid";
+    const details = "diagnostics" in outcome ? describeTypeErrors(outcome.diagnostics, code) : error ? describeError(error, code) : "no details";
     super(
-      `The generated code ${phase === "validate" ? "did not pass validation" : "failed while loading"} after ${attempts} attempt(s): ${status}: ${error ? describeError(error, code) : "no details"}. Make the task more precise, add descriptors, or use a stronger model; the code is in error.code.`,
+      `The generated code ${phase === "validate" ? "did not pass validation" : "failed while loading"} after ${attempts} attempt(s): ${status}: ${details}. Make the task more precise, add descriptors, or use a stronger model; the code is in error.code.`,
     );
   }
 }

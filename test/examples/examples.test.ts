@@ -96,6 +96,46 @@ describe("examples run against the scripted OpenAI-compatible server", { timeout
     expect(body.messages.at(-1)!.content).toMatch(/^\[Task\] Write a function reverse\(s\)/);
   });
 
+  it("quick-agent.mjs (the README's agent): ChatOpenAI from the environment runs execute_code", async () => {
+    const run = await runExample("quick-agent.mjs", [
+      { toolCalls: [{ name: "execute_code", args: { code: "console.log(String(2n ** 100n))", language: "javascript" } }] },
+      "2**100 is 1267650600228229401496703205376.",
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("2**100 is 1267650600228229401496703205376.\n");
+    const toolResult = (run.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === "tool");
+    expect(toolResult?.content).toBe("status: success\nstdout:\n1267650600228229401496703205376");
+    expect(run.pending).toBe(0);
+  });
+
+  it("code-agent.mjs (the README's createCodeAgent): model from the environment, both tools offered", async () => {
+    const run = await runExample("code-agent.mjs", [
+      { toolCalls: [{ name: "execute_code", args: { code: "new Date(Date.UTC(2024, 1, 29)).getUTCDay()", language: "javascript" } }] },
+      "It was a Thursday.",
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("It was a Thursday.\n");
+    const first = run.requests[0]!.body as { model: string; tools: { function: { name: string } }[] };
+    expect(first.model).toBe("scripted-model");
+    expect(first.tools.map((t) => t.function.name)).toEqual(["execute_code", "solve_with_code"]);
+    const toolResult = (run.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === "tool");
+    expect(toolResult?.content).toBe("status: success\nresult: 4");
+  });
+
+  it("solve-task.mjs (the README's graph): a wrong isPrime fails its tests, the repaired one passes", async () => {
+    const wrong = "function isPrime(n) {\n  for (let d = 2; d * d <= n; d++) if (n % d === 0) return false;\n  return true;\n}\nconsole.log([...Array(30).keys()].filter(isPrime).join(' '));";
+    const right = wrong.replace("return true;", "return n > 1;");
+    const run = await runExample("solve-task.mjs", ["```javascript\n" + wrong + "\n```", "```javascript\n" + right + "\n```"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("success 2\n");
+    expect(run.stdout).toContain("return n > 1;");
+    expect(run.stdout).toContain("2 3 5 7 11 13 17 19 23 29\n");
+    expect(run.pending).toBe(0);
+  });
+
   it("an example without model settings says what to set", async () => {
     const child = spawn(process.execPath, ["examples/sdk-generate-and-instantiate.mjs"], { cwd: root, env: { PATH: process.env.PATH } });
     let stderr = "";

@@ -50,7 +50,7 @@ describe("explanations", () => {
   it("explains each status with what to do", () => {
     const error = { name: "ZeroDivisionError", message: "division by zero", line: 2 };
     expect(explainResult(result({ status: "runtime_error", error }), code)).toMatch(
-      /threw an error while running\. ZeroDivisionError: division by zero \(line 2: `return x \/ 0`\) Fix the cause on that line/,
+      /threw an error while running\. ZeroDivisionError: division by zero \(line 2: `return x \/ 0`\)\. Fix the cause on that line/,
     );
     expect(explainResult(result({ status: "timeout" }), code, { timeoutMs: 5000 })).toMatch(/time limit of 5000 ms.*loop that never ends/);
     expect(explainResult(result({ status: "memory_limit" }), code, { memoryLimitBytes: 64 * 1048576 })).toMatch(/more memory than allowed \(64 MiB\)/);
@@ -79,13 +79,13 @@ describe("explanations", () => {
   it("explains tests apart from the code: a failing test quotes the test's line", () => {
     const tests = "assert add(2, 3) == 5";
     expect(explainTests({ status: "failed", stdout: "", stderr: "", error: { name: "AssertionError", message: "add(2, 3) returned -1", line: 1 } }, tests)).toBe(
-      "A test failed. AssertionError: add(2, 3) returned -1 (line 1: `assert add(2, 3) == 5`) " + NEXT_STEP.test_failed,
+      "A test failed: AssertionError: add(2, 3) returned -1 (line 1: `assert add(2, 3) == 5`). " + NEXT_STEP.test_failed,
     );
     expect(explainTests({ status: "not_run", stdout: "", stderr: "", reason: "the program called sys.exit(0) before the tests ran" }, tests)).toMatch(
-      /^The tests did not run\. the program called sys\.exit\(0\) before the tests ran\. Let the program finish normally/,
+      /^The tests did not run\. The program ended before the tests could run \(the program called sys\.exit\(0\) before the tests ran\)\. Let the program finish normally/,
     );
     const run = result({ tests: { status: "failed", stdout: "", stderr: "", error: { name: "Error", message: "boom", line: 1 } } });
-    expect(explainResult(run, "print(1)", {}, tests)).toMatch(/^A test failed\. Error: boom \(line 1: `assert add/);
+    expect(explainResult(run, "print(1)", {}, tests)).toMatch(/^A test failed: Error: boom \(line 1: `assert add/);
   });
 
   it("explains type errors with line, column and the quoted line", () => {
@@ -96,7 +96,7 @@ describe("explanations", () => {
   });
 
   it("explains wrong output and a reply without a program", () => {
-    expect(explainWrongOutput("42", "41")).toBe(`The output differs from the expected output.\nExpected:\n42\nGot:\n41\n${NEXT_STEP.wrong_output}`);
+    expect(explainWrongOutput("42", "41")).toBe(`The output differs from the expected output. Expected:\n42\nGot:\n41\n${NEXT_STEP.wrong_output}`);
     expect(explainWrongOutput("42", "")).toContain("(nothing printed)");
     expect(explainNoProgram("the reply is prose only")).toBe(`No program was found in the reply. Why: the reply is prose only. ${NEXT_STEP.no_program}`);
   });

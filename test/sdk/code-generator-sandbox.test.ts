@@ -109,7 +109,7 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     expect(requests[1]!.task).toMatch(/^Your JavaScript program for this task did not work\.\n\nTask: Create add\(a, b, c\)/);
     expect(requests[1]!.task).toContain("1 | function add(a, b, c) { return a + ; }");
     expect(requests[1]!.task).toContain("status `syntax_error`");
-    expect(requests[1]!.task).toMatch(/The code does not parse\. SyntaxError: .*\(line 1:\d+: `function add\(a, b, c\) \{ return a \+ ; \}`\) Fix the syntax on that line/);
+    expect(requests[1]!.task).toMatch(/The code does not parse\. SyntaxError: .*\(line 1:\d+: `function add\(a, b, c\) \{ return a \+ ; \}`\)\. Fix the syntax on that line/);
     await codegen.cleanup();
   });
 
@@ -229,4 +229,20 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     expect(requests[1]!.task).toContain("No program was found in the reply. Why: the reply is prose only");
     await codegen.cleanup();
   });
+
+  it("type-checks TypeScript like the graph, with its globals declared, and repairs a type error", async () => {
+    const { generator, requests } = scripted(
+      'function price(net: number): string {\n  return net * (1 + globalParameters.vatRate);\n}',
+      "function price(net: number): number {\n  return net * (1 + globalParameters.vatRate);\n}",
+    );
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox, language: "typescript", globalParameters: { vatRate: 0.5 } });
+    const instance = await codegen.generateAndInstantiate("price(net)");
+    expect(await instance.call("price", 10)).toBe(15);
+    expect(requests[1]!.task).toContain("status `type_error`");
+    expect(requests[1]!.task).toContain("The code does not type-check. line 2:3 TS2322: Type 'number' is not assignable to type 'string'.");
+    await codegen.cleanup();
+    const failing = new CodeGeneratorSandbox({ generator: scripted("const n: number = 'x';").generator, sandbox, language: "typescript", maxRetries: 0 });
+    const error = await failing.generateAndInstantiate("x").catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/did not pass validation after 1 attempt\(s\): type_error: line 1:7 TS2322/);
+  }, 60_000);
 });
