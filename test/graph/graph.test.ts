@@ -105,7 +105,7 @@ describe("code-generation graph (real sandbox, scripted models)", () => {
     const { prompts, callbacks } = promptRecorder();
     const state = await createCodeGenGraph({ model }).invoke({ task: "Write isEven(n)", tests }, { callbacks });
     expect(state.attempts.map((a) => a.status)).toEqual(["test_failed", "success"]);
-    expect(state.attempts[0].error).toMatch(/A test failed\. Error: isEven\(3\) should be false/);
+    expect(state.attempts[0].error).toMatch(/A test failed: Error: isEven\(3\) should be false/);
     expect(prompts[0]).toContain("isEven(4) !== true");
     expect(prompts[1]).toMatch(/A test failed/);
     expect(state.status).toBe("success");

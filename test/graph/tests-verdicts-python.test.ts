@@ -75,6 +75,6 @@ describe("tests run as tests (Python)", { timeout: 180_000 }, () => {
       tests: "if add(2, 2) != 5:\n    raise ValueError('add(2, 2) should be 5')",
     });
     expect(phases(raising.attempts)).toEqual([["execute", "test_failed"]]);
-    expect(raising.attempts[0]!.error).toMatch(/^A test failed\. ValueError: add\(2, 2\) should be 5 \(line 2 of the tests/);
+    expect(raising.attempts[0]!.error).toMatch(/^A test failed: ValueError: add\(2, 2\) should be 5 \(line 2 of the tests/);
   });
 });

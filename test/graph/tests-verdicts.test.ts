@@ -65,8 +65,8 @@ describe("tests run as tests (JavaScript and TypeScript)", () => {
       ["execute", "test_failed"],
       ["execute", "success"],
     ]);
-    expect(state.attempts[0]!.error).toMatch(/^A test failed\. .*add\(2, 3\) should be 5'? \(line 2 of the tests: `if \(add\(2, 3\) !== 5\)/);
-    expect(prompts[1]).toMatch(/A test failed\. .*add\(2, 3\) should be 5'? \(line 2 of the tests/);
+    expect(state.attempts[0]!.error).toMatch(/^A test failed: .*add\(2, 3\) should be 5'? \(line 2(:\d+)? of the tests: `if \(add\(2, 3\) !== 5\)/);
+    expect(prompts[1]).toMatch(/A test failed: .*add\(2, 3\) should be 5'? \(line 2(:\d+)? of the tests/);
     expect(prompts[1]).not.toMatch(/threw an error while running/);
     expect(state.status).toBe("success");
   });
@@ -76,7 +76,7 @@ describe("tests run as tests (JavaScript and TypeScript)", () => {
     const tests = "const got: number = add(2, 3);\nif (got !== 5) throw new Error(`add(2, 3) gave ${got}`);";
     const state = await createCodeGenGraph({ model: scriptedModel(fence("ts", wrong)), maxRetries: 0 }).invoke({ task: "Write add", language: "typescript", tests });
     expect(phases(state.attempts)).toEqual([["execute", "test_failed"]]);
-    expect(state.attempts[0]!.error).toMatch(/add\(2, 3\) gave -1 \(line 2 of the tests/);
+    expect(state.attempts[0]!.error).toMatch(/add\(2, 3\) gave -1 \(line 2(:\d+)? of the tests/);
     expect(state.status).toBe("failed");
   });
 });

@@ -32,10 +32,12 @@ export function shownOutput(result: Pick<ExecutionResult, "stdout" | "result">):
   return typeof result.result === "string" ? result.result : JSON.stringify(result.result);
 }
 
-/** One line for an error raised by the tests: the line is named as a line of the tests. */
+/** One line for an error raised by the tests: its line (and column) named as a place in the tests. */
 export function describeTestError(error: ExecutionError, tests: string): string {
   const text = describeError(error, tests);
-  return error.line === undefined ? text : text.replace(` (line ${error.line}`, ` (line ${error.line} of the tests`);
+  if (error.line === undefined) return text;
+  const where = error.column === undefined ? `line ${error.line}` : `line ${error.line}:${error.column}`;
+  return text.replace(` (${where}`, ` (${where} of the tests`);
 }
 
 /** The verdict on one run. */
