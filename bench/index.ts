@@ -12,6 +12,7 @@ const sections: Record<string, () => Promise<BenchSection>> = {
   python: async () => (await import("./python.js")).default,
   entry: async () => (await import("./entry.js")).default,
   typecheck: async () => (await import("./typecheck.js")).default,
+  "code-mode": async () => (await import("./code-mode.js")).default,
 };
 
 async function main(): Promise<void> {

@@ -13,6 +13,8 @@ import type { ModelSpec, ResolvedModel } from "../models/resolve-model.js";
 import type { ModelRetryOptions } from "../models/retry.js";
 import { resolvePrompts } from "./prompts.js";
 import type { CodeGenPromptOverrides, CodeGenPrompts } from "./prompts.js";
+import { codeToolsHook, type CodeToolsHook } from "../code-mode/code-tools-hook.js";
+import type { CodeModeTool } from "../code-mode/tool-bridge.js";
 
 /** The part of a `Sandbox` the graph uses: check and run. */
 export type CodeRunner = Pick<Sandbox, "run" | "check">;
@@ -45,6 +47,11 @@ export interface CodeGenGraphOptions {
   env?: Record<string, string | undefined>;
   /** Checkpointer for `createCodeGenGraph` (threads, resume, approval). */
   checkpointer?: BaseCheckpointSaver;
+  /**
+   * LangChain tools the generated program may call (`await tools.<name>(...)`, see
+   * docs/code-mode.md); the generate prompt shows their signatures. Default: none.
+   */
+  tools?: CodeModeTool[];
 }
 
 /**
@@ -108,6 +115,8 @@ export interface CodeGenContext {
   runLimitsFor(config: LangGraphRunnableConfig): RunLimits;
   model(config: LangGraphRunnableConfig): Promise<ResolvedModel>;
   sandbox(): Promise<CodeRunner>;
+  /** Tools callable from the generated program (from the `tools` option). */
+  codeTools?: CodeToolsHook;
 }
 
 /** Default number of repairs after the first attempt. */
@@ -154,7 +163,9 @@ export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGe
   // resolve it once instead of reading the environment on each model call.
   const instance = options.model !== undefined && typeof options.model !== "string" ? options.model : undefined;
   let fixedModel: Promise<ResolvedModel> | undefined;
+  const codeTools = codeToolsHook(options.tools);
   return {
+    ...(codeTools ? { codeTools } : {}),
     prompts: resolvePrompts(options.prompts),
     approveBeforeExecute: options.approveBeforeExecute ?? false,
     runLimits,

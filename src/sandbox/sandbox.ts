@@ -62,7 +62,9 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
   const javascript = createJavaScriptEngine({ poolSize });
   // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~180 MB each)
   // and keep the Python engine's own default.
-  const python = lazyEngine(["python"], async () => (await import("./python/engine.js")).createPythonEngine(wheels !== undefined ? { wheels } : {}));
+  const python = lazyEngine(["python"], async () =>
+    (await import("./python/engine.js")).createPythonEngine(wheels !== undefined ? { wheels } : {}),
+  );
   const engines: readonly LanguageEngine[] = [javascript, python];
   let disposed = false;
 

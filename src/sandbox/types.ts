@@ -170,9 +170,13 @@ export interface RunOptions {
    * `result.files` hold the file set at the end. Nothing touches the host's disk.
    */
   files?: Record<string, string | Uint8Array>;
-  /** Bytes one file of `files` may hold (in or out); a larger one ends the run `output_limit`. Default 8 MiB. */
+  /**
+   * Bytes one file may hold (given or written). Default 8 MiB. In JavaScript/TypeScript a
+   * write past it is an exception in the code; a file set over it at the end of a run ends the
+   * run `output_limit`.
+   */
   maxFileBytes?: number;
-  /** Bytes all of `files` may hold together (in or out). Default 32 MiB. */
+  /** Bytes all files may hold together (given or written; JavaScript also counts paths). Default 32 MiB. */
   maxTotalFileBytes?: number;
 }
 
@@ -190,7 +194,10 @@ export interface ResolvedRunOptions {
   signal?: AbortSignal;
   tests?: string;
   files?: Record<string, Uint8Array>;
-  /** Filled by `resolveRunOptions`; an engine given none uses the defaults. */
+  /**
+   * Filled by `resolveRunOptions`; optional so that options built by hand (tests,
+   * benchmarks) keep compiling. An engine given none uses the defaults (8 MiB, 32 MiB).
+   */
   maxFileBytes?: number;
   maxTotalFileBytes?: number;
 }

@@ -96,6 +96,34 @@ describe("examples run against the scripted OpenAI-compatible server", { timeout
     expect(body.messages.at(-1)!.content).toMatch(/^\[Task\] Write a function reverse\(s\)/);
   });
 
+  it("code-mode-agent.mjs: code calls the tools, keeps its helper and its file for the next turn", async () => {
+    const first = [
+      "function warmest(reports) { return [...reports].sort((a, b) => b.temp - a.temp)[0]; }",
+      "const reports = [];",
+      'for (const city of ["Paris", "Rome", "Oslo"]) {',
+      "  const text = await tools.get_weather({ city });",
+      '  reports.push({ city, temp: parseInt(text.split(": ")[1]) });',
+      "}",
+      'await files.write("report.csv", "city,temp\\n" + reports.map((r) => `${r.city},${r.temp}`).join("\\n"));',
+      "console.log(warmest(reports));",
+    ].join("\n");
+    const run = await runExample("code-mode-agent.mjs", [
+      { toolCalls: [{ name: "execute_code", args: { language: "javascript", code: first } }] },
+      "Saved report.csv.",
+      { toolCalls: [{ name: "execute_code", args: { language: "javascript", code: 'console.log(warmest(reports).city);\nconsole.log(await files.read("report.csv"))' } }] },
+      "Paris was the warmest (25 C); the report lists all three cities.",
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("[execute_code] success, 3 tool call(s)");
+    expect(run.stdout).toContain("{ city: 'Paris', temp: 25 }");
+    expect(run.stdout).toContain("files written: report.csv");
+    expect(run.stdout).toContain("  Paris\n  city,temp\n  Paris,25\n  Rome,18\n  Oslo,18");
+    expect(run.stdout).toContain("Files in the thread: report.csv");
+    expect(run.stdout).toContain("Answer: Paris was the warmest (25 C); the report lists all three cities.");
+    expect(run.pending).toBe(0);
+  });
+
   it("quick-agent.mjs (the README's agent): ChatOpenAI from the environment runs execute_code", async () => {
     const run = await runExample("quick-agent.mjs", [
       { toolCalls: [{ name: "execute_code", args: { code: "console.log(String(2n ** 100n))", language: "javascript" } }] },

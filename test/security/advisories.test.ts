@@ -84,6 +84,16 @@ it.return(0);`,
     statuses: ["runtime_error"],
     check: (result) => expect(result.error?.message).toMatch(/stack underflow/),
   },
+  {
+    advisory: "quickjs-ng ad874ef (2026-08-18, tests/bug1672): Array.prototype methods on a huge array-like never poll the interrupt handler",
+    name: "lastIndexOf, indexOf and includes over 2^32 - 1 missing elements",
+    code: `const huge = { length: 2 ** 32 - 1 };
+[Array.prototype.lastIndexOf.call(huge, 42), Array.prototype.indexOf.call(huge, 42), Array.prototype.includes.call(huge, 42)]`,
+    // Not fixed in bellard/quickjs: only the watchdog, which kills the thread, ends it.
+    statuses: ["timeout"],
+    options: { timeoutMs: 300 },
+    maxWallMs: 10_000,
+  },
 ];
 
 /**

@@ -93,12 +93,13 @@ export function createExecuteNode(context: CodeGenContext) {
     const number = state.refinements + 1;
     const tests = state.tests?.trim() ?? "";
     const sandbox = await context.sandbox();
-    const result = await sandbox.run(code, {
+    const runOptions = {
       language,
       ...context.runLimitsFor(config),
       ...(tests === "" ? {} : { tests }),
       ...(config.signal === undefined ? {} : { signal: config.signal }),
-    });
+    };
+    const result = context.codeTools ? await context.codeTools.run(sandbox, code, runOptions, config) : await sandbox.run(code, runOptions);
     const verdict = judgeRun(result, code, tests, state.expectedOutput);
     const stdout = truncate(result.stdout, 500);
     const attempt: Attempt = {

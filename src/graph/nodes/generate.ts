@@ -74,7 +74,8 @@ export function createGenerateNode(context: CodeGenContext) {
       status: undefined,
       explanation: undefined,
     };
-    const user = renderTemplate(context.prompts.task, { task: state.task.trim(), details: taskDetails(state), language: LANGUAGE_NAMES[language] });
+    const task = renderTemplate(context.prompts.task, { task: state.task.trim(), details: taskDetails(state), language: LANGUAGE_NAMES[language] });
+    const user = context.codeTools ? `${task}\n\n${await context.codeTools.promptSection(language)}` : task;
     const outcome = await callCodeModel(context, config, context.prompts.system[language], user);
     if (!outcome.ok) {
       emitEvent(config, { node: "generate", attempt: 1, status: "model_error", message: outcome.message });

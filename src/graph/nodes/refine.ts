@@ -36,7 +36,7 @@ export function createRefineNode(context: CodeGenContext) {
     const language = state.language ?? context.defaultLanguage(config);
     const last = state.attempts.at(-1);
     const number = state.refinements + 2;
-    const user = renderRepairPrompt(context.prompts.refine, {
+    const prompt = renderRepairPrompt(context.prompts.refine, {
       language,
       task: state.task,
       details: taskDetails(state),
@@ -46,6 +46,7 @@ export function createRefineNode(context: CodeGenContext) {
       error: failureForModel(state, context, context.runLimitsFor(config)),
       output: last?.stdout ?? "",
     });
+    const user = context.codeTools ? `${prompt}\n\n${await context.codeTools.promptSection(language)}` : prompt;
     const outcome = await callCodeModel(context, config, context.prompts.system[language], user);
     if (!outcome.ok) {
       emitEvent(config, { node: "refine", attempt: number, status: "model_error", message: outcome.message });

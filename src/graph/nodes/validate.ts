@@ -50,7 +50,8 @@ export function createValidateNode(context: CodeGenContext) {
       return { check, attempts: [fail(check.status, error, durationMs)], pendingTokens: undefined };
     }
     if (language === "typescript") {
-      const types = await checkTypes(code);
+      const declarations = context.codeTools === undefined ? undefined : await context.codeTools.typeDeclarations();
+      const types = await checkTypes(code, declarations === undefined ? {} : { declarations });
       if (!types.ok) {
         const failed: FailedValidation = { ok: false, language, status: "type_error", diagnostics: types.diagnostics };
         const error = describeTypeErrors(types.diagnostics, code);

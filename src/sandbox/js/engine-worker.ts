@@ -10,6 +10,7 @@ import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
 import { withHostCall } from "../host-call-context.js";
 import { cancelledError, resultLimitError, timeoutError } from "./error-description.js";
 import { hostCallLimitError } from "./host-bridge.js";
+import { invalidFileSetReason } from "./file-store.js";
 import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
 
 /**
@@ -63,6 +64,9 @@ interface Active {
   hostCallsInFlight: number;
   stdout: string;
   stderr: string;
+  /** The files the request was given (the result's file set when the worker sends none back). */
+  files?: Record<string, Uint8Array>;
+  fileLimits: { maxFileBytes: number; maxTotalFileBytes: number };
   /** Set when the request has tests: their output, kept apart from the program's. */
   tests?: { begun: boolean; stdout: string; stderr: string };
   sentMs: number;
@@ -181,6 +185,8 @@ export class EngineWorker {
         ended: new AbortController(),
         hostCalls: 0,
         hostCallsInFlight: 0,
+        ...(request.files ? { files: request.files } : {}),
+        fileLimits: { maxFileBytes: request.maxFileBytes, maxTotalFileBytes: request.maxTotalFileBytes },
         ...(request.type === "run" && request.tests !== undefined ? { tests: { begun: false, stdout: "", stderr: "" } } : {}),
         stdout: "",
         stderr: "",
@@ -243,7 +249,7 @@ export class EngineWorker {
         return;
       case "done":
         appendOutput(active, message.stdout, message.stderr);
-        this.finish(active, toResult(active, message.outcome), message.retiring === true);
+        this.finish(active, withFiles(active, toResult(active, message.outcome), message.files), message.retiring === true);
         return;
     }
   }
@@ -352,6 +358,8 @@ export class EngineWorker {
     this.active = undefined;
     active.ended.abort();
     result.hostCalls = active.hostCalls;
+    // A request given files always reports a file set: unchanged when the worker sent none.
+    if (active.files && !result.files) result.files = active.files;
     if (active.tests) {
       // The program's output was taken from active.stdout/stderr when the result was built.
       result.tests ??= testsFallback(active.tests.begun, result);
@@ -361,6 +369,23 @@ export class EngineWorker {
     if (!this.namesWaiter && this.deadReason === undefined) this.worker.unref();
     active.resolve({ result, workerLost });
   }
+}
+
+/**
+ * Adds the file set the worker sent, checked again here (the host trusts nothing out of the
+ * worker): a set that breaks the caps or holds anything but bytes ends the run `output_limit`.
+ */
+function withFiles(active: Active, result: ExecutionResult, files: unknown): ExecutionResult {
+  if (!active.files || files === undefined) return result;
+  const limits = { maxFileBytes: active.fileLimits.maxFileBytes, maxTotalFileBytes: active.fileLimits.maxTotalFileBytes };
+  const bad = invalidFileSetReason(files, limits);
+  if (bad) {
+    result.status = "output_limit";
+    result.error = { name: "FileLimitError", message: `the run's files were refused: ${bad}; the files are as they were before the run` };
+    return result;
+  }
+  result.files = files as Record<string, Uint8Array>;
+  return result;
 }
 
 /** Output goes to the program's streams, or to the tests' once they have begun. */

@@ -12,6 +12,8 @@ import type { QuickJSHandle, QuickJSWASMModule } from "quickjs-emscripten-core";
 import type { WorkerOutcome, WorkerRunLimits } from "./protocol.js";
 import { TESTS_FILE_NAME, USER_FILE_NAME } from "./guest-prelude.js";
 import { THROW_MARK_NAME } from "./tests-scope.js";
+import { FileStore, type FileLimits } from "./file-store.js";
+import { GuestFiles } from "./guest-files.js";
 import { GuestRuntime, type BoundedString } from "./guest-runtime.js";
 import { GuestHelpers, HelperOp } from "./guest-helpers.js";
 import { GuestConsole } from "./guest-console.js";
@@ -84,6 +86,9 @@ export class GuestContext {
   private current: RunState | undefined;
   private lastOutput = { stdout: "", stderr: "" };
   private lastOutputBytesUsed = 0;
+  /** The files of the request in progress (program and tests share them), if it was given any. */
+  private fileStore: FileStore | undefined;
+  private readonly files: GuestFiles;
 
   constructor(module: QuickJSWASMModule, memoryLimitBytes: number, private readonly host: GuestHost) {
     this.guest = new GuestRuntime(module, memoryLimitBytes, () =>
@@ -97,6 +102,7 @@ export class GuestContext {
       write: (stream, text) => writeOutput(host, this.current!, stream, text),
     });
     this.bridge = new HostBridge(this.guest, this.helpers, host);
+    this.files = new GuestFiles(this.guest, () => this.fileStore);
     // The prelude's allocations do not count against the user's limit.
     this.guest.setMemoryLimitBytes(memoryLimitBytes);
   }
@@ -133,6 +139,21 @@ export class GuestContext {
       this.settle(value, SettleMode.Script);
       return undefined;
     });
+  }
+
+  /**
+   * Gives the next evaluations (until `closeFiles`) these files and the `files` global.
+   * Without this, the global is not defined (a fresh context has none).
+   */
+  openFiles(initial: Record<string, Uint8Array>, limits: FileLimits): void {
+    this.fileStore = new FileStore(initial, limits);
+  }
+
+  /** The file set at the end of the request; later calls to `files` throw until reopened. */
+  closeFiles(): Record<string, Uint8Array> | undefined {
+    const files = this.fileStore?.snapshot();
+    this.fileStore = undefined;
+    return files;
   }
 
   /** Bytes of output the last run wrote (its tests continue the count). */
@@ -204,6 +225,10 @@ export class GuestContext {
         using value = ctx.getProp(globals, name);
         ctx.setProp(ctx.global, name, value);
       }
+    }
+    if (this.fileStore) {
+      const thrown = this.files.install();
+      if (thrown) return thrown;
     }
     return this.bridge.define(setup.hostFunctionNames);
   }

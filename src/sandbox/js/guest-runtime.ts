@@ -123,12 +123,29 @@ export class GuestRuntime {
     const chars = ctx.getNumber(length);
     // Every UTF-16 unit is at least one UTF-8 byte, and at most three.
     if (chars > maxBytes) return { overLimitBytes: chars };
-    const text = ctx.getString(handle);
+    let text = ctx.getString(handle);
+    // getString (like dump) stops at a NUL character; the guest's JSON escapes it.
+    if (text.length !== chars) {
+      const json = this.stringify(handle, chars * 6 + 2).text;
+      text = json === undefined ? text : (JSON.parse(json) as string);
+    }
     if (chars * 3 > maxBytes) {
       const bytes = Buffer.byteLength(text);
       if (bytes > maxBytes) return { overLimitBytes: bytes };
     }
     return { text };
+  }
+
+  /** A guest string with exactly `text` (newString stops at a NUL character; JSON escapes it). The caller owns it. */
+  newExactString(text: string): QuickJSHandle {
+    const ctx = this.context;
+    if (!text.includes("\0")) return ctx.newString(text);
+    const parsed = this.parse(JSON.stringify(text));
+    if (parsed.error) {
+      parsed.error.dispose();
+      return ctx.newString(text);
+    }
+    return parsed.value;
   }
 
   /** Parses JSON text inside the guest with the captured JSON.parse; the caller owns the result. */

@@ -15,6 +15,8 @@ export interface WorkerRunLimits {
   maxHostCalls: number;
   /** Bytes of the result's JSON the worker may send; a larger result ends the run `output_limit`. */
   maxResultBytes: number;
+  maxFileBytes: number;
+  maxTotalFileBytes: number;
 }
 
 /** Host -> worker. */
@@ -32,6 +34,8 @@ export type HostToWorker =
       grantedNames: string[];
       /** Test code run after the program in the same context, as its own evaluation. */
       tests?: string;
+      /** The run's files, when it was given some (the guest then has a `files` global). */
+      files?: Record<string, Uint8Array>;
     } & WorkerRunLimits)
   | { type: "reply"; runId: number; callId: number; ok: true; valueJson: string | undefined }
   | { type: "reply"; runId: number; callId: number; ok: false; message: string; name: string }
@@ -42,6 +46,7 @@ export type HostToWorker =
       name: string;
       argsJson: string;
       hostFunctionNames: string[];
+      files?: Record<string, Uint8Array>;
     } & WorkerRunLimits)
   | { type: "session-names"; runId: number };
 
@@ -71,5 +76,7 @@ export type WorkerToHost =
       stderr: string;
       /** The worker exits right after this message (its runtime would not dispose): send it nothing more. */
       retiring?: boolean;
+      /** The file set at the end, for a request given files. */
+      files?: Record<string, Uint8Array>;
     }
   | { type: "names"; runId: number; names: string[] };

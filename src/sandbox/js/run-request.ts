@@ -3,6 +3,7 @@
  * and session runs always grant the same things.
  */
 import type { ResolvedRunOptions } from "../types.js";
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TOTAL_FILE_BYTES } from "../options.js";
 import type { HostToWorker, WorkerRunLimits } from "./protocol.js";
 
 /** The worker message of a run. `runId` is assigned by the worker that sends it. */
@@ -29,6 +30,7 @@ export function runRequest(code: string, language: RunRequest["language"], o: Re
     grantedNames: [...globalNames, ...hostFunctionNames],
     ...workerLimits(o),
     ...(o.tests !== undefined ? { tests: o.tests } : {}),
+    ...(o.files !== undefined ? { files: o.files } : {}),
   };
 }
 
@@ -41,5 +43,7 @@ export function workerLimits(o: ResolvedRunOptions): WorkerRunLimits {
     maxHostCallsInFlight: o.maxHostCallsInFlight,
     maxHostCalls: o.maxHostCalls,
     maxResultBytes: o.maxResultBytes,
+    maxFileBytes: o.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    maxTotalFileBytes: o.maxTotalFileBytes ?? DEFAULT_MAX_TOTAL_FILE_BYTES,
   };
 }

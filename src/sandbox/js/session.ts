@@ -106,6 +106,7 @@ export class JavaScriptSession implements SandboxSession {
           argsJson: JSON.stringify(args),
           hostFunctionNames: Object.keys(o.hostFunctions),
           ...workerLimits(o),
+          ...(o.files !== undefined ? { files: o.files } : {}),
         },
         this.language,
         o,

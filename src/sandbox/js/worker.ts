@@ -45,6 +45,8 @@ async function warmUp(): Promise<void> {
     maxHostCallsInFlight: 1,
     maxHostCalls: 1,
     maxResultBytes: 1024,
+    maxFileBytes: 1024,
+    maxTotalFileBytes: 1024,
   };
   const programs: [string, "javascript" | "typescript"][] = [
     ["const n: number = 1;\nconsole.log('warm', { n });\nn", "typescript"],
@@ -110,6 +112,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   }
   const guest = session ?? freshContext(message.memoryLimitBytes);
   const withTests = message.tests !== undefined;
+  if (message.files) guest.openFiles(message.files, message);
   active = guest;
   let outcome: WorkerOutcome;
   try {
@@ -128,8 +131,9 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   } finally {
     active = undefined;
   }
+  const files = guest.closeFiles();
   if (session) {
-    finish(message.runId, outcome, guest);
+    finish(message.runId, outcome, guest, files);
     return;
   }
   // Dispose before reporting: a runtime that refuses to dispose (a leaked handle) may have
@@ -137,7 +141,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   // before it hands this worker the next run.
   const output = guest.takeOutput();
   const retiring = !tryDispose(guest);
-  post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}) });
+  post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}), ...(files ? { files } : {}) });
   if (retiring) process.exit(1);
   try {
     spare = new GuestContext(quickjs, message.memoryLimitBytes, host);
@@ -203,6 +207,7 @@ async function handleSessionCall(message: Extract<HostToWorker, { type: "session
   host.mirror?.markStarted(message.runId);
   const guest = session;
   if (!guest) throw new Error("session-call before session-open");
+  if (message.files) guest.openFiles(message.files, message);
   active = guest;
   let outcome: WorkerOutcome;
   try {
@@ -217,12 +222,12 @@ async function handleSessionCall(message: Extract<HostToWorker, { type: "session
   } finally {
     active = undefined;
   }
-  finish(message.runId, outcome, guest);
+  finish(message.runId, outcome, guest, guest.closeFiles());
 }
 
-function finish(runId: number, outcome: WorkerOutcome, guest: GuestContext | undefined): void {
+function finish(runId: number, outcome: WorkerOutcome, guest: GuestContext | undefined, files?: Record<string, Uint8Array>): void {
   const { stdout, stderr } = guest?.takeOutput() ?? { stdout: "", stderr: "" };
-  post({ type: "done", runId, outcome, stdout, stderr });
+  post({ type: "done", runId, outcome, stdout, stderr, ...(files ? { files } : {}) });
 }
 
 post({ type: "ready" });

@@ -8,6 +8,8 @@ const limits = {
   maxHostCallsInFlight: 8,
   maxHostCalls: 256,
   maxResultBytes: 1024 * 1024,
+  maxFileBytes: 1024,
+  maxTotalFileBytes: 1024,
 };
 const controls = (hostFunctions: RunControls["hostFunctions"] = {}): RunControls => ({
   hostFunctions,

@@ -5,8 +5,8 @@
  * checks the caps again on receipt (this code runs in the guest's realm).
  */
 
-/** The working directory of every run. */
-export const WORK_DIR = "/work";
+/** The working directory of every run (Pyodide's own default, empty in a fresh interpreter). */
+export const WORK_DIR = "/home/pyodide";
 /** Most files (and directories) read back from one run. */
 export const MAX_FILE_COUNT = 10_000;
 /** Deepest directory nesting read back. */
