@@ -73,7 +73,7 @@ function timedRunner(sandbox: ReturnType<typeof createSandbox>, clock: Clock) {
   };
 }
 
-/** The same work without the graph: model call, extract, check, run code + tests, refine. */
+/** The same work without the graph: model call, extract, check, run code then tests, refine. */
 async function plainLoop(model: TimedFakeModel, runner: ReturnType<typeof timedRunner>, maxRetries: number): Promise<number> {
   let messages: BaseMessage[] = [new SystemMessage("You write JavaScript."), new HumanMessage(`Task: ${TASK}\n${TESTS}`)];
   for (let attempt = 1; attempt <= maxRetries + 1; attempt++) {
@@ -84,9 +84,9 @@ async function plainLoop(model: TimedFakeModel, runner: ReturnType<typeof timedR
     let error: string | undefined;
     if (!check.ok) error = check.error.message;
     else {
-      const result = await runner.run(`${code}\n${TESTS}`, { language: "javascript" });
-      if (result.status === "success") return attempt;
-      error = result.error?.message ?? result.status;
+      const result = await runner.run(code, { language: "javascript", tests: TESTS });
+      if (result.status === "success" && result.tests?.status === "passed") return attempt;
+      error = result.tests?.error?.message ?? result.error?.message ?? result.tests?.reason ?? result.status;
     }
     messages = [messages[0]!, new HumanMessage(`Task: ${TASK}\nYour code:\n${code}\nfailed: ${error}\nFix it.`)];
   }

@@ -21,12 +21,15 @@ options:
   --tasks FILE         JSONL task file (our format, HumanEval or HumanEval-X JavaScript)
   --format F           ${TASK_FILE_FORMATS.join(" | ")} (default auto)
   --model M            provider:model, e.g. openai:gpt-4o-mini (default: CODEGEN_MODEL)
-  --max-retries N      refinements after the first attempt (default 2)
+  --max-retries N      repairs after the first attempt, 0 to 20 (default 2)
   --json OUT           also write the report as JSON to OUT ("-" for stdout instead of the table)
   --language L         only tasks in ${LANGUAGES.join(" | ")}
   --ids A,B            only these task ids
   --limit N            only the first N tasks (after the filters)
-  --concurrency N      tasks solved at once (default 1)
+  --concurrency N      tasks solved at once, sharing the sandbox's pool (default 1)
+
+The report ends with the wall time and the sandbox's share of it (time with a check or run in
+flight); the sandbox's start-up (Python takes seconds) happens before the clock starts.
 
 The model is configured like "solve": OPENAI_API_KEY, OPENAI_BASE_URL, CODEGEN_MODEL.`;
 
@@ -72,14 +75,16 @@ export const evalCommand: Command = {
     const concurrency = integerFlag("eval", "concurrency", values.concurrency, 1);
 
     // LangChain is loaded only now, so `--help` and usage errors stay instant.
-    const [{ loadTaskFile }, { runEvaluation }, { renderEvalReport }, { graphSolver }, { createCodeGenGraph }, models] =
+    const [{ loadTaskFile }, { runEvaluation }, { renderEvalReport, renderTime }, { graphSolver }, { createCodeGenGraph }, models, { timeSandbox }, sandboxes] =
       await Promise.all([
         import("../eval/task-set.js"),
         import("../eval/run-evaluation.js"),
         import("../eval/render-report.js"),
         import("../eval/graph-solver.js"),
-        import("../graph/index.js"),
+        import("../graph/graph.js"),
         import("../models/index.js"),
+        import("../eval/sandbox-timer.js"),
+        import("../sandbox/run-code.js"),
       ]);
 
     let tasks = await loadTaskFile(values.tasks, { format });
@@ -95,46 +100,61 @@ export const evalCommand: Command = {
 
     const settings = models.readModelSettings(process.env);
     const modelName = values.model ?? settings.model;
+    // Every task's checks and runs go through the shared sandbox (its pools serve concurrent
+    // tasks), timed to report the sandbox's share of the evaluation's wall time.
+    const shared = sandboxes.getSharedSandbox();
+    const sandbox = timeSandbox(shared);
     const graph = createCodeGenGraph({
       ...(values.model !== undefined ? { model: values.model } : {}),
       ...(maxRetries !== undefined ? { maxRetries } : {}),
+      sandbox,
     });
-    process.stderr.write(`eval: ${tasks.length} tasks from ${values.tasks}, model ${modelName}\n`);
-    const solveWithGraph = graphSolver(graph);
-    let modelAnswered = false;
-    const report = await runEvaluation({
-      tasks,
-      async solve(task, signal) {
-        const outcome = await solveWithGraph(task, signal);
-        const silent = outcome.attempts.length > 0 && outcome.attempts.every((a) => a.status === "model_error");
-        // Until the model has answered once, a silent model is a setup problem, not a result.
-        if (silent && !modelAnswered) throw new EvalModelUnavailableError(task.id, outcome.explanation ?? "no reply");
-        if (!silent) modelAnswered = true;
-        return outcome;
-      },
-      model: modelName,
-      maxRetries: maxRetries ?? 2,
-      ...(concurrency !== undefined ? { concurrency } : {}),
-      // A missing key, a bad option or a model that never answers fails every task alike: stop at once.
-      isFatal: (error) =>
-        error instanceof models.ModelConfigurationError || error instanceof InvalidOptionError || error instanceof EvalModelUnavailableError,
-      onResult(result, index, total) {
-        const verdict = result.passedFirstAttempt ? "pass (first attempt)" : result.passedAfterRepair ? "pass (after repair)" : "FAIL";
-        process.stderr.write(
-          `[${index + 1}/${total}] ${result.id}: ${verdict}, ${result.attempts} attempt(s) ${result.attemptStatuses.join(">")}, ` +
-            `${result.inputTokens + result.outputTokens} tokens, ${(result.durationMs / 1000).toFixed(2)} s\n`,
-        );
-      },
-    });
-    const json = JSON.stringify(report, null, 2) + "\n";
-    if (values.json === "-") process.stdout.write(json);
-    else {
-      process.stdout.write(renderEvalReport(report) + "\n");
-      if (values.json !== undefined) {
-        await writeFile(values.json, json);
-        process.stderr.write(`eval: JSON report written to ${values.json}\n`);
+    process.stderr.write(`eval: ${tasks.length} tasks from ${values.tasks}, model ${modelName}, concurrency ${concurrency ?? 1}\n`);
+    try {
+      const languages = [...new Set(tasks.map((t) => t.language))];
+      const warmStartedAt = performance.now();
+      await shared.warm(languages);
+      process.stderr.write(`eval: sandbox ready for ${languages.join(", ")} in ${((performance.now() - warmStartedAt) / 1000).toFixed(2)} s\n`);
+      const solveWithGraph = graphSolver(graph);
+      let modelAnswered = false;
+      const report = await runEvaluation({
+        tasks,
+        async solve(task, signal) {
+          const outcome = await solveWithGraph(task, signal);
+          const silent = outcome.attempts.length > 0 && outcome.attempts.every((a) => a.status === "model_error");
+          // Until the model has answered once, a silent model is a setup problem, not a result.
+          if (silent && !modelAnswered) throw new EvalModelUnavailableError(task.id, outcome.explanation ?? "no reply");
+          if (!silent) modelAnswered = true;
+          return outcome;
+        },
+        model: modelName,
+        maxRetries: maxRetries ?? 2,
+        ...(concurrency !== undefined ? { concurrency } : {}),
+        sandboxTime: () => sandbox.time(),
+        // A missing key, a bad option or a model that never answers fails every task alike: stop at once.
+        isFatal: (error) =>
+          error instanceof models.ModelConfigurationError || error instanceof InvalidOptionError || error instanceof EvalModelUnavailableError,
+        onResult(result, index, total) {
+          const verdict = result.passedFirstAttempt ? "pass (first attempt)" : result.passedAfterRepair ? "pass (after repair)" : "FAIL";
+          process.stderr.write(
+            `[${index + 1}/${total}] ${result.id}: ${verdict}, ${result.attempts} attempt(s) ${result.attemptStatuses.join(">")}, ` +
+              `${result.inputTokens + result.outputTokens} tokens, ${(result.durationMs / 1000).toFixed(2)} s\n`,
+          );
+        },
+      });
+      process.stderr.write(`eval: ${renderTime(report)}\n`);
+      const json = JSON.stringify(report, null, 2) + "\n";
+      if (values.json === "-") process.stdout.write(json);
+      else {
+        process.stdout.write(renderEvalReport(report) + "\n");
+        if (values.json !== undefined) {
+          await writeFile(values.json, json);
+          process.stderr.write(`eval: JSON report written to ${values.json}\n`);
+        }
       }
+      return 0;
+    } finally {
+      await sandboxes.disposeDefaultSandbox();
     }
-    return 0;
   },
 };

@@ -20,9 +20,9 @@ Progress goes to stderr; the final code, output and result go to stdout.
 options:
   --language L           ${LANGUAGES.join(" | ")} (default javascript)
   --model M              provider:model, e.g. openai:gpt-4o-mini (default: CODEGEN_MODEL)
-  --max-retries N        refinements after the first attempt (default 2)
+  --max-retries N        repairs after the first attempt, 0 to 20 (default 2)
   --context TEXT         extra information for the model
-  --tests FILE           code in the same language appended to the program; it must not throw
+  --tests FILE           tests in the same language, run after the program in its scope; they must not raise
   --expected-output TEXT what the program must print
   --timeout-ms N         time limit of each run (default 5000)
   --json                 print the final state as JSON on stdout

@@ -29,7 +29,8 @@ export function taskToGraphInput(task: EvalTask): CodeGenInput {
 /**
  * A solver that runs each task through `graph` (a fresh thread per task when the graph has a
  * checkpointer). An attempt counts as passed when the graph recorded it as `success`, which
- * for a task with tests means the code ran and the tests did not throw.
+ * for a task with tests means the program ran to its end and then the tests ran and passed (a
+ * program that exits before its tests is `tests_not_run`, a failure).
  *
  * @example
  * ```ts
@@ -54,6 +55,7 @@ export function graphSolver(graph: InvocableCodeGenGraph, config: RunnableConfig
         status: a.status,
         inputTokens: a.inputTokens,
         outputTokens: a.outputTokens,
+        sandboxMs: a.durationMs,
       })),
     };
     const explanation = state.explanation ?? attempts.at(-1)?.error;

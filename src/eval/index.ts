@@ -8,6 +8,7 @@ export {
   runEvaluation,
   type EvalAttempt,
   type EvalReport,
+  type EvalSandboxShare,
   type EvalSolver,
   type EvalSummary,
   type EvalTaskResult,
@@ -16,3 +17,4 @@ export {
 } from "./run-evaluation.js";
 export { graphSolver, type InvocableCodeGenGraph } from "./graph-solver.js";
 export { renderEvalReport } from "./render-report.js";
+export { timeSandbox, type SandboxTime, type TimedRunner } from "./sandbox-timer.js";

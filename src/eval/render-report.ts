@@ -27,6 +27,14 @@ function summaryRow(name: string, s: EvalSummary): string[] {
   ];
 }
 
+/** Wall time, and the sandbox's share of it when measured. */
+export function renderTime(report: Pick<EvalReport, "wallMs" | "sandbox" | "concurrency">): string {
+  const wall = `wall time: ${seconds(report.wallMs)} (concurrency ${report.concurrency})`;
+  const s = report.sandbox;
+  if (s === undefined) return wall;
+  return `${wall}; sandbox busy ${seconds(s.busyMs)} = ${percent(s.shareOfWall)} of wall time (${s.calls} checks and runs, ${seconds(s.callMs)} summed over calls)`;
+}
+
 /**
  * Per-task rows, then totals overall, per language and per difficulty.
  *
@@ -57,7 +65,7 @@ export function renderEvalReport(report: EvalReport): string {
     ...Object.entries(report.byLanguage).map(([name, s]) => summaryRow(name, s)),
     ...Object.entries(report.byDifficulty).map(([name, s]) => summaryRow(name, s)),
   ];
-  const header = `model: ${report.model ?? "(default)"}  max retries: ${report.maxRetries ?? "(default)"}  started: ${report.startedAt}`;
+  const header = `model: ${report.model ?? "(default)"}  max retries: ${report.maxRetries ?? "(default)"}  concurrency: ${report.concurrency}  started: ${report.startedAt}`;
   const failures = report.results
     .filter((r) => !r.passedAfterRepair && r.explanation)
     .map((r) => `- ${r.id}: ${r.explanation!.replace(/\s+/g, " ").slice(0, 240)}`);
@@ -67,6 +75,8 @@ export function renderEvalReport(report: EvalReport): string {
     perTask,
     "",
     table(summaryHeader, summaryRows),
+    "",
+    renderTime(report),
     ...(failures.length > 0 ? ["", "failures:", ...failures] : []),
   ].join("\n");
 }

@@ -3,6 +3,7 @@
  * pass@1 on the first attempt and after repair, attempts, tokens and time per task.
  */
 import type { EvalTask } from "./task-set.js";
+import type { SandboxTime } from "./sandbox-timer.js";
 
 /** One attempt of a solver, reduced to what the evaluation counts. */
 export interface EvalAttempt {
@@ -12,6 +13,8 @@ export interface EvalAttempt {
   status: string;
   inputTokens: number;
   outputTokens: number;
+  /** Time of this attempt in the sandbox (its check or run), when the solver knows it. */
+  sandboxMs?: number;
 }
 
 /** What a solver returns for one task. */
@@ -45,6 +48,8 @@ export interface EvalTaskResult {
   outputTokens: number;
   /** Wall time of the whole task, model and sandbox included. */
   durationMs: number;
+  /** Of which in the sandbox (sum over attempts, when the solver reports it). */
+  sandboxMs: number;
   /** Why the task failed, or the message of an error the solver threw. */
   explanation?: string;
   /** Set when the solver threw instead of returning an outcome. */
@@ -70,12 +75,24 @@ export interface EvalSummary {
   solverErrors: number;
 }
 
+/** How much of the evaluation's wall time the sandbox took. */
+export interface EvalSandboxShare extends SandboxTime {
+  /** `busyMs / wallMs`: the share of the evaluation's wall time with a sandbox call in flight. */
+  shareOfWall: number;
+}
+
 /** The result of an evaluation run. */
 export interface EvalReport {
   /** Model name as given, for the record. */
   model?: string;
   maxRetries?: number;
   startedAt: string;
+  /** Tasks solved at once. */
+  concurrency: number;
+  /** Wall time of the whole evaluation. */
+  wallMs: number;
+  /** The sandbox's share of the wall time (when `sandboxTime` was given). */
+  sandbox?: EvalSandboxShare;
   results: EvalTaskResult[];
   summary: EvalSummary;
   /** Summaries per language and per difficulty. */
@@ -101,6 +118,11 @@ export interface RunEvaluationOptions {
    */
   isFatal?: (error: unknown) => boolean;
   signal?: AbortSignal;
+  /**
+   * Reads the time spent in the sandbox so far (e.g. `timeSandbox(runner).time`); the report
+   * then gives the sandbox's share of the evaluation's wall time.
+   */
+  sandboxTime?: () => SandboxTime;
 }
 
 /**
@@ -117,6 +139,8 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
   const startedAt = new Date().toISOString();
   const results: EvalTaskResult[] = new Array(tasks.length);
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+  const startedAtMs = performance.now();
+  const sandboxAtStart = options.sandboxTime?.();
   let next = 0;
   let finished = 0;
 
@@ -151,13 +175,21 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Eval
     for (const r of results) (groups[key(r) ?? "unspecified"] ??= []).push(r);
     return Object.fromEntries(Object.entries(groups).map(([name, rows]) => [name, summarize(rows)]));
   };
+  const wallMs = performance.now() - startedAtMs;
   const report: EvalReport = {
     startedAt,
+    concurrency,
+    wallMs,
     results,
     summary: summarize(results),
     byLanguage: group((r) => r.language),
     byDifficulty: group((r) => r.difficulty),
   };
+  if (options.sandboxTime !== undefined && sandboxAtStart !== undefined) {
+    const now = options.sandboxTime();
+    const busyMs = now.busyMs - sandboxAtStart.busyMs;
+    report.sandbox = { calls: now.calls - sandboxAtStart.calls, busyMs, callMs: now.callMs - sandboxAtStart.callMs, shareOfWall: wallMs > 0 ? busyMs / wallMs : 0 };
+  }
   if (options.model !== undefined) report.model = options.model;
   if (options.maxRetries !== undefined) report.maxRetries = options.maxRetries;
   return report;
@@ -174,6 +206,7 @@ function baseResult(task: EvalTask): EvalTaskResult {
     inputTokens: 0,
     outputTokens: 0,
     durationMs: 0,
+    sandboxMs: 0,
   };
   if (task.difficulty !== undefined) result.difficulty = task.difficulty;
   return result;
@@ -189,6 +222,7 @@ function toResult(task: EvalTask, outcome: SolveOutcome, durationMs: number): Ev
     inputTokens: outcome.attempts.reduce((sum, a) => sum + a.inputTokens, 0),
     outputTokens: outcome.attempts.reduce((sum, a) => sum + a.outputTokens, 0),
     durationMs,
+    sandboxMs: outcome.attempts.reduce((sum, a) => sum + (a.sandboxMs ?? 0), 0),
   };
   if (!outcome.passed && outcome.explanation !== undefined) result.explanation = outcome.explanation;
   return result;

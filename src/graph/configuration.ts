@@ -71,6 +71,26 @@ export interface CodeGenRunContext {
 }
 
 /**
+ * A run's context with every setting present (absent ones `undefined`), the shape LangGraph's
+ * types ask `invoke(input, { context })` for. JavaScript callers can pass a plain object.
+ *
+ * @example
+ * ```ts
+ * await graph.invoke({ task: "Print 42" }, { context: codeGenRunContext({ maxRetries: 4 }) });
+ * ```
+ */
+export function codeGenRunContext(settings: CodeGenRunContext = {}): { [K in keyof Required<CodeGenRunContext>]: CodeGenRunContext[K] | undefined } {
+  return {
+    model: settings.model,
+    maxRetries: settings.maxRetries,
+    defaultLanguage: settings.defaultLanguage,
+    timeoutMs: settings.timeoutMs,
+    memoryLimitBytes: settings.memoryLimitBytes,
+    maxOutputBytes: settings.maxOutputBytes,
+  };
+}
+
+/**
  * What a run may set in `config.configurable`: the same settings as {@link CodeGenRunContext}.
  *
  * @deprecated Pass them as `context` (LangGraph 1.x run-time context). `configurable` keeps

@@ -3,7 +3,8 @@
  * refine on failures, ending in finalize.
  */
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
-import type { Language } from "../sandbox/types.js";
+import { z } from "zod";
+import { LANGUAGES, type Language } from "../sandbox/types.js";
 import { MAX_RETRIES_LIMIT, resolveCodeGenContext } from "./configuration.js";
 import type { CodeGenGraphOptions } from "./configuration.js";
 import { createApproveNode } from "./nodes/approve.js";
@@ -19,23 +20,28 @@ import { CodeGenState } from "./state.js";
  * The graph's run-time context schema (LangGraph 1.x `contextSchema`): the per-run settings
  * of {@link CodeGenRunContext}, shown and editable as the graph's context in LangGraph Studio.
  * Pass them as `graph.invoke(input, { context: { maxRetries: 4, timeoutMs: 2000 } })`.
+ * LangGraph checks the types; the graph checks the ranges (`InvalidOptionError`).
  */
-export const CodeGenContextAnnotation = Annotation.Root({
-  model: Annotation<string | undefined>,
-  maxRetries: Annotation<number | undefined>,
-  defaultLanguage: Annotation<Language | undefined>,
-  timeoutMs: Annotation<number | undefined>,
-  memoryLimitBytes: Annotation<number | undefined>,
-  maxOutputBytes: Annotation<number | undefined>,
+export const CodeGenContextSchema = z.object({
+  model: z.string().optional().describe('Chat model for this run, as "provider:model" (e.g. "openai:gpt-4o-mini").'),
+  maxRetries: z.number().optional().describe("Repairs after the first attempt, 0 to 20."),
+  defaultLanguage: z.enum(LANGUAGES as [Language, ...Language[]]).optional().describe("Language of a task that names none."),
+  timeoutMs: z.number().optional().describe("Time limit of each run in the sandbox, in milliseconds."),
+  memoryLimitBytes: z.number().optional().describe("Memory limit of each run, in bytes."),
+  maxOutputBytes: z.number().optional().describe("Printed output kept per run, in bytes."),
 });
 
 /**
- * The same schema under its old name.
+ * The run settings as the annotation earlier releases passed as the graph's config schema.
  *
- * @deprecated Use {@link CodeGenContextAnnotation} and pass settings as `context`; settings in
+ * @deprecated Use {@link CodeGenContextSchema} and pass settings as `context`; settings in
  * `configurable` keep working for one release.
  */
-export const CodeGenConfigurableAnnotation = CodeGenContextAnnotation;
+export const CodeGenConfigurableAnnotation = Annotation.Root({
+  model: Annotation<string | undefined>,
+  maxRetries: Annotation<number | undefined>,
+  defaultLanguage: Annotation<Language | undefined>,
+});
 
 /**
  * The `recursionLimit` the graph binds to itself: enough for the largest `maxRetries` a run
@@ -44,7 +50,7 @@ export const CodeGenConfigurableAnnotation = CodeGenContextAnnotation;
  *
  * @example
  * ```ts
- * codeGenRecursionLimit(false); // 66
+ * codeGenRecursionLimit(false); // 65
  * ```
  */
 export function codeGenRecursionLimit(approveBeforeExecute: boolean): number {
@@ -64,7 +70,7 @@ export function codeGenRecursionLimit(approveBeforeExecute: boolean): number {
  */
 export function createCodeGenGraphBuilder(options: CodeGenGraphOptions = {}) {
   const context = resolveCodeGenContext(options);
-  const builder = new StateGraph(CodeGenState, CodeGenContextAnnotation)
+  const builder = new StateGraph(CodeGenState, CodeGenContextSchema)
     .addNode("generate", createGenerateNode(context))
     .addNode("validate", createValidateNode(context))
     .addNode("approve", createApproveNode())

@@ -2,7 +2,14 @@
  * `codegen-sandbox/graph`: the generate → validate → execute → refine graph, its state, its
  * options and the errors a model configuration can raise.
  */
-export { createCodeGenGraph, createCodeGenGraphBuilder, CodeGenConfigurableAnnotation, type CodeGenGraph } from "./graph.js";
+export {
+  createCodeGenGraph,
+  createCodeGenGraphBuilder,
+  codeGenRecursionLimit,
+  CodeGenContextSchema,
+  CodeGenConfigurableAnnotation,
+  type CodeGenGraph,
+} from "./graph.js";
 export {
   CodeGenState,
   type Attempt,
@@ -12,7 +19,16 @@ export {
   type CodeGenStateType,
   type CodeGenUpdate,
 } from "./state.js";
-export { DEFAULT_MAX_RETRIES, type CodeGenGraphOptions, type CodeGenConfigurable, type CodeRunner } from "./configuration.js";
+export {
+  DEFAULT_MAX_RETRIES,
+  MAX_RETRIES_LIMIT,
+  codeGenRunContext,
+  type CodeGenGraphOptions,
+  type CodeGenRunContext,
+  type CodeGenConfigurable,
+  type CodeRunner,
+} from "./configuration.js";
+export { runResultValue, runResultFiles, restoreRunResult, type StoredRunResult, type StoredFile } from "./stored-result.js";
 export type { CodeGenEvent } from "./events.js";
 export type { CodeGenPrompts, CodeGenPromptOverrides } from "./prompts.js";
 export type { ApprovalDecision, ApprovalRequest } from "./nodes/approve.js";

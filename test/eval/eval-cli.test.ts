@@ -87,6 +87,7 @@ describe("codegen-sandbox eval", () => {
       "--ids", "js-sum-digits,ts-clamp,js-fizzbuzz,py-count-vowels",
       "--model", "openai:scripted-model",
       "--max-retries", "1",
+      "--concurrency", "2",
       "--json", out,
     ]);
     const report = JSON.parse(await readFile(out, "utf8")) as EvalReport;
@@ -101,6 +102,13 @@ describe("codegen-sandbox eval", () => {
     expect(report.maxRetries).toBe(1);
     expect(stdout).toMatch(/all\s+4\s+2 \(50\.0%\)\s+3 \(75\.0%\)/);
     expect(stderr).toContain("js-sum-digits: pass (after repair)");
+    // The sandbox's share of the wall time, measured around every check and run.
+    expect(report.concurrency).toBe(2);
+    expect(report.sandbox!.calls).toBeGreaterThanOrEqual(6);
+    expect(report.sandbox!.shareOfWall).toBeGreaterThan(0);
+    expect(report.sandbox!.shareOfWall).toBeLessThanOrEqual(1);
+    expect(stdout).toMatch(/wall time: .* \(concurrency 2\); sandbox busy .* of wall time/);
+    expect(stderr).toMatch(/eval: sandbox ready for .*python/);
   });
 
   it("runs HumanEval-X JavaScript tasks with an assert that fails the run", { timeout: 150_000 }, async () => {

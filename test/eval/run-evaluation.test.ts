@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { renderEvalReport } from "../../src/eval/render-report.js";
 import { runEvaluation, summarize, type EvalSolver } from "../../src/eval/run-evaluation.js";
 import type { EvalTask } from "../../src/eval/task-set.js";
+import { timeSandbox } from "../../src/eval/sandbox-timer.js";
+import type { CodeRunner } from "../../src/graph/configuration.js";
 
 const tasks: EvalTask[] = [
   { id: "first-try", language: "javascript", task: "t", tests: "", difficulty: "easy" },
@@ -10,7 +12,7 @@ const tasks: EvalTask[] = [
   { id: "throws", language: "typescript", task: "t", tests: "" },
 ];
 
-const attempt = (passed: boolean, status: string) => ({ passed, status, inputTokens: 10, outputTokens: 5 });
+const attempt = (passed: boolean, status: string) => ({ passed, status, inputTokens: 10, outputTokens: 5, sandboxMs: 4 });
 
 const solve: EvalSolver = async (task) => {
   switch (task.id) {
@@ -61,6 +63,34 @@ describe("runEvaluation", () => {
     expect(text).toMatch(/all\s+4\s+1 \(25\.0%\)\s+2 \(50\.0%\)\s+1\.50/);
     expect(text).toContain("never: the loop never terminates");
     expect(JSON.parse(JSON.stringify(report)).summary.passedAfterRepair).toBe(2);
+  });
+
+  it("reports wall time, concurrency and the sandbox's share of the wall time", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const runner: CodeRunner = {
+      run: async () => {
+        await sleep(30);
+        return { status: "success", stdout: "", stderr: "", outputTruncated: false, durationMs: 30, language: "javascript" };
+      },
+      check: async () => ({ ok: true, language: "javascript" }),
+    };
+    const timed = timeSandbox(runner);
+    const solveWithSandbox: EvalSolver = async () => {
+      await timed.run("1", {});
+      await sleep(30); // the model's share
+      return { passed: true, attempts: [attempt(true, "success")] };
+    };
+    const report = await runEvaluation({ tasks, solve: solveWithSandbox, concurrency: 2, sandboxTime: () => timed.time() });
+    expect(report.concurrency).toBe(2);
+    expect(report.wallMs).toBeGreaterThan(0);
+    expect(report.sandbox?.calls).toBe(4);
+    // Overlapping runs count once in busy time, every time in the sum.
+    expect(report.sandbox!.busyMs).toBeLessThanOrEqual(report.sandbox!.callMs + 1);
+    expect(report.sandbox!.busyMs).toBeLessThanOrEqual(report.wallMs + 1);
+    expect(report.sandbox!.shareOfWall).toBeGreaterThan(0);
+    expect(report.sandbox!.shareOfWall).toBeLessThanOrEqual(1);
+    expect(report.results[0]!.sandboxMs).toBe(4);
+    expect(renderEvalReport(report)).toMatch(/wall time: .* \(concurrency 2\); sandbox busy .* = \d+\.\d% of wall time \(4 checks and runs/);
   });
 
   it("rethrows errors the caller marks fatal", async () => {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fakeModel } from "@langchain/core/testing";
 import { AIMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
-import { createCodeGenGraph, createCodeGenGraphBuilder } from "../../src/graph/index.js";
+import { codeGenRunContext, createCodeGenGraph, createCodeGenGraphBuilder } from "../../src/graph/index.js";
 import type { ApprovalRequest, CodeGenEvent } from "../../src/graph/index.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
 import { InvalidOptionError } from "../../src/errors.js";
@@ -99,7 +99,7 @@ describe("code-generation graph (real sandbox, scripted models)", () => {
     expect(state.explanation).toMatch(/time limit of 300 ms/);
   });
 
-  it("appends the tests and tells the model which test failed", async () => {
+  it("runs the tests after the program and tells the model which test failed", async () => {
     const tests = "if (isEven(3) !== false) throw new Error('isEven(3) should be false');\nif (isEven(4) !== true) throw new Error('isEven(4) should be true');";
     const model = scripted(fence("js", "function isEven(n) {\n  return true;\n}"), fence("js", "function isEven(n) {\n  return n % 2 === 0;\n}"));
     const { prompts, callbacks } = promptRecorder();
@@ -239,6 +239,40 @@ describe("approval before execution (MemorySaver)", () => {
     expect(state.result?.stdout.trim()).toBe("edited");
   });
 
+  it("validates an edit: a broken edit goes to refine, and the refined code comes back for approval", async () => {
+    const model = scripted(fence("js", code), fence("js", "console.log('refined')"));
+    const graph = createCodeGenGraphBuilder({ model, approveBeforeExecute: true }).compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "broken-edit" } };
+    const nodes: string[] = [];
+    const track = async (stream: AsyncIterable<unknown>) => {
+      for await (const chunk of stream) nodes.push(...Object.keys(chunk as object));
+    };
+    await track(await graph.stream({ task: "Print something" }, { ...config, streamMode: "updates" }));
+    await track(await graph.stream(new Command({ resume: { action: "edit", code: "console.log('edited'" } }), { ...config, streamMode: "updates" }));
+    // The edit did not parse: it never ran; refine wrote new code, which waits for approval again.
+    const paused = await graph.getState(config);
+    const request = paused.tasks.flatMap((t) => t.interrupts)[0]?.value as ApprovalRequest;
+    expect(request).toMatchObject({ attempt: 2, code: "console.log('refined')" });
+    expect(paused.values.attempts.map((a: { phase: string; status: string; code: string }) => [a.phase, a.status, a.code])).toEqual([
+      ["validate", "syntax_error", "console.log('edited'"],
+    ]);
+    await track(await graph.stream(new Command({ resume: { action: "approve" } }), { ...config, streamMode: "updates" }));
+    const state = (await graph.getState(config)).values;
+    expect(state.status).toBe("success");
+    expect(state.result?.stdout.trim()).toBe("refined");
+    expect(nodes.filter((n) => n !== "__interrupt__")).toEqual([
+      "generate", "validate", "approve", "validate", "refine", "validate", "approve", "execute", "finalize",
+    ]);
+  });
+
+  it("runs a valid edit without asking again", async () => {
+    const { graph, config } = await pause("valid-edit");
+    const state = await graph.invoke(new Command({ resume: { action: "edit", code: "const x = 2;\nconsole.log(x * 21);" } }), config);
+    expect(state.status).toBe("success");
+    expect(state.result?.stdout.trim()).toBe("42");
+    expect((await graph.getState(config)).tasks).toHaveLength(0);
+  });
+
   it("ends with status rejected and the reason when rejected", async () => {
     const { graph, config } = await pause("reject");
     const state = await graph.invoke(new Command({ resume: { action: "reject", reason: "prints the wrong thing" } }), config);
@@ -287,13 +321,13 @@ describe("retry budget and LangGraph's recursion limit", () => {
   }, 60_000);
 
   it("takes maxRetries from the run's context (LangGraph 1.x) and still from configurable", async () => {
-    const fromContext = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: { maxRetries: 7 } });
+    const fromContext = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: codeGenRunContext({ maxRetries: 7 }) });
     expect(fromContext.attempts).toHaveLength(8);
     const fromConfigurable = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { configurable: { maxRetries: 4 } });
     expect(fromConfigurable.attempts).toHaveLength(5);
-    const both = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: { maxRetries: 1 }, configurable: { maxRetries: 4 } });
+    const both = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: codeGenRunContext({ maxRetries: 1 }), configurable: { maxRetries: 4 } });
     expect(both.attempts).toHaveLength(2);
-    await expect(createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: { maxRetries: 21 } })).rejects.toThrow(
+    await expect(createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: codeGenRunContext({ maxRetries: 21 }) })).rejects.toThrow(
       /Invalid option "context\.maxRetries".*0 to 20/,
     );
   });
@@ -301,7 +335,7 @@ describe("retry budget and LangGraph's recursion limit", () => {
   it("takes run limits and the language from the context", async () => {
     const state = await createCodeGenGraph({ model: scripted(fence("js", "while (true) {}")), maxRetries: 0 }).invoke(
       { task: "loop" },
-      { context: { timeoutMs: 200, defaultLanguage: "javascript" } },
+      { context: codeGenRunContext({ timeoutMs: 200, defaultLanguage: "javascript" }) },
     );
     expect(state.attempts[0]?.status).toBe("timeout");
     expect(state.language).toBe("javascript");

@@ -32,10 +32,12 @@ export function shownOutput(result: Pick<ExecutionResult, "stdout" | "result">):
   return typeof result.result === "string" ? result.result : JSON.stringify(result.result);
 }
 
-/** One line for an error raised by the tests: the line is named as a line of the tests. */
+/** One line for an error raised by the tests: its line (and column) named as a place in the tests. */
 export function describeTestError(error: ExecutionError, tests: string): string {
   const text = describeError(error, tests);
-  return error.line === undefined ? text : text.replace(` (line ${error.line}`, ` (line ${error.line} of the tests`);
+  if (error.line === undefined) return text;
+  const where = error.column === undefined ? `line ${error.line}` : `line ${error.line}:${error.column}`;
+  return text.replace(` (${where}`, ` (${where} of the tests`);
 }
 
 /** The verdict on one run. */
@@ -64,9 +66,9 @@ export interface RunVerdict {
 export function judgeRun(result: ExecutionResult, code: string, tests: string, expectedOutput: string | undefined): RunVerdict {
   const outcome = result.tests;
   if (tests !== "" && outcome?.status === "failed") {
-    const what = outcome.error === undefined ? "the tests failed without an error message" : describeTestError(outcome.error, tests);
+    const what = outcome.error === undefined ? "The tests failed without an error message." : describeTestError(outcome.error, tests);
     const printed = outcome.stdout.trim();
-    return { status: "test_failed", error: explain("test_failed", `${what}${printed === "" ? "" : `\nThe tests printed:\n${truncate(printed, 300)}`}`) };
+    return { status: "test_failed", error: explain("test_failed", printed === "" ? what : `${what}\nThe tests printed:\n${truncate(printed, 200)}`) };
   }
   if (result.status !== "success") {
     if (result.error === undefined) return { status: result.status, error: `The run ended with status ${result.status}.` };
@@ -74,10 +76,7 @@ export function judgeRun(result: ExecutionResult, code: string, tests: string, e
   }
   if (tests !== "" && outcome?.status !== "passed") {
     const reason = outcome?.reason ?? (outcome === undefined ? "the sandbox did not report on them" : "no reason was given");
-    return {
-      status: "tests_not_run",
-      error: explain("tests_not_run", `The program ended before the tests could run (${reason}).`),
-    };
+    return { status: "tests_not_run", error: explain("tests_not_run", `Why: ${reason}`) };
   }
   if (expectedOutput === undefined) return { status: "success" };
   const actual = normalizeOutput(shownOutput(result));

@@ -24,7 +24,7 @@ export function failureForModel(state: CodeGenStateType, context: CodeGenContext
   if (last?.phase === "execute" && state.result !== undefined) {
     const stderr = state.result.stderr.trim();
     // The tests run apart from the program, so a program error's line is a line of `code`.
-    const base = explainResult(restoreRunResult(state.result), code, limits);
+    const base = explainResult(restoreRunResult(state.result), code, limits, state.tests);
     return stderr === "" ? base : `${base}\nstderr:\n${truncate(stderr, 400)}`;
   }
   return last?.error ?? "The code did not work.";

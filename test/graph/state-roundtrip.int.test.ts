@@ -1,0 +1,81 @@
+/**
+ * What the guest produced survives a checkpointer unchanged: LangChain's serializer revives
+ * `{lc: 1, type: "constructor"}` objects, drops `{lc: 2, type: "undefined"}` and can turn a
+ * `__proto__` key into a prototype, so the graph stores the program's value as JSON text.
+ * Round trip through MemorySaver and PostgresSaver (a throwaway PostgreSQL cluster).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { createCodeGenGraph, runResultValue } from "../../src/graph/index.js";
+import { createSandbox } from "../../src/sandbox/index.js";
+import type { JsonValue } from "../../src/sandbox/types.js";
+import { startPostgres, type PostgresCluster } from "../support/postgres.js";
+
+const sandbox = createSandbox({ poolSize: 1 });
+
+/** Programs whose result (last expression) a reviving serializer would change, and the value each must keep. */
+const PAYLOADS: { name: string; code: string; value: JsonValue }[] = [
+  {
+    name: "a LangChain constructor object",
+    code: '({ lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "from the guest" } })',
+    value: { lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "from the guest" } },
+  },
+  {
+    name: "a __proto__ key",
+    code: 'JSON.parse(\'{"__proto__": {"polluted": true}, "a": 1}\')',
+    value: JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as JsonValue,
+  },
+  { name: "an lc undefined marker", code: '({ lc: 2, type: "undefined" })', value: { lc: 2, type: "undefined" } },
+  { name: "a nested marker in a list", code: '[1, { lc: 2, type: "undefined" }, "x"]', value: [1, { lc: 2, type: "undefined" }, "x"] },
+];
+
+async function roundTrip(checkpointer: BaseCheckpointSaver, threadPrefix: string) {
+  for (const payload of PAYLOADS) {
+    const graph = createCodeGenGraph({ model: new FakeListChatModel({ responses: ["```js\n" + payload.code + "\n```"] }), sandbox, checkpointer });
+    const config = { configurable: { thread_id: `${threadPrefix}-${payload.name}` } };
+    const final = await graph.invoke({ task: `Return ${payload.name}` }, config);
+    expect(final.status, payload.name).toBe("success");
+    // Read back from the checkpointer, not from memory.
+    const stored = (await graph.getState(config)).values as typeof final;
+    for (const state of [final, stored]) {
+      const value = runResultValue(state.result);
+      expect(value, payload.name).toEqual(payload.value);
+      expect(typeof state.result?.resultJson, payload.name).toBe("string");
+      if (payload.name === "a __proto__ key") {
+        expect(Object.hasOwn(value as object, "__proto__")).toBe(true);
+        expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+        expect((value as { polluted?: unknown }).polluted).toBeUndefined();
+      }
+    }
+  }
+}
+
+afterAll(async () => {
+  await sandbox.dispose();
+});
+
+describe("guest results survive checkpointers", () => {
+  it("MemorySaver", async () => {
+    await roundTrip(new MemorySaver(), "memory");
+  });
+
+  describe("PostgresSaver", () => {
+    let pg: PostgresCluster;
+    let saver: PostgresSaver;
+    beforeAll(async () => {
+      pg = await startPostgres();
+      saver = PostgresSaver.fromConnString(pg.url);
+      await saver.setup();
+    }, 60_000);
+    afterAll(async () => {
+      await saver?.end();
+      await pg?.stop();
+    });
+
+    it("round-trips every payload through PostgreSQL", async () => {
+      await roundTrip(saver, "pg");
+    }, 60_000);
+  });
+});
