@@ -91,7 +91,7 @@ const section: BenchSection = async () => {
   const warm: number[] = [];
   const readyRss: number[] = [];
   for (let i = 0; i < WARM_SAMPLES; i++) {
-    const process = await pool.acquire();
+    const process = (await pool.acquire())!;
     readyRss.push(rssBytes(process.pid));
     const t = performance.now();
     const result = await process.run(SMALL_PROGRAM, {}, limits);
@@ -114,7 +114,7 @@ const section: BenchSection = async () => {
     ["`while True: pass`, 1 s limit, returns after", "while True:\n    pass"],
     ["loop swallowing KeyboardInterrupt, 1 s limit, returns after", "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass"],
   ] as const) {
-    const process = await pool.acquire();
+    const process = (await pool.acquire())!;
     const t = performance.now();
     const result = await process.run(code, {}, { ...limits, timeoutMs: 1000 });
     const elapsed = performance.now() - t;

@@ -26,6 +26,13 @@ _CS_MAX_MESSAGE = 2000
 
 import os as _cs_os
 
+# Imports must not write .pyc files: a run that leaves the file system as it found it can be
+# reset in place (see worker.ts).
+_cs_sys.dont_write_bytecode = True
+# Emscripten finds its entropy source on first use (through Deno's node:crypto); do it now,
+# before the worker strips Deno from the realm.
+_cs_os.urandom(1)
+
 def _cs_no_processes(*args, **kwargs):
     raise PermissionError("the sandbox has no processes: os.system, os.popen, fork and exec are unavailable")
 
@@ -213,6 +220,13 @@ def _cs_run(code, options_json):
     global _cs_session_ns
     try:
         options = _cs_json.loads(options_json)
+        # seed: fresh random bits from the supervisor side, for the random module.
+        if not options.get("session") or _cs_session_ns is None:
+            # Every interpreter starts from the same memory snapshot (and pool runs from the same
+            # baseline): without a reseed, random would repeat its numbers in every run.
+            _cs_random = _cs_sys.modules.get("random")
+            if _cs_random is not None and options.get("seed") is not None:
+                _cs_random.seed(options["seed"])
         extra = options.get("globals") or {}
         if options.get("session"):
             if _cs_session_ns is None:

@@ -58,7 +58,8 @@ export type RunnerMessage =
  * echoes it on every message it sends for that request (see `Nonced`).
  */
 export type WorkerRequest =
-  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer }
+  /** `session`: the interpreter serves a session (no baseline, no reset between runs). */
+  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer; session: boolean }
   | { type: "make-snapshot"; pyodideUrl: string }
   | { type: "run"; code: string; globals: Record<string, JsonValue>; session: boolean; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number }
   | { type: "call"; name: string; args: JsonValue[]; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number }
@@ -81,5 +82,10 @@ export type WorkerMessage =
   | { type: "output-limit" }
   /** `fatal`: the interpreter hit a fault it cannot recover from; the runner replaces it. */
   | { type: "done"; outcome: PythonOutcome; fatal: boolean }
+  /**
+   * After a pool run's `done`: `fresh` when the worker restored its pristine baseline in place;
+   * otherwise (`resetMiss` says why) the runner replaces the worker before the next run.
+   */
+  | { type: "reset"; fresh: boolean; resetMiss?: string }
   | { type: "functions"; names: string[] }
   | { type: "failed"; message: string };

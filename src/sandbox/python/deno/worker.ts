@@ -33,12 +33,17 @@ const realSetTimeout = realm.setTimeout as (fn: () => void, ms?: number) => numb
 const realClearTimeout = realm.clearTimeout as (id: number) => void;
 const realSetInterval = realm.setInterval as (fn: () => void, ms?: number) => number;
 const AtomicsStore = Atomics.store;
+const randomFill = crypto.getRandomValues.bind(crypto);
 const JSONParse = JSON.parse;
 const JSONStringify = JSON.stringify;
 const memoryPrototype = (realm.WebAssembly as { Memory: { prototype: WasmMemory } }).Memory.prototype;
 const realGrow = memoryPrototype.grow;
 const memoryBufferGetter = Object.getOwnPropertyDescriptor(memoryPrototype, "buffer")!.get!;
 const byteLengthGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
+const TypedArraySet = Uint8Array.prototype.set;
+const TypedArrayFill = Uint8Array.prototype.fill;
+const TypedArraySlice = Uint8Array.prototype.slice;
+const Uint8ArrayCtor = Uint8Array;
 const WASM_PAGE_BYTES = 65536;
 
 // ---- Memory cap (precision only; the runner's RSS watchdog is the limit) ------------------
@@ -169,6 +174,147 @@ const jsGlobals = freeze({
   clearInterval: guestClearTimeout,
 });
 
+// ---- Fast reset: the interpreter's memory restored in place ---------------------------------
+/**
+ * After init and a warm-up run, the worker keeps a copy of the WebAssembly memory and of the
+ * JS references (hiwire slots) that memory points at. After a pool run it restores both in
+ * place, so the next run starts from the same pristine interpreter without a new worker. Only
+ * state that lives in the memory can be restored; the run is "clean" (restorable) when nothing
+ * outside it changed:
+ * - no JS reference was made (any access from Python to a JS object allocates a hiwire slot,
+ *   which changes the slot table at its free head), so no JS object was touched;
+ * - the file system was not written (Emscripten's FS lives in JS objects);
+ * - no library was loaded (the function table did not grow), the stack pointer is back;
+ * - the memory grew by less than MAX_RESTORE_GROWTH_BYTES (it cannot shrink: past that, a new
+ *   worker gives the memory back).
+ * Otherwise the worker says so and the runner replaces it. Every function used here was
+ * captured before user code ran.
+ */
+const MAX_RESTORE_GROWTH_BYTES = 32 * 1024 * 1024;
+/** Hiwire slots checked: the free head is among the first few (6 references live at baseline). */
+const CHECKED_SLOTS = 1024;
+interface PyodideModule {
+  memory: WasmMemory;
+  wasmTable: { length: number };
+  ___stack_pointer: { value: number };
+  __hiwire_slot_info(index: number): number;
+  __hiwire_get(index: number): unknown;
+  __hiwire_set(index: number, value: unknown): number;
+  FS: Record<string, unknown> & { nextInode: number };
+}
+interface Baseline {
+  memory: WasmMemory;
+  heap: Uint8Array;
+  slotInfo(index: number): number;
+  hiwireSet(index: number, value: unknown): number;
+  table: { length: number };
+  tableLength: number;
+  stackPointerGlobal: { value: number };
+  stackPointer: number;
+  /** Occupied slots and their JS values at baseline (restored after every reset). */
+  slots: Array<[number, unknown]>;
+  /** Slot infos after a clean run (what a run that touched no JS object leaves). */
+  cleanInfos: Uint32Array;
+  nextInode: () => number;
+  inode: number;
+}
+let baseline: Baseline | undefined;
+/** Set by the wrapped file-system operations: the FS changed during this run. */
+let fsDirty = false;
+/** Why the last reset did not happen (for the bench's fallback count). */
+let resetMiss = "";
+
+function heapView(memory: WasmMemory): Uint8Array {
+  return new Uint8ArrayCtor(ReflectApply(memoryBufferGetter, memory, []) as ArrayBuffer);
+}
+
+function slotInfos(base: Pick<Baseline, "slotInfo">): Uint32Array {
+  const out = new Uint32Array(CHECKED_SLOTS);
+  for (let i = 0; i < CHECKED_SLOTS; i++) out[i] = base.slotInfo(i);
+  return out;
+}
+
+/** Every FS operation that changes files sets `fsDirty` (stdout/stderr writes are not changes). */
+function watchFileSystem(fs: Record<string, unknown>): void {
+  const mutating = ["mknod", "mkdir", "symlink", "rename", "rmdir", "unlink", "truncate", "ftruncate", "chmod", "fchmod", "lchmod", "chown", "fchown", "lchown", "utime", "mount", "unmount", "writeFile", "create"];
+  for (const name of mutating) {
+    const original = fs[name];
+    if (typeof original !== "function") continue;
+    fs[name] = function (this: unknown, ...args: unknown[]) {
+      fsDirty = true;
+      return ReflectApply(original as Fn, this, args);
+    };
+  }
+  const write = fs.write;
+  if (typeof write === "function") {
+    fs.write = function (this: unknown, ...args: unknown[]) {
+      // Writes to devices (stdout, stderr, /dev/null) change no file.
+      const stream = args[0] as { tty?: unknown; node?: { mode?: unknown } } | undefined;
+      const mode = stream?.node?.mode;
+      const device = typeof mode === "number" && (mode & 0o170000) === 0o020000;
+      if (!stream || !(stream.tty || device)) fsDirty = true;
+      return ReflectApply(write as Fn, this, args);
+    };
+  }
+}
+
+function takeBaseline(module: PyodideModule, runClean: () => void): void {
+  const slotInfo = module.__hiwire_slot_info;
+  const hiwireGet = module.__hiwire_get;
+  const base: Baseline = {
+    memory: module.memory,
+    heap: new Uint8ArrayCtor(0),
+    slotInfo,
+    hiwireSet: module.__hiwire_set,
+    table: module.wasmTable,
+    tableLength: module.wasmTable.length,
+    stackPointerGlobal: module.___stack_pointer,
+    stackPointer: module.___stack_pointer.value,
+    slots: [],
+    cleanInfos: new Uint32Array(0),
+    nextInode: () => module.FS.nextInode,
+    inode: module.FS.nextInode,
+  };
+  const infos = slotInfos(base);
+  for (let i = 0; i < CHECKED_SLOTS; i++) if ((infos[i]! & 1) === 1) base.slots.push([i, hiwireGet(i)]);
+  base.heap = ReflectApply(TypedArraySlice, heapView(base.memory), []) as Uint8Array;
+  runClean();
+  base.cleanInfos = slotInfos(base);
+  baseline = base;
+  fsDirty = false;
+  if (!restore(true)) baseline = undefined;
+}
+
+/**
+ * Restores the baseline if the run left nothing outside the memory (or `force`); returns
+ * whether the interpreter is pristine again.
+ */
+function restore(force = false): boolean {
+  const base = baseline;
+  resetMiss = "no baseline";
+  if (!base) return false;
+  if (!force) {
+    resetMiss = "file system changed";
+    if (fsDirty || base.nextInode() !== base.inode) return false;
+    resetMiss = "function table grew or stack moved";
+    if (base.table.length !== base.tableLength || base.stackPointerGlobal.value !== base.stackPointer) return false;
+    resetMiss = "JS references made";
+    const infos = slotInfos(base);
+    for (let i = 0; i < CHECKED_SLOTS; i++) if (infos[i] !== base.cleanInfos[i]) return false;
+  }
+  const heap = heapView(base.memory);
+  resetMiss = "memory grew too much";
+  if (heap.length - base.heap.length > MAX_RESTORE_GROWTH_BYTES) return false;
+  resetMiss = "";
+  ReflectApply(TypedArraySet, heap, [base.heap]);
+  // Memory that grew must read as fresh (zero) memory again; malloc may rely on it.
+  if (heap.length > base.heap.length) ReflectApply(TypedArrayFill, heap, [0, base.heap.length]);
+  const slots = base.slots;
+  for (let i = 0; i < slots.length; i++) base.hiwireSet(slots[i]![0], slots[i]![1]);
+  fsDirty = false;
+  return true;
+}
+
 // ---- Pyodide ---------------------------------------------------------------------------------
 let pyodide: PyodideAPI | undefined;
 let baselineHeapBytes = 0;
@@ -226,6 +372,8 @@ type EntryOptions = Record<string, unknown>;
 
 function callPython(fn: string, first: string, options: EntryOptions, memoryLimitBytes: number, outputCap: number): { outcome: PythonOutcome; fatal: boolean } {
   const py = pyodide!;
+  decoders.stdout = new TextDecoder();
+  decoders.stderr = new TextDecoder();
   outputBytes = 0;
   outputLimitHit = false;
   maxOutputBytes = outputCap;
@@ -233,7 +381,10 @@ function callPython(fn: string, first: string, options: EntryOptions, memoryLimi
   capBytes = baselineHeapBytes + memoryLimitBytes;
   try {
     const entry = entryPoint(py, fn);
-    const outcome = JSONParse(entry(first, JSONStringify(options))) as PythonOutcome;
+    const seed = randomFill(new Uint32Array(4));
+    const text = entry(first, JSONStringify({ ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` }));
+    if (typeof text !== "string") throw new Error(`the prelude's ${fn} returned ${typeof text}`);
+    const outcome = JSONParse(text) as PythonOutcome;
     if (growRefused && outcome.status === "runtime_error") {
       return { outcome: { ...outcome, status: "memory_limit" }, fatal: false };
     }
@@ -246,8 +397,12 @@ function callPython(fn: string, first: string, options: EntryOptions, memoryLimi
   }
 }
 
-/** Runs one request's Python inside the run scope; `done` is posted from a fresh task, after the microtasks it left. */
-function serve(work: () => { outcome: PythonOutcome; fatal: boolean }): void {
+/**
+ * Runs one request's Python inside the run scope; `done` is posted from a fresh task, after the
+ * microtasks it left. With `reset`, the interpreter's memory is restored to its baseline first
+ * when the run left nothing outside it (`fresh` says whether that worked).
+ */
+function serve(work: () => { outcome: PythonOutcome; fatal: boolean }, reset: boolean): void {
   beginRun();
   let done: { outcome: PythonOutcome; fatal: boolean };
   try {
@@ -258,6 +413,11 @@ function serve(work: () => { outcome: PythonOutcome; fatal: boolean }): void {
   realSetTimeout(() => {
     endRun();
     post({ type: "done", outcome: done.outcome, fatal: done.fatal });
+    if (!reset) return;
+    // After the reply, so the caller does not wait for the copy; the runner waits for this
+    // message before it calls the interpreter ready again.
+    const fresh = !done.fatal && restore();
+    post({ type: "reset", fresh, ...(fresh ? {} : { resetMiss: done.fatal ? "fault" : resetMiss }) });
   }, 0);
 }
 
@@ -288,22 +448,30 @@ async function handle(request: WorkerRequest): Promise<void> {
       py.runPython(`_CS_FORBIDDEN_JSON = ${JSONStringify(JSONStringify(FORBIDDEN_MODULES))}\n${PYTHON_PRELUDE}`);
       (py.globals.get("_cs_install_scheduler") as (fn: unknown) => void)(scheduleCallback);
       pyodide = py;
+      const module = (py as unknown as { _module: PyodideModule })._module;
+      watchFileSystem(module.FS);
       stripRealm();
       // One throwaway run pages in the code paths of a run, so the first real run is fast.
-      beginRun();
-      callPython("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }, 256 * 1024 * 1024, 0);
-      endRun();
+      const warmUp = () => {
+        beginRun();
+        callPython("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }, 256 * 1024 * 1024, 0);
+        endRun();
+      };
+      warmUp();
       baselineHeapBytes = heapBytes(py);
+      // Pool interpreters keep a baseline to reset to; a session's state is meant to last.
+      if (!request.session) takeBaseline(module, warmUp);
       post({ type: "ready" });
       return;
     }
     case "run":
-      serve(() =>
-        callPython("_cs_run", request.code, { globals: request.globals, session: request.session, maxResultBytes: request.maxResultBytes }, request.memoryLimitBytes, request.maxOutputBytes),
+      serve(
+        () => callPython("_cs_run", request.code, { globals: request.globals, session: request.session, maxResultBytes: request.maxResultBytes }, request.memoryLimitBytes, request.maxOutputBytes),
+        !request.session,
       );
       return;
     case "call":
-      serve(() => callPython("_cs_call", request.name, { args: request.args, maxResultBytes: request.maxResultBytes }, request.memoryLimitBytes, request.maxOutputBytes));
+      serve(() => callPython("_cs_call", request.name, { args: request.args, maxResultBytes: request.maxResultBytes }, request.memoryLimitBytes, request.maxOutputBytes), false);
       return;
     case "check": {
       const check = entryPoint(pyodide!, "_cs_check");
