@@ -73,6 +73,7 @@ class PythonSession implements SandboxSession {
     this.#assertUsable();
     return this.#serialRaw(async () => {
       this.#assertUsable();
+      await this.#process.whenReady();
       return this.#process.functionNames();
     });
   }

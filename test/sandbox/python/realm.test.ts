@@ -108,6 +108,7 @@ describe("the realm reached from Python holds no capability", { timeout: 60_000 
     const r = await session.run(
       "import importlib, asyncio\ncreate_proxy = importlib.import_module('pyodide.ffi').create_proxy\njs = importlib.import_module('js')\ndef spin(*a):\n    while True:\n        pass\n" +
         "js.setTimeout(create_proxy(spin), 50)\njs.setInterval(create_proxy(spin), 60)\nasyncio.get_event_loop().call_later(0.05, spin)\n'left behind'",
+      { timeoutMs: 30_000 },
     );
     expect(r.status).toBe("success");
     expect(r.result).toBe("left behind");
@@ -118,7 +119,7 @@ describe("the realm reached from Python holds no capability", { timeout: 60_000 
     const before = denoChildren().map((p) => [p, cpuTicks(p)] as const);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     for (const [p, ticks] of before) expect(cpuTicks(p) - ticks).toBeLessThan(30); // 100 ticks = 1 s of CPU
-    const next = await session.run("1 + 1", { timeoutMs: 5000 });
+    const next = await session.run("1 + 1", { timeoutMs: 30_000 });
     expect(next.status).toBe("success");
     expect(next.result).toBe(2);
   });
@@ -163,14 +164,28 @@ describe("output and results are capped by the supervisor", { timeout: 60_000 },
 });
 
 describe("memory is limited from outside the realm", { timeout: 90_000 }, () => {
-  it("a guest spying on Function.prototype.call does not recover the real grow", async () => {
+  it("a guest spying on Function.prototype.call does not recover the real grow (and cannot allocate past the limit)", async () => {
+    // Pyodide's own glue calls Function.prototype.call, so the spy wedges the interpreter: the run
+    // must end in a limit status, never with the 160 MiB allocated under a 32 MiB limit.
     const r = await engine.run(
       "import importlib\ncreate_proxy = importlib.import_module('pyodide.ffi').create_proxy\npj = importlib.import_module('pyodide_js')\nF = pj._module.HEAPU8.constructor.constructor\ngot = []\n" +
-        "def spy(this, *args):\n    got.append(this)\n    return None\ntry:\n    F.prototype.call = create_proxy(spy, capture_this=True)\nexcept Exception:\n    pass\n" +
+        "def spy(this, *args):\n    got.append(this)\n    return None\nF.prototype.call = create_proxy(spy, capture_this=True)\n" +
         "keep = []\nfor _ in range(40):\n    keep.append(bytearray(4 * 1024 * 1024))\nlen(keep)",
-      options({ memoryLimitBytes: 32 * 1024 * 1024, timeoutMs: 30_000 }),
+      options({ memoryLimitBytes: 32 * 1024 * 1024, timeoutMs: 3000 }),
     );
-    expect(r.status).toBe("memory_limit");
+    expect(["memory_limit", "timeout"]).toContain(r.status);
+    expect(r.result).toBeUndefined();
+    expect((await engine.run("1 + 1", options())).result).toBe(2);
+  });
+
+  it("a guest that deletes or replaces Memory.prototype.grow still ends memory_limit", async () => {
+    for (const tamper of ["del proto.grow", "proto.grow = pj._module.wasmTable.constructor.prototype.grow"]) {
+      const r = await engine.run(
+        `import importlib\npj = importlib.import_module('pyodide_js')\nproto = pj._module.memory.constructor.prototype\n${tamper}\nkeep = []\nfor _ in range(40):\n    keep.append(bytearray(4 * 1024 * 1024))\nlen(keep)`,
+        options({ memoryLimitBytes: 32 * 1024 * 1024, timeoutMs: 30_000 }),
+      );
+      expect(r.status).toBe("memory_limit");
+    }
   });
 
   it("a JavaScript-side memory bomb is stopped by the supervisor's watchdog (memory_limit, not timeout)", async () => {
@@ -209,10 +224,10 @@ describe("cancellation", { timeout: 60_000 }, () => {
   });
 
   it("ends a session call with status cancelled; a call that had to be killed ends the session", async () => {
-    await session.run("def spin():\n    while True:\n        pass\ndef stubborn():\n    while True:\n        try:\n            spin()\n        except BaseException:\n            pass");
+    await session.run("def spin():\n    while True:\n        pass\ndef stubborn():\n    while True:\n        try:\n            spin()\n        except BaseException:\n            pass", { timeoutMs: 30_000 });
     const soft = await cancelAfter(300, (signal) => session.call("spin", [], { signal, timeoutMs: 20_000 }));
     expect(soft.result.status).toBe("cancelled");
-    expect((await session.run("1 + 1")).result).toBe(2);
+    expect((await session.run("1 + 1", { timeoutMs: 30_000 })).result).toBe(2);
     const hard = await cancelAfter(300, (signal) => session.call("stubborn", [], { signal, timeoutMs: 20_000 }));
     expect(hard.result.status).toBe("cancelled");
     expect(() => session.run("1")).toThrow(SandboxSessionEndedError);
