@@ -410,8 +410,10 @@ function serve(work: () => { outcome: PythonOutcome; fatal: boolean }, reset: bo
   } catch (error) {
     done = { outcome: faultOutcome(error), fatal: true };
   }
+  // The run's timers die now, before any of them can fire (one that came due during a long run
+  // would otherwise run before the task below); microtasks the run left still drain first.
+  endRun();
   realSetTimeout(() => {
-    endRun();
     post({ type: "done", outcome: done.outcome, fatal: done.fatal });
     if (!reset) return;
     // After the reply, so the caller does not wait for the copy; the runner waits for this
