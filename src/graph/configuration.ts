@@ -5,7 +5,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Language, RunOptions, Sandbox } from "../sandbox/types.js";
-import { LANGUAGES } from "../sandbox/types.js";
+import { resolveLanguage, resolveLimit } from "../sandbox/options.js";
 import { InvalidOptionError } from "../errors.js";
 import { readModelSettings } from "../models/configuration.js";
 import { resolveChatModel } from "../models/resolve-model.js";
@@ -13,6 +13,8 @@ import type { ModelSpec, ResolvedModel } from "../models/resolve-model.js";
 import type { ModelRetryOptions } from "../models/retry.js";
 import { resolvePrompts } from "./prompts.js";
 import type { CodeGenPromptOverrides, CodeGenPrompts } from "./prompts.js";
+import { codeToolsHook, type CodeToolsHook } from "../code-mode/code-tools-hook.js";
+import type { CodeModeTool } from "../code-mode/tool-bridge.js";
 
 /** The part of a `Sandbox` the graph uses: check and run. */
 export type CodeRunner = Pick<Sandbox, "run" | "check">;
@@ -21,11 +23,11 @@ export type CodeRunner = Pick<Sandbox, "run" | "check">;
 export interface CodeGenGraphOptions {
   /**
    * A chat model instance or a `provider:model` string (resolved with `initChatModel`).
-   * Default: `configurable.model` of the run, else `CODEGEN_MODEL`, else `openai:gpt-4o-mini`.
-   * A run's `configurable.model` wins over this option.
+   * Default: the run's `context.model` (or `configurable.model`), else `CODEGEN_MODEL`, else
+   * `openai:gpt-4o-mini`. A run's `context.model` wins over this option.
    */
   model?: ModelSpec;
-  /** Refinements after the first attempt. Default 2 (so at most 3 attempts). */
+  /** Repairs after the first attempt, 0 to 20. Default 2 (so at most 3 attempts). */
   maxRetries?: number;
   /** Language when the input names none. Default `"javascript"` (fast start; Python takes seconds to boot). */
   defaultLanguage?: Language;
@@ -45,31 +47,62 @@ export interface CodeGenGraphOptions {
   env?: Record<string, string | undefined>;
   /** Checkpointer for `createCodeGenGraph` (threads, resume, approval). */
   checkpointer?: BaseCheckpointSaver;
+  /**
+   * LangChain tools the generated program may call (`await tools.<name>(...)`, see
+   * docs/code-mode.md); the generate prompt shows their signatures. Default: none.
+   */
+  tools?: CodeModeTool[];
 }
 
-/** What a run may set in `config.configurable`. */
-export interface CodeGenConfigurable {
+/**
+ * Per-run settings (none of them secret), passed as LangGraph's run-time context:
+ * `graph.invoke(input, { context: { maxRetries: 4 } })`. Studio shows them as the graph's
+ * context. Each one wins over the graph's option of the same name.
+ */
+export interface CodeGenRunContext {
   /** `provider:model` string for this run. */
   model?: string;
+  /** Repairs after the first attempt (0 to 20). */
   maxRetries?: number;
   defaultLanguage?: Language;
+  timeoutMs?: number;
+  memoryLimitBytes?: number;
+  maxOutputBytes?: number;
 }
+
+/**
+ * What a run may set in `config.configurable`: the same settings as {@link CodeGenRunContext}.
+ *
+ * @deprecated Pass them as `context` (LangGraph 1.x run-time context). `configurable` keeps
+ * working for one release; when both are given, `context` wins.
+ */
+export type CodeGenConfigurable = CodeGenRunContext;
+
+/** The run limits the sandbox gets (its defaults when absent). */
+export type RunLimits = Pick<RunOptions, "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes">;
 
 /** Options with defaults filled, shared by every node of one compiled graph. */
 export interface CodeGenContext {
   prompts: CodeGenPrompts;
   approveBeforeExecute: boolean;
-  runLimits: Pick<RunOptions, "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes">;
+  /** The graph's own limits (options); a run's context may override them: see `runLimitsFor`. */
+  runLimits: RunLimits;
   modelRetry: ModelRetryOptions;
-  /** Refinements allowed in this run. */
+  /** Repairs allowed in this run. */
   maxRetries(config: LangGraphRunnableConfig): number;
   defaultLanguage(config: LangGraphRunnableConfig): Language;
+  /** The limits of this run: its context (or configurable), else the graph's options. */
+  runLimitsFor(config: LangGraphRunnableConfig): RunLimits;
   model(config: LangGraphRunnableConfig): Promise<ResolvedModel>;
   sandbox(): Promise<CodeRunner>;
+  /** Tools callable from the generated program (from the `tools` option). */
+  codeTools?: CodeToolsHook;
 }
 
-/** Default number of refinements. */
+/** Default number of repairs after the first attempt. */
 export const DEFAULT_MAX_RETRIES = 2;
+/** The largest `maxRetries` the graph accepts. */
+export const MAX_RETRIES_LIMIT = 20;
 /** Default language of a task that names none. */
 export const DEFAULT_LANGUAGE: Language = "javascript";
 
@@ -95,50 +128,55 @@ function defaultRunner(): Promise<CodeRunner> {
 export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGenContext {
   checkRetries("maxRetries", options.maxRetries);
   checkLanguage("defaultLanguage", options.defaultLanguage);
-  for (const name of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes"] as const) {
-    const value = options[name];
-    if (value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value > 0)) {
-      throw new InvalidOptionError(name, value, "a positive number");
-    }
-  }
+  for (const name of LIMIT_NAMES) if (options[name] !== undefined) resolveLimit(name, options[name]);
   if (options.sandbox !== undefined && (typeof options.sandbox?.run !== "function" || typeof options.sandbox?.check !== "function")) {
     throw new InvalidOptionError("sandbox", options.sandbox, "a Sandbox from createSandbox() (an object with run and check)");
   }
   if (options.model !== undefined && typeof options.model !== "string" && typeof (options.model as { invoke?: unknown })?.invoke !== "function") {
     throw new InvalidOptionError("model", options.model, 'a chat model instance or a "provider:model" string');
   }
-  const runLimits: CodeGenContext["runLimits"] = {};
+  const runLimits: RunLimits = {};
   if (options.timeoutMs !== undefined) runLimits.timeoutMs = options.timeoutMs;
   if (options.memoryLimitBytes !== undefined) runLimits.memoryLimitBytes = options.memoryLimitBytes;
   if (options.maxOutputBytes !== undefined) runLimits.maxOutputBytes = options.maxOutputBytes;
-  const configurable = (config: LangGraphRunnableConfig) => (config.configurable ?? {}) as CodeGenConfigurable;
-  // A model instance given here is used as is by every run without `configurable.model`:
+  // A model instance given here is used as is by every run without a model of its own:
   // resolve it once instead of reading the environment on each model call.
   const instance = options.model !== undefined && typeof options.model !== "string" ? options.model : undefined;
   let fixedModel: Promise<ResolvedModel> | undefined;
+  const codeTools = codeToolsHook(options.tools);
   return {
+    ...(codeTools ? { codeTools } : {}),
     prompts: resolvePrompts(options.prompts),
     approveBeforeExecute: options.approveBeforeExecute ?? false,
     runLimits,
     modelRetry: options.modelRetry ?? {},
     maxRetries(config) {
-      const value = configurable(config).maxRetries;
-      checkRetries("configurable.maxRetries", value);
-      return value ?? options.maxRetries ?? DEFAULT_MAX_RETRIES;
+      const setting = runSetting(config, "maxRetries");
+      checkRetries(setting.name, setting.value);
+      return (setting.value as number | undefined) ?? options.maxRetries ?? DEFAULT_MAX_RETRIES;
     },
     defaultLanguage(config) {
-      const value = configurable(config).defaultLanguage;
-      checkLanguage("configurable.defaultLanguage", value);
-      return value ?? options.defaultLanguage ?? DEFAULT_LANGUAGE;
+      const setting = runSetting(config, "defaultLanguage");
+      checkLanguage(setting.name, setting.value);
+      return (setting.value as Language | undefined) ?? options.defaultLanguage ?? DEFAULT_LANGUAGE;
+    },
+    runLimitsFor(config) {
+      const limits: RunLimits = { ...runLimits };
+      for (const name of LIMIT_NAMES) {
+        const setting = runSetting(config, name);
+        if (setting.value !== undefined) limits[name] = resolveLimit(setting.name, setting.value);
+      }
+      return limits;
     },
     model(config) {
-      const fromRun = configurable(config).model;
+      const setting = runSetting(config, "model");
+      const fromRun = setting.value;
       if (fromRun !== undefined && (typeof fromRun !== "string" || fromRun.trim() === "")) {
-        throw new InvalidOptionError("configurable.model", fromRun, 'a "provider:model" string');
+        throw new InvalidOptionError(setting.name, fromRun, 'a "provider:model" string');
       }
       if (fromRun === undefined && instance !== undefined) return (fixedModel ??= resolveChatModel(instance, readModelSettings(options.env ?? process.env)));
       // Environment variables are read at run time, so Studio and the CLI can set them late.
-      return resolveChatModel(fromRun ?? options.model, readModelSettings(options.env ?? process.env));
+      return resolveChatModel((fromRun as string | undefined) ?? options.model, readModelSettings(options.env ?? process.env));
     },
     sandbox() {
       return options.sandbox === undefined ? defaultRunner() : Promise.resolve(options.sandbox);
@@ -146,14 +184,32 @@ export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGe
   };
 }
 
-function checkRetries(name: string, value: unknown): void {
-  if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 20)) {
-    throw new InvalidOptionError(name, value, "an integer from 0 to 20");
+const LIMIT_NAMES = ["timeoutMs", "memoryLimitBytes", "maxOutputBytes"] as const;
+
+/**
+ * A run's setting and where it came from: `context` (LangGraph 1.x) first, then the deprecated
+ * `configurable` (kept one release).
+ */
+function runSetting(config: LangGraphRunnableConfig, name: keyof CodeGenRunContext): { name: string; value: unknown } {
+  const context = (config as { context?: unknown }).context;
+  const fromContext = typeof context === "object" && context !== null ? (context as Record<string, unknown>)[name] : undefined;
+  if (fromContext !== undefined && fromContext !== null) return { name: `context.${name}`, value: fromContext };
+  const fromConfigurable = (config.configurable as Record<string, unknown> | undefined)?.[name];
+  return { name: `configurable.${name}`, value: fromConfigurable ?? undefined };
+}
+
+/**
+ * Checks a `maxRetries` value (repairs after the first attempt): an integer from 0 to
+ * `MAX_RETRIES_LIMIT`. The graph, the tools and the SDK use this one check.
+ *
+ * @throws InvalidOptionError naming `name`.
+ */
+export function checkRetries(name: string, value: unknown): void {
+  if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_RETRIES_LIMIT)) {
+    throw new InvalidOptionError(name, value, `an integer from 0 to ${MAX_RETRIES_LIMIT}`);
   }
 }
 
 function checkLanguage(name: string, value: unknown): void {
-  if (value !== undefined && !LANGUAGES.includes(value as Language)) {
-    throw new InvalidOptionError(name, value, `one of ${LANGUAGES.join(", ")}`);
-  }
+  if (value !== undefined) resolveLanguage(value, name);
 }

@@ -6,7 +6,7 @@ import type { CodeGenStateType } from "./state.js";
 
 type RouterState = Pick<
   CodeGenStateType,
-  "modelError" | "check" | "refinements" | "maxRetries" | "approveBeforeExecute" | "rejection" | "attempts"
+  "modelError" | "check" | "refinements" | "maxRetries" | "approveBeforeExecute" | "rejection" | "attempts" | "code" | "approvedCode"
 >;
 
 function canRefine(state: RouterState): boolean {
@@ -26,7 +26,8 @@ export function routeAfterModel(state: RouterState): "validate" | "finalize" {
 }
 
 /**
- * After `validate`: valid code runs (or waits for approval); invalid code is refined while
+ * After `validate`: valid code runs, or waits for approval when the run asks for it and a
+ * reviewer has not approved (or written) this very code; invalid code is refined while
  * refinements remain, never executed.
  *
  * @example
@@ -35,20 +36,22 @@ export function routeAfterModel(state: RouterState): "validate" | "finalize" {
  * ```
  */
 export function routeAfterValidate(state: RouterState): "approve" | "execute" | "refine" | "finalize" {
-  if (state.check?.ok === true) return state.approveBeforeExecute ? "approve" : "execute";
+  if (state.check?.ok === true) return state.approveBeforeExecute && state.code !== state.approvedCode ? "approve" : "execute";
   return canRefine(state) ? "refine" : "finalize";
 }
 
 /**
- * After `approve`: a rejection ends the run; approved or edited code runs.
+ * After `approve`: a rejection ends the run; approved code runs; edited code (its check is
+ * cleared) is validated first, like any other code.
  *
  * @example
  * ```ts
  * routeAfterApprove({ ...state, rejection: "not now" }); // "finalize"
  * ```
  */
-export function routeAfterApprove(state: RouterState): "execute" | "finalize" {
-  return state.rejection === undefined ? "execute" : "finalize";
+export function routeAfterApprove(state: RouterState): "validate" | "execute" | "finalize" {
+  if (state.rejection !== undefined) return "finalize";
+  return state.check === undefined ? "validate" : "execute";
 }
 
 /**

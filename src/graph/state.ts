@@ -3,17 +3,27 @@
  */
 import { Annotation } from "@langchain/langgraph";
 import type { CheckResult, ExecutionResult, Language } from "../sandbox/types.js";
+import type { FailedValidation } from "../feedback/explain.js";
+import type { StoredRunResult } from "./stored-result.js";
 
 /**
  * How one attempt ended. The sandbox's statuses, plus:
- * - `test_failed`: the code ran but the caller's `tests` threw;
+ * - `type_error`: TypeScript code that does not type-check (found before running);
+ * - `no_program`: the model's reply held no program in the language;
+ * - `test_failed`: the program ran, then the caller's `tests` raised (assertion, thrown value)
+ *   or hit a limit; the error names the line of the tests;
+ * - `tests_not_run`: the program ran without error but the tests never ran (it exited early,
+ *   e.g. `sys.exit(0)`, or its top-level promise never settled or rejected); the error says why;
  * - `wrong_output`: the code ran but its output differs from `expectedOutput`;
  * - `model_error`: the model could not produce this attempt (e.g. the server was unreachable);
  * - `rejected`: a person rejected the code before it ran (`approveBeforeExecute`).
  */
 export type AttemptStatus =
   | ExecutionResult["status"]
+  | "type_error"
+  | "no_program"
   | "test_failed"
+  | "tests_not_run"
   | "wrong_output"
   | "model_error"
   | "rejected";
@@ -48,9 +58,12 @@ export interface CodeGenInput {
   language?: Language;
   /** Extra information for the model: data, constraints, an API to use. */
   context?: string;
-  /** Code in the same language, appended to the generated code, that throws when the result is wrong. */
+  /**
+   * Code in the same language that raises when the program is wrong. It runs after the
+   * program, in the same scope, as its own evaluation (never joined to the program's text).
+   */
   tests?: string;
-  /** Printed output the program must produce (compared after trimming both). */
+  /** Printed output the program itself must produce (the tests' output does not count; compared after trimming both). */
   expectedOutput?: string;
 }
 
@@ -68,10 +81,18 @@ export const CodeGenState = Annotation.Root({
   code: Annotation<string | undefined>,
   /** The model's last reply, raw. */
   reply: Annotation<string | undefined>,
-  /** Outcome of the latest check (validate). */
-  check: Annotation<CheckResult | undefined>,
-  /** Outcome of the latest run (execute). */
-  result: Annotation<ExecutionResult | undefined>,
+  /** Outcome of the latest check (validate): syntax and imports, then types for TypeScript. */
+  check: Annotation<CheckResult | FailedValidation | undefined>,
+  /**
+   * Outcome of the latest run (execute), stored so that no checkpoint serializer can revive or
+   * drop what the guest produced: read the program's value with `runResultValue(state.result)`.
+   */
+  result: Annotation<StoredRunResult | undefined>,
+  /**
+   * The code a reviewer approved or wrote at the approval pause (`approveBeforeExecute`);
+   * code that differs from it goes back to the reviewer.
+   */
+  approvedCode: Annotation<string | undefined>,
   /** Tokens of the model call that wrote `code` (moved into its attempt). */
   pendingTokens: Annotation<{ inputTokens: number; outputTokens: number } | undefined>,
   attempts: Annotation<Attempt[], AttemptsUpdate>({

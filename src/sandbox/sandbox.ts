@@ -1,16 +1,17 @@
 /**
- * `createSandbox`: a long-lived pool of engines. JavaScript and TypeScript run on a pool of
- * QuickJS worker threads; Python is handed to the Python engine, loaded on first use.
+ * `createSandbox`: the front of the sandbox. It validates options, then routes by language to
+ * one of its engines (JavaScript/TypeScript on QuickJS worker threads; Python in Deno, loaded
+ * on first use). It never special-cases an engine, and no engine imports it.
  */
 import { availableParallelism } from "node:os";
-import { EngineUnavailableError, InvalidOptionError, SandboxDisposedError } from "../errors.js";
-import { WorkerPool } from "./js/worker-pool.js";
-import { prepareJavaScript } from "./js/prepare.js";
-import { JavaScriptSession } from "./js/session.js";
-import { runRequest } from "./js/run-request.js";
+import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
+import { createJavaScriptEngine } from "./js/engine.js";
+import { lazyEngine } from "./lazy-engine.js";
 import { resolveLanguage, resolveLimit, resolveRunOptions, DEFAULT_MEMORY_LIMIT_BYTES } from "./options.js";
+import { loadWheels } from "./python/wheels.js";
 import type {
   CheckResult,
+  EngineSessionOptions,
   ExecutionResult,
   Language,
   LanguageEngine,
@@ -53,23 +54,29 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
   const defaults = { ...options.defaults };
   // Validate the defaults once, up front, so misuse shows at creation rather than first run.
   resolveRunOptions(undefined, defaults);
+  const { signal: _signal, tests: _tests, files: _files, ...sessionDefaults } = defaults;
+  // Python wheels are checked here, so a bad one is refused at creation (the engine loads later).
+  const wheels = options.python?.wheels;
+  if (wheels !== undefined) loadWheels(wheels);
 
-  const pool = new WorkerPool(poolSize);
-  const sessions = new Set<SandboxSession>();
-  let python: Promise<LanguageEngine> | undefined;
+  const javascript = createJavaScriptEngine({ poolSize });
+  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~180 MB each)
+  // and keep the Python engine's own default.
+  const python = lazyEngine(["python"], async () =>
+    (await import("./python/engine.js")).createPythonEngine(wheels !== undefined ? { wheels } : {}),
+  );
+  const engines: readonly LanguageEngine[] = [javascript, python];
   let disposed = false;
 
   function assertUsable(): void {
     if (disposed) throw new SandboxDisposedError("This sandbox");
   }
 
-  function pythonEngine(): Promise<LanguageEngine> {
-    python ??= loadPythonEngine();
-    // A failed load is not cached: the next use tries again and reports the same clear error.
-    python.catch(() => {
-      python = undefined;
-    });
-    return python;
+  function engineFor(language: Language): LanguageEngine {
+    const engine = engines.find((e) => e.languages.includes(language));
+    // Unreachable for a resolved language: every language in LANGUAGES has an engine.
+    if (!engine) throw new InvalidOptionError("language", language, "a language with an engine");
+    return engine;
   }
 
   return {
@@ -81,21 +88,14 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
       assertUsable();
       if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of source code");
       const o = resolveRunOptions(runOptions, defaults);
-      if (o.language === "python") return (await pythonEngine()).run(code, o);
-      return pool.run(
-        runRequest(code, o.language, o),
-        o.language,
-        o.hostFunctions,
-      );
+      return engineFor(o.language).run(code, o);
     },
 
     async check(code: string, checkOptions?: Pick<RunOptions, "language">): Promise<CheckResult> {
       assertUsable();
       if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of source code");
       const language = resolveLanguage(checkOptions?.language ?? defaults.language ?? "javascript");
-      if (language === "python") return (await pythonEngine()).check(code, language);
-      const prepared = prepareJavaScript(code, language);
-      return prepared.ok ? { ok: true, language } : { ok: false, language, status: prepared.status, error: prepared.error };
+      return engineFor(language).check(code, language);
     },
 
     async createSession(sessionOptions?: { language?: Language; memoryLimitBytes?: number }): Promise<SandboxSession> {
@@ -105,56 +105,29 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
         "memoryLimitBytes",
         sessionOptions?.memoryLimitBytes ?? defaults.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES,
       );
-      let session: SandboxSession;
-      if (language === "python") {
-        const engine = await pythonEngine();
-        session = await engine.createSession({ language, memoryLimitBytes, defaults });
-      } else {
-        session = await JavaScriptSession.open(language, memoryLimitBytes, defaults, (s) => sessions.delete(s));
-      }
+      const engineOptions: EngineSessionOptions = { language, memoryLimitBytes, defaults: sessionDefaults };
+      const session = await engineFor(language).createSession(engineOptions);
       if (disposed) {
         await session.dispose();
         throw new SandboxDisposedError("This sandbox");
       }
-      sessions.add(session);
       return session;
     },
 
     async warm(languages: Language[] = [defaults.language ?? "javascript"]): Promise<void> {
       assertUsable();
-      const wanted = languages.map((l, i) => resolveLanguage(l, `languages[${i}]`));
-      const work: Promise<void>[] = [];
-      if (wanted.some((l) => l !== "python")) work.push(pool.warm());
-      if (wanted.includes("python")) work.push(pythonEngine().then((e) => e.warm()));
-      await Promise.all(work);
+      const wanted = new Set(languages.map((l, i) => engineFor(resolveLanguage(l, `languages[${i}]`))));
+      await Promise.all([...wanted].map((e) => e.warm()));
     },
 
     async dispose(): Promise<void> {
       if (disposed) return;
       disposed = true;
-      const pending: Promise<void>[] = [pool.dispose()];
-      for (const s of [...sessions]) pending.push(s.dispose());
-      sessions.clear();
-      if (python) pending.push(python.then((e) => e.dispose(), () => undefined));
-      await Promise.all(pending);
+      await Promise.all(engines.map((e) => e.dispose()));
     },
 
     liveWorkerCount(): number {
-      let count = pool.liveWorkers;
-      for (const s of sessions) if (s instanceof JavaScriptSession && s.alive) count++;
-      return count;
+      return javascript.liveWorkerCount();
     },
   };
-}
-
-async function loadPythonEngine(): Promise<LanguageEngine> {
-  // Loaded on first use only: JavaScript-only users never pay for (or need) the Python engine.
-  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~180 MB each)
-  // and keep the Python engine's own default.
-  try {
-    const { createPythonEngine } = await import("./python/engine.js");
-    return createPythonEngine();
-  } catch (error) {
-    throw new EngineUnavailableError("python", `its module could not be loaded (${(error as Error).message})`, { cause: error });
-  }
 }

@@ -5,9 +5,12 @@
 import { tool, type ToolRunnableConfig } from "@langchain/core/tools";
 import { createCodeGenGraph } from "../graph/graph.js";
 import type { CodeGenGraphOptions } from "../graph/configuration.js";
-import type { ExecutionResult, Language } from "../sandbox/types.js";
+import type { Language } from "../sandbox/types.js";
+import { restoreRunResult, type StoredRunResult } from "../graph/stored-result.js";
 import { InvalidOptionError } from "../errors.js";
-import { DEFAULT_MAX_CONTENT_CHARS, formatExecutionForModel, truncateText } from "./format.js";
+import { formatExecutionForModel } from "../feedback/tool-text.js";
+import { DEFAULT_MAX_CONTENT_CHARS, truncate as truncateText } from "../feedback/truncate.js";
+import { resolveLimit } from "../sandbox/options.js";
 import { resolveLanguages, solveWithCodeSchemaFor, type SolveWithCodeInput } from "./schemas.js";
 
 /** What the tool sends to the graph. */
@@ -21,7 +24,8 @@ export interface CodeGenGraphInput {
 /** The part of the graph's final state the tool reads. Other fields are kept in the artifact. */
 export interface CodeGenGraphOutput {
   code?: string;
-  result?: ExecutionResult;
+  /** The last run, as the graph stores it (`runResultValue(result)` gives the program's value). */
+  result?: StoredRunResult;
   status?: string;
   attempts?: unknown[];
   explanation?: string;
@@ -51,6 +55,29 @@ export interface CodeGenToolOptions extends Omit<CodeGenGraphOptions, "checkpoin
   name?: string;
   /** Replaces the tool description. */
   description?: string;
+  /**
+   * Run the nested graph with the calling run's settings: its `recursionLimit`, and the
+   * `model`, `maxRetries`, language and limits in its `context` / `configurable`. Default
+   * false: the nested graph uses this tool's own options and its own recursion limit (an
+   * agent's `configurable.model` picks the agent's model, not the coder's). Callbacks, the
+   * abort signal and streaming are forwarded either way.
+   */
+  inheritRunSettings?: boolean;
+}
+
+/** The per-run settings of the graph, masked from the caller's run unless `inheritRunSettings`. */
+const RUN_SETTING_KEYS = ["model", "maxRetries", "defaultLanguage", "timeoutMs", "memoryLimitBytes", "maxOutputBytes"] as const;
+
+/**
+ * The config of the nested graph run: the caller's config (callbacks, signal, streaming keys),
+ * without its `recursionLimit` (the graph's own bound then applies), with an empty `context`
+ * and with the run settings of `configurable` masked, unless `inheritRunSettings`.
+ */
+export function nestedRunConfig(config: ToolRunnableConfig, inheritRunSettings: boolean): ToolRunnableConfig {
+  if (inheritRunSettings) return config;
+  const { recursionLimit: _limit, ...rest } = config;
+  const masked = Object.fromEntries(RUN_SETTING_KEYS.map((key) => [key, undefined]));
+  return { ...rest, context: {}, configurable: { ...config.configurable, ...masked } } as ToolRunnableConfig;
 }
 
 /** Artifact of a `solve_with_code` call: the graph's whole final state. */
@@ -72,7 +99,7 @@ export function formatSolutionForModel(state: CodeGenGraphOutput, options: { max
   if (state.status !== "success" && state.explanation) head.push(`explanation: ${truncateText(state.explanation, 800)}`);
   // The run's record gets half the budget, the code the rest: the model needs both to answer.
   const runBudget = Math.floor((maxChars - head.join("\n").length) / 2);
-  const run = state.result ? formatExecutionForModel(state.result, code, { maxChars: Math.max(300, runBudget) }) : "no run";
+  const run = state.result ? formatExecutionForModel(restoreRunResult(state.result), code, { maxChars: Math.max(300, runBudget) }) : "no run";
   const language = state.result?.language ?? "";
   const codeBudget = Math.max(200, maxChars - head.join("\n").length - run.length - 40);
   const codeBlock = code ? `final code:\n\`\`\`${language}\n${truncateText(code, codeBudget)}\n\`\`\`` : "no code was produced";
@@ -81,8 +108,9 @@ export function formatSolutionForModel(state: CodeGenGraphOutput, options: { max
 
 /**
  * Creates the `solve_with_code` tool: the model sends `{ task, language?, context?, tests? }`,
- * the tool runs the whole code-generation graph (passing the caller's `config`, so streaming,
- * tracing and callbacks reach the nested graph) and returns bounded text as content and the
+ * the tool runs the whole code-generation graph (forwarding the caller's callbacks and abort
+ * signal, so streaming and tracing reach the nested graph, but with its own model, retries and
+ * recursion limit unless `inheritRunSettings`) and returns bounded text as content and the
  * graph's final state as the artifact. A task the graph cannot solve is a normal tool result.
  *
  * @example
@@ -97,9 +125,7 @@ export function createCodeGenTool(options: CodeGenToolOptions = {}) {
   if (!languages.includes(defaultLanguage)) {
     throw new InvalidOptionError("defaultLanguage", defaultLanguage, `one of the allowed languages: ${languages.join(", ")}`);
   }
-  if (options.maxContentChars !== undefined && !(options.maxContentChars > 0)) {
-    throw new InvalidOptionError("maxContentChars", options.maxContentChars, "a positive number");
-  }
+  if (options.maxContentChars !== undefined) resolveLimit("maxContentChars", options.maxContentChars);
   // Built now so bad graph options throw here; the model itself is resolved when a run needs it.
   const graph: CodeGenRunnable = options.graph ?? buildDefaultGraph(options);
   const schema = solveWithCodeSchemaFor(languages);
@@ -109,7 +135,7 @@ export function createCodeGenTool(options: CodeGenToolOptions = {}) {
       const graphInput: CodeGenGraphInput = { task: input.task, language: input.language ?? defaultLanguage };
       if (input.context !== undefined) graphInput.context = input.context;
       if (input.tests !== undefined) graphInput.tests = input.tests;
-      const state = await graph.invoke(graphInput, config);
+      const state = await graph.invoke(graphInput, nestedRunConfig(config, options.inheritRunSettings ?? false));
       return [formatSolutionForModel(state, { maxChars: options.maxContentChars }), state];
     },
     {
@@ -128,6 +154,6 @@ export function createCodeGenTool(options: CodeGenToolOptions = {}) {
 }
 
 function buildDefaultGraph(options: CodeGenToolOptions): CodeGenRunnable {
-  const { graph: _graph, languages: _languages, defaultLanguage: _default, maxContentChars: _max, name: _name, description: _description, ...graphOptions } = options;
+  const { graph: _graph, languages: _languages, defaultLanguage: _default, maxContentChars: _max, name: _name, description: _description, inheritRunSettings: _inherit, ...graphOptions } = options;
   return createCodeGenGraph(graphOptions) as unknown as CodeGenRunnable;
 }

@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EvalReport } from "../../src/eval/run-evaluation.js";
 import { startScriptedOpenAIServer, type RecordedRequest, type ScriptedOpenAIServer } from "../../src/testing/index.js";
 import { referenceSolutions } from "./reference-solutions.js";
+import { fence } from "../support/scripted-model.js";
 
 const run = promisify(execFile);
-const fence = (language: string, code: string) => "```" + language + "\n" + code + "\n```";
 
 /** What the scripted model answers, per task id, call after call (the last answer repeats). */
 const script: Record<string, string[]> = {

@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { fakeModel } from "@langchain/core/testing";
 import { AIMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
@@ -7,13 +6,12 @@ import { createCodeGenGraph, createCodeGenGraphBuilder } from "../../src/graph/i
 import type { ApprovalRequest, CodeGenEvent } from "../../src/graph/index.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
 import { InvalidOptionError } from "../../src/errors.js";
+import { fence, scriptedModel as scripted } from "../support/scripted-model.js";
 
 afterAll(async () => {
   await disposeDefaultSandbox();
 });
 
-const fence = (lang: string, code: string) => "```" + lang + "\n" + code + "\n```";
-const scripted = (...replies: string[]) => new FakeListChatModel({ responses: replies });
 const noWait = { sleep: async () => {} };
 
 /** Records the last user message of every model call. */
@@ -58,7 +56,7 @@ describe("code-generation graph (real sandbox, scripted models)", () => {
     expect(state.attempts[0].error).toMatch(/ReferenceError.*totl/);
     expect(prompts).toHaveLength(2);
     expect(prompts[1]).toContain("2 | console.log(totl(values));");
-    expect(prompts[1]).toMatch(/line 2: `console\.log\(totl\(values\)\);`/);
+    expect(prompts[1]).toMatch(/line 2(:\d+)?: `console\.log\(totl\(values\)\);`/);
   });
 
   it("sends a syntax error to refine without executing it", async () => {
@@ -201,7 +199,7 @@ describe("code-generation graph (real sandbox, scripted models)", () => {
 
   it("rejects bad options with one clear error", () => {
     expect(() => createCodeGenGraph({ maxRetries: -1 })).toThrow(InvalidOptionError);
-    expect(() => createCodeGenGraph({ defaultLanguage: "ruby" as never })).toThrow(/defaultLanguage.*javascript, typescript, python/);
+    expect(() => createCodeGenGraph({ defaultLanguage: "ruby" as never })).toThrow(/Invalid option "defaultLanguage": got "ruby"; expected one of "javascript", "typescript", "python"/);
   });
 
   it("rejects an empty task", async () => {
@@ -263,12 +261,57 @@ describe("approval before execution (MemorySaver)", () => {
 });
 
 describe("retry budget and LangGraph's recursion limit", () => {
-  it("runs 8 refinements when the run's recursionLimit allows them, and says what to pass when not", async () => {
-    const bad = "```js\nthrow new Error('still broken')\n```";
-    const graph = createCodeGenGraph({ model: new FakeListChatModel({ responses: [bad] }), maxRetries: 8 });
-    await expect(graph.invoke({ task: "x" })).rejects.toThrow(/recursionLimit \(25\) allows; pass \{ recursionLimit: 29 \}/);
-    const state = await graph.invoke({ task: "x" }, { recursionLimit: 29 });
+  const bad = "```js\nthrow new Error('still broken')\n```";
+  const good = "```js\nconsole.log('fixed')\n```";
+
+  it("runs 20 repairs without any recursionLimit from the caller: fails 20 times, then succeeds", async () => {
+    const model = scripted(...Array.from({ length: 20 }, () => bad), good);
+    const state = await createCodeGenGraph({ model, maxRetries: 20 }).invoke({ task: "x" });
+    expect(state.status).toBe("success");
+    expect(state.attempts).toHaveLength(21);
+    expect(state.attempts.slice(0, 20).every((a) => a.status === "runtime_error")).toBe(true);
+    expect(state.attempts[20]).toMatchObject({ number: 21, phase: "execute", status: "success" });
+  });
+
+  it("runs 20 repairs and fails through when every attempt fails (with approval too)", async () => {
+    const state = await createCodeGenGraph({ model: scripted(bad), maxRetries: 20 }).invoke({ task: "x" });
     expect(state.status).toBe("failed");
+    expect(state.attempts).toHaveLength(21);
+    // With approval every attempt pauses: approve each one until the retries are spent.
+    const graph = createCodeGenGraph({ model: scripted(bad), maxRetries: 20, approveBeforeExecute: true, checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "twenty" } };
+    let approved = await graph.invoke({ task: "x" }, config);
+    for (let i = 0; i < 21 && approved.status === undefined; i++) approved = await graph.invoke(new Command({ resume: { action: "approve" } }), config);
+    expect(approved.status).toBe("failed");
+    expect(approved.attempts).toHaveLength(21);
+  }, 60_000);
+
+  it("takes maxRetries from the run's context (LangGraph 1.x) and still from configurable", async () => {
+    const fromContext = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: { maxRetries: 7 } });
+    expect(fromContext.attempts).toHaveLength(8);
+    const fromConfigurable = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { configurable: { maxRetries: 4 } });
+    expect(fromConfigurable.attempts).toHaveLength(5);
+    const both = await createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: { maxRetries: 1 }, configurable: { maxRetries: 4 } });
+    expect(both.attempts).toHaveLength(2);
+    await expect(createCodeGenGraph({ model: scripted(bad) }).invoke({ task: "x" }, { context: { maxRetries: 21 } })).rejects.toThrow(
+      /Invalid option "context\.maxRetries".*0 to 20/,
+    );
+  });
+
+  it("takes run limits and the language from the context", async () => {
+    const state = await createCodeGenGraph({ model: scripted(fence("js", "while (true) {}")), maxRetries: 0 }).invoke(
+      { task: "loop" },
+      { context: { timeoutMs: 200, defaultLanguage: "javascript" } },
+    );
+    expect(state.attempts[0]?.status).toBe("timeout");
+    expect(state.language).toBe("javascript");
+    expect(state.explanation).toMatch(/time limit of 200 ms/);
+  });
+
+  it("says what to pass when the caller's own recursionLimit is too small", async () => {
+    const graph = createCodeGenGraph({ model: scripted(bad), maxRetries: 8 });
+    await expect(graph.invoke({ task: "x" }, { recursionLimit: 25 })).rejects.toThrow(/recursionLimit \(25\) allows; pass \{ recursionLimit: 29 \}/);
+    const state = await graph.invoke({ task: "x" }, { recursionLimit: 29 });
     expect(state.attempts).toHaveLength(9);
   });
 });

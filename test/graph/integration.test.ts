@@ -1,13 +1,12 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { ChatOpenAI } from "@langchain/openai";
 import { createCodeGenGraph } from "../../src/graph/index.js";
 import type { CodeGenEvent } from "../../src/graph/index.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import type { ScriptedOpenAIServer } from "../../src/testing/index.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
 import { ModelConfigurationError } from "../../src/models/index.js";
+import { fence, scriptedOpenAIModel } from "../support/scripted-model.js";
 
-const fence = (lang: string, code: string) => "```" + lang + "\n" + code + "\n```";
 let server: ScriptedOpenAIServer | undefined;
 
 afterEach(async () => {
@@ -26,7 +25,7 @@ describe("the graph through the real ChatOpenAI client and a local OpenAI-compat
         { content: fence("javascript", "let total = 0;\nfor (let i = 2; i <= 20; i += 2) total += i * i;\nconsole.log(total);"), usage: { promptTokens: 420, completionTokens: 30 } },
       ],
     });
-    const model = new ChatOpenAI({ model: "scripted-model", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+    const model = scriptedOpenAIModel(server.baseURL);
     const state = await createCodeGenGraph({ model }).invoke({ task: "Sum of squared even numbers from 1 to 20" });
     expect(state.status).toBe("success");
     expect(state.result?.stdout.trim()).toBe("1540");
@@ -63,8 +62,8 @@ describe("the graph through the real ChatOpenAI client and a local OpenAI-compat
       if (mode === "values") last = chunk as typeof last;
     }
     expect(server.requests[0].body.model).toBe("local-coder");
-    // A python block for a JavaScript task is taken anyway when no block matches; it fails the check.
-    expect(events.filter((e) => e.node === "validate").map((e) => e.status)).toEqual(["syntax_error", "valid"]);
+    // A python block for a JavaScript task is never taken: no program, and the model is told why.
+    expect(events.filter((e) => e.node === "validate").map((e) => e.status)).toEqual(["no_program", "valid"]);
     expect(last?.status).toBe("success");
     expect(last?.result?.stdout.trim()).toBe("1540");
     expect(tokens).toBeGreaterThan(0);
@@ -74,7 +73,7 @@ describe("the graph through the real ChatOpenAI client and a local OpenAI-compat
     const reply = fence("js", "console.log('streamed')");
     server = await startScriptedOpenAIServer({ replies: [{ content: reply, usage: { promptTokens: 77, completionTokens: 11 } }] });
     // `streaming: true` is not set: with it, ChatOpenAI's invoke estimates tokens with tiktoken, which downloads its tables.
-    const model = new ChatOpenAI({ model: "scripted-model", apiKey: "test", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+    const model = scriptedOpenAIModel(server.baseURL);
     let text = "";
     let final: { status?: string; result?: { stdout: string }; attempts?: { inputTokens: number; outputTokens: number }[] } | undefined;
     for await (const [mode, chunk] of await createCodeGenGraph({ model }).stream({ task: "Print streamed" }, { streamMode: ["messages", "values"] })) {
@@ -105,7 +104,7 @@ describe("the graph through the real ChatOpenAI client and a local OpenAI-compat
 
   it("retries a model call that timed out", async () => {
     server = await startScriptedOpenAIServer({ replies: [{ content: "too late", delayMs: 2000 }, fence("js", "console.log('in time')")] });
-    const model = new ChatOpenAI({ model: "scripted-model", apiKey: "test", maxRetries: 0, timeout: 300, configuration: { baseURL: server.baseURL } });
+    const model = scriptedOpenAIModel(server.baseURL, { timeout: 300 });
     const kinds: string[] = [];
     const state = await createCodeGenGraph({ model, modelRetry: { sleep: async () => {}, onRetry: ({ kind }) => kinds.push(kind.kind) } }).invoke({ task: "Print in time" });
     expect(kinds).toEqual(["timeout"]);

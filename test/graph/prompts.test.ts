@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { createCodeGenGraph } from "../../src/graph/index.js";
 import { defaultPrompts, renderTemplate, resolvePrompts } from "../../src/graph/prompts.js";
 import { InvalidOptionError } from "../../src/errors.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
+import { fence, scriptedModel } from "../support/scripted-model.js";
 
 afterAll(async () => {
   await disposeDefaultSandbox();
@@ -17,7 +17,7 @@ describe("prompts", () => {
     expect(prompts.system.javascript).toMatch(/console\.log/);
     expect(prompts.system.javascript).toMatch(/export default/);
     expect(prompts.system.javascript).toMatch(/No npm packages/);
-    expect(prompts.system.typescript).toMatch(/types are stripped/);
+    expect(prompts.system.typescript).toMatch(/types are checked and stripped/);
     expect(prompts.system.python).toMatch(/print\(/);
     expect(prompts.system.python).toMatch(/No pip packages/);
     expect(prompts.refine).toContain("{{numberedCode}}");
@@ -45,7 +45,7 @@ describe("prompts", () => {
 
   it("sends overridden prompts to the model", async () => {
     const seen: string[] = [];
-    const model = new FakeListChatModel({ responses: ["```js\nconsole.log(1)\n```"] });
+    const model = scriptedModel(fence("js", "console.log(1)"));
     const graph = createCodeGenGraph({ model, prompts: { system: { javascript: "SYSTEM OVERRIDE" }, task: "TASK={{task}} LANG={{language}}" } });
     await graph.invoke(
       { task: "print one" },

@@ -1,23 +1,21 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { createCodeGenGraph } from "../../src/graph/index.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
+import { fence as fenceIn, scriptedModel } from "../support/scripted-model.js";
 
 afterAll(async () => {
   await disposeDefaultSandbox();
 });
 
-const fence = (code: string) => "```python\n" + code + "\n```";
+const fence = (code: string) => fenceIn("python", code);
 
 describe("the graph with Python (Pyodide in Deno)", () => {
   it("refines a forbidden import and a failing test into working Python", async () => {
-    const model = new FakeListChatModel({
-      responses: [
-        fence("import numpy as np\n\ndef sum_even_squares(n):\n    return int(np.sum([i * i for i in range(2, n + 1, 2)]))"),
-        fence("def sum_even_squares(n):\n    return sum(i * i for i in range(1, n + 1, 2))"),
-        fence("def sum_even_squares(n):\n    return sum(i * i for i in range(2, n + 1, 2))\n\nprint(sum_even_squares(20))"),
-      ],
-    });
+    const model = scriptedModel(
+      fence("import numpy as np\n\ndef sum_even_squares(n):\n    return int(np.sum([i * i for i in range(2, n + 1, 2)]))"),
+      fence("def sum_even_squares(n):\n    return sum(i * i for i in range(1, n + 1, 2))"),
+      fence("def sum_even_squares(n):\n    return sum(i * i for i in range(2, n + 1, 2))\n\nprint(sum_even_squares(20))"),
+    );
     // A generous run limit: on a loaded machine a run that times out restarts the interpreter, which takes seconds.
     const state = await createCodeGenGraph({ model, maxRetries: 2, timeoutMs: 60_000 }).invoke({
       task: "Write sum_even_squares(n): the sum of the squares of the even numbers from 1 to n",

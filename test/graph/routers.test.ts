@@ -5,7 +5,7 @@ import type { Attempt, CodeGenStateType } from "../../src/graph/state.js";
 type RouterState = Parameters<typeof routeAfterValidate>[0];
 
 function state(overrides: Partial<CodeGenStateType> = {}): RouterState {
-  return { modelError: undefined, check: undefined, refinements: 0, maxRetries: 2, approveBeforeExecute: false, rejection: undefined, attempts: [], ...overrides };
+  return { modelError: undefined, check: undefined, refinements: 0, maxRetries: 2, approveBeforeExecute: false, rejection: undefined, attempts: [], code: "x", approvedCode: undefined, ...overrides };
 }
 
 function attempt(status: Attempt["status"]): Attempt {
@@ -25,14 +25,21 @@ describe("routers", () => {
     expect(routeAfterValidate(state({ check: { ok: true, language: "javascript" }, approveBeforeExecute: true }))).toBe("approve");
   });
 
+  it("routeAfterValidate runs valid code the reviewer wrote, and asks again for code refine changed", () => {
+    const valid = { ok: true as const, language: "javascript" as const };
+    expect(routeAfterValidate(state({ check: valid, approveBeforeExecute: true, code: "edited", approvedCode: "edited" }))).toBe("execute");
+    expect(routeAfterValidate(state({ check: valid, approveBeforeExecute: true, code: "refined", approvedCode: "edited" }))).toBe("approve");
+  });
+
   it("routeAfterValidate refines invalid code while refinements remain, never executes it", () => {
     expect(routeAfterValidate(state({ check: syntaxError, refinements: 1 }))).toBe("refine");
     expect(routeAfterValidate(state({ check: syntaxError, refinements: 2 }))).toBe("finalize");
     expect(routeAfterValidate(state({ check: syntaxError, maxRetries: 0 }))).toBe("finalize");
   });
 
-  it("routeAfterApprove runs approved code and ends on a rejection", () => {
-    expect(routeAfterApprove(state())).toBe("execute");
+  it("routeAfterApprove runs approved code, validates an edit and ends on a rejection", () => {
+    expect(routeAfterApprove(state({ check: { ok: true, language: "javascript" } }))).toBe("execute");
+    expect(routeAfterApprove(state({ check: undefined }))).toBe("validate");
     expect(routeAfterApprove(state({ rejection: "no" }))).toBe("finalize");
   });
 

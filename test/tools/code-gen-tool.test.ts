@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { ChatOpenAI } from "@langchain/openai";
 import { MemorySaver } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { createCodeGenTool, formatSolutionForModel, type SolveWithCodeArtifact } from "../../src/tools/code-gen-tool.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
+import { scriptedOpenAIModel } from "../support/scripted-model.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
@@ -104,7 +104,7 @@ describe("solve_with_code in agents", () => {
     }
     const messages = (last as { messages: AIMessage[] }).messages;
     expect(messages.at(-1)!.content).toBe("10! = 3628800");
-    // The nested graph's node events reached the agent's stream: the caller's config was passed through.
+    // The nested graph's node events reached the agent's stream: streaming keys of the caller's config are forwarded.
     expect(custom).toContainEqual(expect.objectContaining({ type: "codegen", node: "execute", status: "success" }));
   });
 
@@ -121,20 +121,40 @@ describe("solve_with_code in agents", () => {
     expect(state.messages.at(-1)!.content).toBe("14");
   });
 
-  it("the agent run's configurable.model selects the coding model (config passed through)", async () => {
-    const server = await startScriptedOpenAIServer({ replies: ["```js\nconsole.log('ok')\n```"] });
+  it("the nested graph keeps its own model unless inheritRunSettings: the agent's configurable.model is the agent's", async () => {
+    const server = await startScriptedOpenAIServer({ replies: ["```js\nconsole.log('ok')\n```", "```js\nconsole.log('ok')\n```"] });
     try {
-      // No model option: the graph resolves one at run time from configurable.model and env.
-      const solve = createCodeGenTool({ sandbox, env: { OPENAI_BASE_URL: server.baseURL } });
-      const agentModel = fakeModel()
-        .respondWithTools([{ name: "solve_with_code", args: { task: "Print ok" }, id: "s1" }])
-        .respond(new AIMessage("done"));
-      const agent = createAgent({ model: agentModel, tools: [solve] });
-      await agent.invoke({ messages: [{ role: "user", content: "go" }] }, { configurable: { model: "openai:picked-by-config" } });
-      expect((server.requests[0]!.body as { model: string }).model).toBe("picked-by-config");
+      const run = async (inheritRunSettings: boolean) => {
+        // No model option: the graph resolves one at run time from its settings and env.
+        const solve = createCodeGenTool({ sandbox, env: { OPENAI_BASE_URL: server.baseURL, CODEGEN_MODEL: "openai:coder-own" }, inheritRunSettings });
+        const agentModel = fakeModel()
+          .respondWithTools([{ name: "solve_with_code", args: { task: "Print ok" }, id: "s1" }])
+          .respond(new AIMessage("done"));
+        const agent = createAgent({ model: agentModel, tools: [solve] });
+        await agent.invoke({ messages: [{ role: "user", content: "go" }] }, { configurable: { model: "openai:agent-model" } });
+        return (server.requests.at(-1)!.body as { model: string }).model;
+      };
+      expect(await run(false)).toBe("coder-own");
+      expect(await run(true)).toBe("agent-model");
     } finally {
       await server.close();
     }
+  });
+
+  it("runs maxRetries: 8 inside an agent whose recursionLimit is LangGraph's default 25", async () => {
+    const bad = new AIMessage("```js\nthrow new Error('broken')\n```");
+    let coder = fakeModel();
+    for (let i = 0; i < 8; i++) coder = coder.respond(bad);
+    coder = coder.respond(new AIMessage("```js\nconsole.log('fixed')\n```"));
+    const solve = createCodeGenTool({ model: coder, sandbox, maxRetries: 8 });
+    const agentModel = fakeModel()
+      .respondWithTools([{ name: "solve_with_code", args: { task: "Fix it" }, id: "s1" }])
+      .respond(new AIMessage("done"));
+    const agent = createAgent({ model: agentModel, tools: [solve] });
+    const state = await agent.invoke({ messages: [{ role: "user", content: "go" }] }, { recursionLimit: 25 });
+    const toolMessage = state.messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
+    expect(String(toolMessage.content)).toMatch(/^status: success\nattempts: 9\n/);
+    expect(coder.callCount).toBe(9);
   });
 
   it("createAgent with the real ChatOpenAI (agent and coder) against the scripted server", async () => {
@@ -146,7 +166,7 @@ describe("solve_with_code in agents", () => {
       ],
     });
     try {
-      const model = new ChatOpenAI({ model: "scripted-model", apiKey: "test", configuration: { baseURL: server.baseURL } });
+      const model = scriptedOpenAIModel(server.baseURL);
       const solve = createCodeGenTool({ model, sandbox });
       const agent = createAgent({ model, tools: [solve] });
       const state = await agent.invoke({ messages: [{ role: "user", content: "How many vowels in 'hello world'?" }] });

@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { ChatOpenAI } from "@langchain/openai";
 import { createAgent } from "langchain";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
+import { scriptedOpenAIModel } from "../support/scripted-model.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
@@ -38,7 +38,7 @@ describe("execute_code tool (real sandbox)", () => {
     expect(text).toContain("error: ReferenceError");
     expect(text).toContain("(line 3)");
     expect(text).toContain("  3 | console.log(totl);");
-    expect(text).toContain("hint: Fix the error at the line shown");
+    expect(text).toContain("hint: Fix the cause on that line");
     expect((message.artifact as ExecuteCodeArtifact).result.error?.line).toBe(3);
   });
 
@@ -69,7 +69,7 @@ describe("execute_code tool (real sandbox)", () => {
     await expect(jsOnly.invoke({ language: "javascript" } as never)).rejects.toThrow(/did not match expected schema/);
     expect(jsOnly.description).toContain("Languages: javascript.");
     expect(() => createCodeInterpreterTool({ languages: [] })).toThrow(/Invalid option "languages"/);
-    expect(() => createCodeInterpreterTool({ languages: ["ruby" as never] })).toThrow(/Invalid option "languages"/);
+    expect(() => createCodeInterpreterTool({ languages: ["ruby" as never] })).toThrow(/Invalid option "languages\[0\]": got "ruby"; expected one of "javascript"/);
     expect(() => createCodeInterpreterTool({ timeoutMs: -5 })).toThrow(/Invalid option "timeoutMs"/);
   });
 
@@ -143,7 +143,7 @@ describe("execute_code in agents", () => {
       ],
     });
     try {
-      const model = new ChatOpenAI({ model: "scripted-model", apiKey: "test", configuration: { baseURL: server.baseURL } });
+      const model = scriptedOpenAIModel(server.baseURL);
       const agent = createAgent({ model, tools: [interpreter] });
       const state = await agent.invoke({ messages: [{ role: "user", content: "Sort 3,1,2" }] });
       expect(state.messages.at(-1)!.content).toBe("Sorted: 1,2,3");

@@ -17,7 +17,8 @@ export interface ApprovalRequest {
 /**
  * How to resume a paused run: `new Command({ resume: decision })`.
  * - `{ action: "approve" }` runs the code as shown;
- * - `{ action: "edit", code }` runs `code` instead;
+ * - `{ action: "edit", code }` runs `code` instead, after it passes the same check as
+ *   generated code (a failing edit goes to refine, and refined code comes back for approval);
  * - `{ action: "reject", reason? }` ends the run with status `"rejected"`.
  */
 export type ApprovalDecision = { action: "approve" } | { action: "edit"; code: string } | { action: "reject"; reason?: string };
@@ -29,13 +30,15 @@ export function createApproveNode() {
     const request: ApprovalRequest = { type: "approve_code", task: state.task, language: state.language ?? "", attempt: number, code: state.code ?? "" };
     const decision = interrupt<ApprovalRequest, ApprovalDecision>(request);
     const action = (decision as { action?: unknown } | undefined)?.action;
-    if (action === "approve") {
+    const edited = action === "edit" ? (decision as { code?: unknown }).code : undefined;
+    if (action === "approve" || (typeof edited === "string" && edited === state.code)) {
       emitEvent(config, { node: "approve", attempt: number, status: "approved" });
-      return {};
+      return { approvedCode: state.code };
     }
-    if (action === "edit" && typeof (decision as { code?: unknown }).code === "string") {
+    if (typeof edited === "string") {
       emitEvent(config, { node: "approve", attempt: number, status: "edited" });
-      return { code: (decision as { code: string }).code };
+      // No check yet: the router sends the edit through validate.
+      return { code: edited, approvedCode: edited, check: undefined };
     }
     if (action === "reject") {
       const reason = (decision as { reason?: unknown }).reason;

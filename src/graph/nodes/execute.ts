@@ -1,10 +1,17 @@
-/** `execute`: runs the code in the sandbox, with the caller's tests and expected output. */
+/**
+ * `execute`: runs the program in the sandbox with the caller's tests as their own evaluation
+ * (`RunOptions.tests`), then judges the run: the program's status, the tests' outcome and
+ * `expectedOutput` against the program's own output.
+ */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { ExecutionResult } from "../../sandbox/types.js";
+import type { ExecutionError, ExecutionResult } from "../../sandbox/types.js";
 import type { CodeGenContext } from "../configuration.js";
 import { emitEvent } from "../events.js";
-import { bound, describeError, excerpt } from "../explain.js";
+import { explain, explainWrongOutput } from "../../feedback/explain.js";
+import { describeError } from "../../feedback/quote.js";
+import { truncate } from "../../feedback/truncate.js";
 import type { Attempt, AttemptStatus, CodeGenStateType, CodeGenUpdate } from "../state.js";
+import { storeRunResult } from "../stored-result.js";
 
 /** Output compared with `expectedOutput`: line endings and trailing spaces do not count. */
 export function normalizeOutput(text: string): string {
@@ -17,39 +24,66 @@ export function normalizeOutput(text: string): string {
 }
 
 /**
- * What the program showed as its output: stdout, or (when it printed nothing) its result value.
+ * What the program showed as its output: its own stdout (never the tests'), or (when it
+ * printed nothing) its result value.
  */
-export function shownOutput(result: ExecutionResult): string {
+export function shownOutput(result: Pick<ExecutionResult, "stdout" | "result">): string {
   if (result.stdout.trim() !== "" || result.result === undefined) return result.stdout;
   return typeof result.result === "string" ? result.result : JSON.stringify(result.result);
 }
 
+/** One line for an error raised by the tests: the line is named as a line of the tests. */
+export function describeTestError(error: ExecutionError, tests: string): string {
+  const text = describeError(error, tests);
+  return error.line === undefined ? text : text.replace(` (line ${error.line}`, ` (line ${error.line} of the tests`);
+}
+
+/** The verdict on one run. */
+export interface RunVerdict {
+  status: AttemptStatus;
+  /** One paragraph for the attempt and the model; absent on success. */
+  error?: string;
+}
+
 /**
- * Judges a run: the sandbox's status, `test_failed` when the error is in the appended tests,
- * `wrong_output` when the output differs from `expectedOutput`.
+ * Judges a run of `code` with `tests`:
+ * - the program failed (any status but `success`) and the tests did not fail on their own:
+ *   the program's status, located in `code`;
+ * - the tests raised or hit a limit (`result.tests.status === "failed"`): `test_failed`, with
+ *   the failing line of the tests, never blamed on the code;
+ * - the program succeeded but the tests did not run (`sys.exit`, a rejected or never-settled
+ *   top-level promise, or an engine that reported nothing): `tests_not_run`, with the reason;
+ * - the output differs from `expectedOutput` (the program's own stdout, not the tests'):
+ *   `wrong_output`.
+ *
+ * @example
+ * ```ts
+ * judgeRun(result, code, "assert add(2, 3) == 5", undefined); // { status: "success" }
+ * ```
  */
-export function judgeRun(
-  result: ExecutionResult,
-  program: string,
-  codeLineCount: number,
-  expectedOutput: string | undefined,
-): { status: AttemptStatus; error?: string } {
-  if (result.status === "success") {
-    if (expectedOutput === undefined) return { status: "success" };
-    const actual = normalizeOutput(shownOutput(result));
-    const expected = normalizeOutput(expectedOutput);
-    if (actual === expected) return { status: "success" };
+export function judgeRun(result: ExecutionResult, code: string, tests: string, expectedOutput: string | undefined): RunVerdict {
+  const outcome = result.tests;
+  if (tests !== "" && outcome?.status === "failed") {
+    const what = outcome.error === undefined ? "the tests failed without an error message" : describeTestError(outcome.error, tests);
+    const printed = outcome.stdout.trim();
+    return { status: "test_failed", error: explain("test_failed", `${what}${printed === "" ? "" : `\nThe tests printed:\n${truncate(printed, 300)}`}`) };
+  }
+  if (result.status !== "success") {
+    if (result.error === undefined) return { status: result.status, error: `The run ended with status ${result.status}.` };
+    return { status: result.status, error: describeError(result.error, code) };
+  }
+  if (tests !== "" && outcome?.status !== "passed") {
+    const reason = outcome?.reason ?? (outcome === undefined ? "the sandbox did not report on them" : "no reason was given");
     return {
-      status: "wrong_output",
-      error: bound(`The output differs from the expected output. Expected:\n${expected}\nGot:\n${actual === "" ? "(nothing printed)" : actual}`, 600),
+      status: "tests_not_run",
+      error: explain("tests_not_run", `The program ended before the tests could run (${reason}).`),
     };
   }
-  if (result.error === undefined) return { status: result.status, error: `The run ended with status ${result.status}.` };
-  const error = describeError(result.error, program);
-  if (result.status === "runtime_error" && result.error.line !== undefined && result.error.line > codeLineCount) {
-    return { status: "test_failed", error: `A test failed: ${error}` };
-  }
-  return { status: result.status, error };
+  if (expectedOutput === undefined) return { status: "success" };
+  const actual = normalizeOutput(shownOutput(result));
+  const expected = normalizeOutput(expectedOutput);
+  if (actual === expected) return { status: "success" };
+  return { status: "wrong_output", error: explainWrongOutput(expected, actual) };
 }
 
 /** Builds the `execute` node. Every run is recorded as an attempt in phase `execute`. */
@@ -59,12 +93,16 @@ export function createExecuteNode(context: CodeGenContext) {
     const code = state.code ?? "";
     const number = state.refinements + 1;
     const tests = state.tests?.trim() ?? "";
-    // Tests follow the code in the same program, so they see its functions and variables.
-    const program = tests === "" ? code : `${code}\n\n${tests}\n`;
     const sandbox = await context.sandbox();
-    const result = await sandbox.run(program, { language, ...context.runLimits });
-    const verdict = judgeRun(result, program, code.split("\n").length, state.expectedOutput);
-    const stdout = excerpt(result.stdout);
+    const runOptions = {
+      language,
+      ...context.runLimitsFor(config),
+      ...(tests === "" ? {} : { tests }),
+      ...(config.signal === undefined ? {} : { signal: config.signal }),
+    };
+    const result = context.codeTools ? await context.codeTools.run(sandbox, code, runOptions, config) : await sandbox.run(code, runOptions);
+    const verdict = judgeRun(result, code, tests, state.expectedOutput);
+    const stdout = truncate(result.stdout, 500);
     const attempt: Attempt = {
       number,
       code,
@@ -83,6 +121,6 @@ export function createExecuteNode(context: CodeGenContext) {
       stdout,
       durationMs: result.durationMs,
     });
-    return { result, attempts: [attempt], pendingTokens: undefined };
+    return { result: storeRunResult(result), attempts: [attempt], pendingTokens: undefined };
   };
 }

@@ -2,11 +2,14 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { CodeGenContext } from "../configuration.js";
 import { emitEvent } from "../events.js";
-import { bound, explainCheck, explainResult, MAX_EXPLANATION_CHARS } from "../explain.js";
+import { explainCheck, explainResult } from "../../feedback/explain.js";
+import { MAX_EXPLANATION_CHARS, truncate as bound } from "../../feedback/truncate.js";
 import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
+import { restoreRunResult } from "../stored-result.js";
+import type { RunLimits } from "../configuration.js";
 
 /** The explanation of a run that did not succeed. */
-export function explainRun(state: CodeGenStateType, context: Pick<CodeGenContext, "runLimits">): string {
+export function explainRun(state: CodeGenStateType, context: Pick<CodeGenContext, "runLimits">, limits: RunLimits = context.runLimits): string {
   const attempts = state.attempts.filter((a) => a.status !== "model_error").length;
   const tried = `after ${attempts} attempt${attempts === 1 ? "" : "s"}`;
   if (state.modelError !== undefined) {
@@ -19,8 +22,9 @@ export function explainRun(state: CodeGenStateType, context: Pick<CodeGenContext
   let what: string;
   if (last.phase === "validate" && state.check !== undefined && !state.check.ok && last.code.trim() !== "") {
     what = explainCheck(state.check, last.code);
-  } else if (last.phase === "execute" && state.result !== undefined && last.status !== "test_failed" && last.status !== "wrong_output") {
-    what = explainResult(state.result, last.code + (state.tests ? `\n\n${state.tests}` : ""), context.runLimits);
+  } else if (last.phase === "execute" && state.result !== undefined && last.status === state.result.status) {
+    // The program's own failure: its line is a line of the code (the tests run apart).
+    what = explainResult(restoreRunResult(state.result), last.code, limits);
   } else {
     what = last.error ?? `The last attempt ended with status ${last.status}.`;
   }
@@ -37,7 +41,7 @@ export function createFinalizeNode(context: CodeGenContext) {
       return { status: "success", explanation: undefined };
     }
     const status = state.rejection !== undefined ? "rejected" : "failed";
-    const explanation = explainRun(state, context);
+    const explanation = explainRun(state, context, context.runLimitsFor(config));
     emitEvent(config, { node: "finalize", attempt: number, status, message: explanation });
     return { status, explanation };
   };

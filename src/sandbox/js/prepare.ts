@@ -10,6 +10,7 @@ import type { ExecutionError } from "../types.js";
 import { addDefaultExport } from "./prepare-default-export.js";
 import { findModuleRequests, forbiddenImportMessage } from "./prepare-imports.js";
 import { walkNodes } from "./prepare-walk.js";
+import { explainUnsupportedSyntax, findUnsupportedJavaScript, findUnsupportedTypeScript, STRIP_OPTIONS } from "./prepare-unsupported.js";
 
 /** A program ready to evaluate, or the reason it must not run. */
 export type PreparedProgram =
@@ -21,7 +22,9 @@ export type PreparedProgram =
  * runs on the host or inside a worker thread.
  *
  * - TypeScript is stripped of types with sucrase; types are not checked. Lines keep their
- *   numbers; columns are exact in JavaScript and approximate after stripped types.
+ *   numbers; columns are exact in JavaScript and approximate after stripped types. What the
+ *   stripper cannot keep (namespaces with values, `export =`, decorators, ...; see
+ *   prepare-unsupported.ts) is a `syntax_error` that says what to write instead.
  * - The code parses as a script if it can, else as a module (import/export, top-level await).
  * - `import`, `export ... from`, `import(...)` and `require(...)` are `forbidden`: the sandbox
  *   has no modules. `grantedNames` (globals and host functions) are listed in the message as
@@ -53,6 +56,8 @@ export function prepareJavaScript(
 
   const parsed = parseScriptOrModule(code);
   if (!parsed.ok) return parsed;
+  const unsupported = findUnsupportedJavaScript(parsed.ast, code);
+  if (unsupported) return { ok: false, status: "syntax_error", error: unsupported };
 
   const requests = findModuleRequests(parsed.ast, grantedNames);
   if (requests.length > 0) {
@@ -78,28 +83,24 @@ const TOO_DEEP = "The program is nested too deeply to parse.";
 type Stripped = { ok: true; code: string } | { ok: false; status: "syntax_error"; error: ExecutionError };
 
 function stripTypes(source: string): Stripped {
+  const unsupported = findUnsupportedTypeScript(source);
+  if (unsupported) return { ok: false, status: "syntax_error", error: unsupported };
   try {
-    const { code } = transform(source, {
-      transforms: ["typescript"],
-      // Keep import/export and modern syntax as written: QuickJS runs it natively, and the
-      // import check below must still see `import fs from "fs"` even when fs is unused.
-      disableESTransforms: true,
-      keepUnusedImports: true,
-      preserveDynamicImport: true,
-    });
+    const { code } = transform(source, STRIP_OPTIONS);
     return { ok: true, code };
   } catch (error) {
     if (error instanceof RangeError) {
       return { ok: false, status: "syntax_error", error: { name: "SyntaxError", message: TOO_DEEP } };
     }
     // sucrase reports 1-based line and column in `loc`, and repeats them in the message.
-    const loc = (error as { loc?: { line: number; column: number } }).loc;
+    const { loc, pos } = error as { loc?: { line: number; column: number }; pos?: number };
+    const explained = pos === undefined ? undefined : explainUnsupportedSyntax(source, pos);
     return {
       ok: false,
       status: "syntax_error",
       error: {
         name: "SyntaxError",
-        message: withoutPosition(error instanceof Error ? error.message : String(error)),
+        message: explained ?? withoutPosition(error instanceof Error ? error.message : String(error)),
         ...(loc ? { line: loc.line, column: loc.column } : {}),
       },
     };
@@ -149,7 +150,7 @@ function tryParse(
         pos: pos ?? 0,
         error: {
           name: "SyntaxError",
-          message: withoutPosition(error.message),
+          message: (pos === undefined ? undefined : explainUnsupportedSyntax(code, pos)) ?? withoutPosition(error.message),
           // acorn's column is 0-based; ours is 1-based.
           ...(loc ? { line: loc.line, column: loc.column + 1 } : {}),
         },

@@ -3,13 +3,15 @@
  * that dies (watchdog kill, crash) is dropped and a new one is started when work needs it.
  * Workers start lazily (or on `warm()`), so a pool that is never used costs nothing.
  */
-import type { ExecutionResult, HostFunction, Language } from "../types.js";
-import { EngineWorker, type WorkerRequest } from "./engine-worker.js";
+import type { ExecutionResult, Language } from "../types.js";
+import { EngineWorker, cancelledResult, type RunControls, type WorkerRequest } from "./engine-worker.js";
 
 interface Queued {
   request: WorkerRequest;
   language: Language;
-  hostFunctions: Record<string, HostFunction>;
+  controls: RunControls;
+  /** Listener that takes the job out of the queue if its caller aborts while it waits. */
+  onAbort?: () => void;
   resolve(result: ExecutionResult): void;
   reject(error: unknown): void;
 }
@@ -30,9 +32,24 @@ export class WorkerPool {
   }
 
   /** Runs one request on the next free worker. Rejects only for faults of the host. */
-  run(request: WorkerRequest, language: Language, hostFunctions: Record<string, HostFunction>): Promise<ExecutionResult> {
+  run(request: WorkerRequest, language: Language, controls: RunControls): Promise<ExecutionResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ request, language, hostFunctions, resolve, reject });
+      const signal = controls.signal;
+      if (signal?.aborted) {
+        resolve(cancelledResult(language, signal, false));
+        return;
+      }
+      const job: Queued = { request, language, controls, resolve, reject };
+      if (signal) {
+        job.onAbort = () => {
+          const i = this.queue.indexOf(job);
+          if (i === -1) return;
+          this.queue.splice(i, 1);
+          resolve(cancelledResult(language, signal, false));
+        };
+        signal.addEventListener("abort", job.onAbort, { once: true });
+      }
+      this.queue.push(job);
       this.pump();
     });
   }
@@ -59,6 +76,7 @@ export class WorkerPool {
       // context, while one that has waited longer has it ready.
       const worker = this.idle.shift()!;
       const job = this.queue.shift()!;
+      if (job.onAbort) job.controls.signal?.removeEventListener("abort", job.onAbort);
       void this.serve(worker, job);
     }
     if (this.queue.length > this.starting && this.workers.size + this.starting < this.size) this.spawn();
@@ -91,7 +109,7 @@ export class WorkerPool {
   }
 
   private async serve(worker: EngineWorker, job: Queued): Promise<void> {
-    const end = await worker.request(job.request, job.language, job.hostFunctions);
+    const end = await worker.request(job.request, job.language, job.controls);
     job.resolve(end.result);
     // A lost worker is dropped at once, not when its thread has exited: the replacement then
     // starts (and keeps the process alive) while runs wait, instead of runs waiting on a

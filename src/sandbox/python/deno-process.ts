@@ -9,8 +9,11 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExecutionResult, ExecutionStatus, JsonValue } from "../types.js";
 import type { PythonPaths } from "./deno-paths.js";
-import type { HostRequest, PythonOutcome, RunLimits, RunnerMessage } from "./deno/protocol.js";
+import type { HostReply, HostRequest, PythonOutcome, RunLimits, RunnerMessage } from "./deno/protocol.js";
 import { EngineSetupError } from "./errors.js";
+import { HostCallBroker } from "./host-calls.js";
+import { noExtras, type PythonRunExtras } from "./run-extras.js";
+import { extrasLineBytes, finishResult, requestExtras } from "./run-result.js";
 import { TokenLineReader } from "./stdout-reader.js";
 
 /** Extra time past `timeoutMs` before the host kills the whole process (the runner stops the run itself at +150 ms). */
@@ -136,6 +139,8 @@ export class DenoProcess {
     this.#child.stdout.on("error", () => undefined);
     this.#child.stderr.on("error", () => undefined);
     this.#child.stdin.write(`${this.#token.trim()}\n`);
+    // Second line: the packages to install (wheels.ts), read by the runner before any Python runs.
+    this.#child.stdin.write(packagesLine(paths));
     this.#child.stdin.on("error", () => {
       // EPIPE after the process died; the exit handler reports it.
     });
@@ -181,13 +186,13 @@ export class DenoProcess {
   }
 
   /** Runs code (pool mode: in a fresh interpreter; session mode: in the session's). */
-  async run(code: string, globals: Record<string, JsonValue>, limits: RunLimits, signal?: AbortSignal): Promise<ProcessResult> {
-    return this.#execute({ type: "run", id: this.#nextId++, code, globals, ...limits }, limits, signal);
+  async run(code: string, globals: Record<string, JsonValue>, limits: RunLimits, signal?: AbortSignal, extras: PythonRunExtras = noExtras()): Promise<ProcessResult> {
+    return this.#execute({ type: "run", id: this.#nextId++, code, globals, ...limits, ...requestExtras(extras, true) }, limits, signal, extras);
   }
 
   /** Calls a function defined in the session's namespace. */
-  async call(name: string, args: JsonValue[], limits: RunLimits, signal?: AbortSignal): Promise<ProcessResult> {
-    return this.#execute({ type: "call", id: this.#nextId++, name, args, ...limits }, limits, signal);
+  async call(name: string, args: JsonValue[], limits: RunLimits, signal?: AbortSignal, extras: PythonRunExtras = noExtras()): Promise<ProcessResult> {
+    return this.#execute({ type: "call", id: this.#nextId++, name, args, ...limits, ...requestExtras(extras, false) }, limits, signal, extras);
   }
 
   /** Syntax and import check; does not consume the interpreter. */
@@ -211,9 +216,12 @@ export class DenoProcess {
     this.#kill("dispose");
   }
 
-  async #execute(request: HostRequest & { type: "run" | "call" }, limits: RunLimits, signal?: AbortSignal): Promise<ProcessResult> {
+  async #execute(request: HostRequest & { type: "run" | "call" }, limits: RunLimits, signal: AbortSignal | undefined, extras: PythonRunExtras): Promise<ProcessResult> {
     const startedAt = performance.now();
-    if (signal?.aborted) return cancelledBeforeStart();
+    const isRun = request.type === "run";
+    if (signal?.aborted) return finishResult(cancelledBeforeStart(), undefined, extras, isRun, 0);
+    const broker = new HostCallBroker(extras.hostFunctions, extras, (callId, reply) => this.#sendHostReply(request.id, callId, reply));
+    this.#brokers.set(request.id, broker);
     let cancelKill: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => {
       // The runner interrupts Python and replies "cancelled"; if it cannot, the process goes.
@@ -231,17 +239,20 @@ export class DenoProcess {
     }, RSS_POLL_MS);
     watchdog.unref();
     try {
-      const reply = await this.#request(request, resultLineLimitBytes(limits), limits.maxOutputBytes);
+      const reply = await this.#request(request, resultLineLimitBytes(limits) + extrasLineBytes(extras), limits.maxOutputBytes);
       if (reply.type !== "result") throw new EngineSetupError(`unexpected reply "${reply.type}" to a run`);
-      return toExecutionResult(reply.outcome, reply.stdout, reply.stderr, reply.outputTruncated, reply.durationMs, reply.interpreterReset);
+      broker.end();
+      const result = toExecutionResult(reply.outcome, reply.stdout, reply.stderr, reply.outputTruncated, reply.durationMs, reply.interpreterReset);
+      return finishResult(result, reply, extras, isRun, broker.started);
     } catch (error) {
+      broker.end();
       const reason = this.#killReason;
       if (reason === "timeout" || reason === "memory_limit" || reason === "output_limit" || reason === "cancelled") {
-        return { ...killedResult(reason, limits, performance.now() - startedAt, this.#rawFlood), interpreterLost: true };
+        return finishResult({ ...killedResult(reason, limits, performance.now() - startedAt, this.#rawFlood), interpreterLost: true }, undefined, extras, isRun, broker.started);
       }
       if (error instanceof ProcessDiedError) {
         const outOfMemory = /out of memory|allocation fail/i.test(this.#stderrTail);
-        return {
+        return finishResult({
           status: outOfMemory ? "memory_limit" : "runtime_error",
           stdout: "",
           stderr: "",
@@ -255,10 +266,12 @@ export class DenoProcess {
           durationMs: performance.now() - startedAt,
           language: "python",
           interpreterLost: true,
-        };
+        }, undefined, extras, isRun, broker.started);
       }
       throw error;
     } finally {
+      broker.end();
+      this.#brokers.delete(request.id);
       clearTimeout(deadline);
       clearInterval(watchdog);
       if (cancelKill !== undefined) clearTimeout(cancelKill);
@@ -359,6 +372,10 @@ export class DenoProcess {
       case "fatal":
         this.#stderrTail = (this.#stderrTail + `\n${String(message.message).slice(0, 1000)}`).slice(-4000);
         return;
+      case "host-call":
+        // Checked and bounded by the run's broker (an unknown id is dropped).
+        if (typeof message.id === "number") this.#brokers.get(message.id)?.handle(message.callId, message.name, message.argsJson);
+        return;
       default: {
         // Runner errors reply to requests with the request's id.
         if (typeof (message as { id?: unknown }).id !== "number") return;
@@ -368,6 +385,13 @@ export class DenoProcess {
         pending.resolve(message);
       }
     }
+  }
+
+  #brokers = new Map<number, HostCallBroker>();
+
+  #sendHostReply(id: number, callId: number, reply: HostReply): void {
+    if (!this.#brokers.has(id)) return;
+    this.#send({ type: "host-reply", id, callId, ...reply });
   }
 
   #onExit(code: number | null, signal: NodeJS.Signals | null, error?: Error): void {
@@ -423,6 +447,20 @@ export class DenoProcess {
 /** The process died while a request was pending. */
 class ProcessDiedError extends Error {
   override name = "ProcessDiedError";
+}
+
+const packageLines = new WeakMap<object, string>();
+/** The second stdin line: the packages to install (base64), cached per package set. */
+function packagesLine(paths: PythonPaths): string {
+  const packages = paths.packages;
+  if (!packages) return '{"files":{},"topLevel":[]}\n';
+  let line = packageLines.get(packages);
+  if (line === undefined) {
+    const files = Object.fromEntries(Object.entries(packages.files).map(([path, bytes]) => [path, Buffer.from(bytes).toString("base64")]));
+    line = `${JSON.stringify({ files, topLevel: packages.topLevel })}\n`;
+    packageLines.set(packages, line);
+  }
+  return line;
 }
 
 function saveSnapshot(file: string, base64: string): void {

@@ -1,7 +1,6 @@
 /** Limits of a Python run or call: from resolved options to what the runner applies. */
-import { InvalidOptionError } from "../../errors.js";
 import { resolveRunOptions } from "../options.js";
-import type { EngineSessionOptions, HostFunction, ResolvedRunOptions, RunOptions } from "../types.js";
+import type { EngineSessionOptions, ResolvedRunOptions, RunOptions } from "../types.js";
 import type { RunLimits } from "./deno/protocol.js";
 
 /**
@@ -30,20 +29,4 @@ export function runLimits(resolved: Pick<ResolvedRunOptions, "timeoutMs" | "memo
 export function resolveSessionOptions(options: Omit<RunOptions, "language">, session: EngineSessionOptions): ResolvedRunOptions {
   const { language: _language, ...defaults } = session.defaults;
   return resolveRunOptions({ ...options, language: "python" }, { ...defaults, memoryLimitBytes: session.memoryLimitBytes });
-}
-
-/**
- * Host functions cannot be passed to Python yet: throws one clear `InvalidOptionError`.
- * (The runner protocol leaves room for them: a worker can post a "call" and wait for a reply.)
- *
- * @example
- * assertNoHostFunctions(options.hostFunctions);
- */
-export function assertNoHostFunctions(hostFunctions: Record<string, HostFunction> | undefined): void {
-  if (hostFunctions === undefined || Object.keys(hostFunctions).length === 0) return;
-  throw new InvalidOptionError(
-    "hostFunctions",
-    Object.keys(hostFunctions),
-    'none with language "python": host functions are JavaScript/TypeScript-only for now (pass data in `globals` instead)',
-  );
 }

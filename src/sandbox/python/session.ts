@@ -7,7 +7,8 @@ import { assertJsonValue } from "../options.js";
 import type { EngineSessionOptions, ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../types.js";
 import type { PythonPaths } from "./deno-paths.js";
 import { DenoProcess, type ProcessResult } from "./deno-process.js";
-import { assertNoHostFunctions, resolveSessionOptions, runLimits } from "./limits.js";
+import { resolveSessionOptions, runLimits } from "./limits.js";
+import { extrasOfRun } from "./run-extras.js";
 
 /**
  * Starts a session process and waits until its interpreter is ready.
@@ -54,25 +55,26 @@ class PythonSession implements SandboxSession {
   run(code: string, options: Omit<RunOptions, "language"> = {}): Promise<ExecutionResult> {
     this.#assertUsable();
     if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of Python source");
-    assertNoHostFunctions(options.hostFunctions);
     const resolved = resolveSessionOptions(options, this.#options);
-    return this.#serial((process) => process.run(code, resolved.globals, runLimits(resolved), resolved.signal));
+    const extras = extrasOfRun(resolved);
+    return this.#serial((process) => process.run(code, resolved.globals, runLimits(resolved), resolved.signal, extras));
   }
 
   call(name: string, args: JsonValue[] = [], options: Omit<RunOptions, "language" | "globals"> = {}): Promise<ExecutionResult> {
     this.#assertUsable();
     if (typeof name !== "string" || name.length === 0) throw new InvalidOptionError("name", name, "the name of a function defined in the session");
     if (!Array.isArray(args)) throw new InvalidOptionError("args", args, "an array of JSON values");
-    assertNoHostFunctions(options.hostFunctions);
     const resolved = resolveSessionOptions(options, this.#options);
+    const extras = extrasOfRun(resolved);
     assertJsonValue(args, "args");
-    return this.#serial((process) => process.call(name, args, runLimits(resolved), resolved.signal));
+    return this.#serial((process) => process.call(name, args, runLimits(resolved), resolved.signal, extras));
   }
 
   functionNames(): Promise<string[]> {
     this.#assertUsable();
     return this.#serialRaw(async () => {
       this.#assertUsable();
+      // The runner says "ready" just after a run's result: wait for it, like run and call do.
       await this.#process.whenReady();
       return this.#process.functionNames();
     });

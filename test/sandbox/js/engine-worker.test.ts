@@ -1,7 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { EngineWorker } from "../../../src/sandbox/js/engine-worker.js";
+import { EngineWorker, type RunControls } from "../../../src/sandbox/js/engine-worker.js";
 
-const limits = { timeoutMs: 5000, memoryLimitBytes: 16 * 1024 * 1024, maxOutputBytes: 1024 };
+const limits = {
+  timeoutMs: 5000,
+  memoryLimitBytes: 16 * 1024 * 1024,
+  maxOutputBytes: 1024,
+  maxHostCallsInFlight: 8,
+  maxHostCalls: 256,
+  maxResultBytes: 1024 * 1024,
+  maxFileBytes: 1024,
+  maxTotalFileBytes: 1024,
+};
+const controls = (hostFunctions: RunControls["hostFunctions"] = {}): RunControls => ({
+  hostFunctions,
+  maxHostCallsInFlight: 8,
+  maxHostCalls: 256,
+  maxResultBytes: 1024 * 1024,
+});
 
 describe("EngineWorker", () => {
   it("ends a request as runtime_error when its thread crashes, and reports the worker lost", async () => {
@@ -13,7 +28,7 @@ describe("EngineWorker", () => {
     const end = await worker.request(
       { type: "session-call", runId: 0, name: "f", argsJson: "[]", hostFunctionNames: [], ...limits },
       "javascript",
-      {},
+      controls(),
     );
     expect(end.workerLost).toBe(true);
     expect(end.result.status).toBe("runtime_error");
@@ -39,7 +54,7 @@ describe("EngineWorker", () => {
         ...limits,
       },
       "javascript",
-      { up: (s) => String(s).toUpperCase() },
+      controls({ up: (s) => String(s).toUpperCase() }),
     );
     expect(end.workerLost).toBe(false);
     expect(end.result).toMatchObject({ status: "success", stdout: "a\nB\nc\n" });

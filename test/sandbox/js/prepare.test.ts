@@ -268,3 +268,93 @@ describe("prepareJavaScript: imports are forbidden", () => {
     expect(prepareJavaScript("await null;\ntypeof import.meta", "javascript").ok).toBe(true);
   });
 });
+
+describe("prepareJavaScript: what the TypeScript stripper cannot keep is a syntax error that says so", () => {
+  // [name, source, language, what the message must say, line of the construct]
+  const cases: [string, string, "javascript" | "typescript", RegExp, number][] = [
+    ["a namespace with values", "const a = 1;\nnamespace NS { export const a = 1; export function f() { return a + 1; } }\nNS.f()", "typescript", /namespaces that hold values.*namespace NS\b.*const NS = \{/s, 2],
+    ["a dotted namespace", "namespace A.B { export const c = 5; }\nA.B.c", "typescript", /namespace A\.B\b/, 1],
+    ["a `module` block", "module M { export const a = 2; }\nM.a", "typescript", /namespace M\b/, 1],
+    ["an exported namespace", "export namespace EN { export const a = 1; }\nEN.a", "typescript", /namespace EN\b/, 1],
+    ["an enum inside a namespace", "namespace NE { export enum K { A = 3 } }\nNE.K.A", "typescript", /namespace NE\b/, 1],
+    ["a namespace merged with a function", "function f() { return 1; }\nnamespace f { export const extra = 2; }\nf.extra", "typescript", /namespace f\b/, 2],
+    ["a types-only namespace holding a namespace with values", "namespace T { export type X = 1; export namespace V { export const v = 1; } }\nT.V.v", "typescript", /namespace T\b/, 1],
+    ["`export =`", "const q = 1;\nexport = q;", "typescript", /`export = value` is not supported.*last expression/s, 2],
+    ["an enum member named like its enum", "enum C { A = 1 << 2, C = 3 }\nC.C", "typescript", /enum member named like its enum \(C\.C\).*Rename/s, 1],
+    ["an enum member named like its enum, quoted", 'enum D { "D" = 1 }\nD.D', "typescript", /\(D\.D\)/, 1],
+    ["a class decorator", "function dec(t: any) { return t; }\n@dec class K {}\nK", "typescript", /Decorators \(`@name`\) are not supported.*decorate\(class/s, 2],
+    ["a method decorator", "function log(...a: any[]) {}\nclass K2 {\n  @log m() { return 21; }\n}", "typescript", /Decorators/, 3],
+    ["a parameter decorator", "function p(...a: any[]) {}\nclass K3 { m(@p x: number) { return x; } }", "typescript", /Decorators/, 2],
+    ["a decorator in JavaScript", "function dec(t) { return t; }\n@dec class K {}", "javascript", /Decorators/, 2],
+    ["an `accessor` field", "class Acc {\n  accessor v: number = 5;\n}", "typescript", /`accessor` fields are not supported.*get x\(\)/s, 2],
+    ["an `accessor` field in JavaScript", "class Acc { accessor #v = 5; }", "javascript", /`accessor` fields/, 1],
+    ["`export as namespace`", "export as namespace Lib;\n1", "typescript", /declaration files/, 1],
+    ["a `using` declaration", "{\n  using r = { [Symbol.dispose]() {} };\n}", "javascript", /`using` declarations are not supported.*finally/s, 2],
+    ["an `await using` declaration in TypeScript", "const r: any = { async [Symbol.asyncDispose]() {} };\n{ await using s = r; }", "typescript", /`using` declarations/, 2],
+  ];
+  for (const [name, source, language, message, line] of cases) {
+    it(`reports ${name}`, () => {
+      const prepared = prepareJavaScript(source, language);
+      expect(prepared.ok).toBe(false);
+      if (prepared.ok) return;
+      expect(prepared.status).toBe("syntax_error");
+      expect(prepared.error.name).toBe("SyntaxError");
+      expect(prepared.error.message).toMatch(message);
+      expect(prepared.error.line).toBe(line);
+      expect(prepared.error.message.length).toBeLessThan(400);
+    });
+  }
+
+  it("keeps what it can keep: types-only and ambient namespaces, `declare global`, `declare module`", () => {
+    for (const source of [
+      "namespace T { export type X = number; export interface Y { a: number } }\nconst v: T.X = 3;\nv",
+      "namespace E {}\n1",
+      "export namespace IO { export interface A { a: 1 } namespace Inner { type B = 2 } }\n1",
+      "namespace TD { export declare const q: number; export type R = 1; }\n1",
+      "declare namespace D { const x: number; namespace I { const y = 1; } }\n1",
+      "export declare namespace ED { function f(): void; }\n1",
+      'declare module "foo" { export const x: number; }\n2',
+      "declare module Foo { export const x: number; }\n1",
+      "declare global { namespace G { const z = 1; } interface Window { q: number } }\nexport {};\n3",
+      "const namespace = 1, module = { exports: 2 };\nnamespace + module.exports",
+      "enum E { A, B = 5 }\nconst e = { E: 1 };\ne.E + E.B",
+      'const at = "a@b";\nat',
+    ]) {
+      expectOk(source, "typescript");
+    }
+  });
+
+  it("leaves ordinary syntax errors as they were", () => {
+    const prepared = prepareJavaScript("const x = ;", "javascript");
+    expect(prepared.ok).toBe(false);
+    if (!prepared.ok) expect(prepared.error.message).toBe("Unexpected token");
+  });
+});
+
+describe("prepareJavaScript: checking namespaces stays cheap", () => {
+  it("checks deeply nested types-only namespaces in linear time", () => {
+    const depth = 90;
+    const source = "namespace A { ".repeat(depth) + "export type X = 1;" + " }".repeat(depth) + "\n1";
+    const started = performance.now();
+    expectOk(source, "typescript");
+    // Loose: the quadratic version took seconds for a few hundred levels.
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("reports a program with more namespace blocks than it checks, instead of holding the host", () => {
+    const source = Array.from({ length: 3000 }, (_, i) => `namespace N${i} { export type X = 1; }`).join("\n") + "\n1";
+    const prepared = prepareJavaScript(source, "typescript");
+    expect(prepared.ok).toBe(false);
+    if (!prepared.ok) {
+      expect(prepared.status).toBe("syntax_error");
+      expect(prepared.error.message).toMatch(/3000 namespace blocks; the sandbox checks at most 100/);
+      expect(prepared.error.line).toBe(101);
+    }
+  });
+
+  it("finds values in a namespace nested inside types-only ones and names the outermost", () => {
+    const prepared = prepareJavaScript("namespace O { export namespace M { export type T = 1; namespace I { export const v = 1; } } }\nO", "typescript");
+    expect(prepared.ok).toBe(false);
+    if (!prepared.ok) expect(prepared.error.message).toMatch(/namespace O\b/);
+  });
+});

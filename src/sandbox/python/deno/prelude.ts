@@ -14,14 +14,15 @@ export const FORBIDDEN_MODULES: readonly string[] = [
   "asyncio.subprocess", "_posixsubprocess", "posix", "nt",
 ];
 
-/** The prelude; defines `_cs_check`, `_cs_run`, `_cs_call` and `_cs_functions` in `__main__`. */
+/** The prelude; defines `_cs_check` and `_cs_functions` in `__main__` (runs and calls: prelude-run.ts). */
 export const PYTHON_PRELUDE = String.raw`
 import ast as _cs_ast, builtins as _cs_builtins, json as _cs_json, linecache as _cs_linecache
 import sys as _cs_sys, traceback as _cs_traceback, types as _cs_types
 
 _CS_FILE = "<code>"
 _CS_FORBIDDEN = set(_cs_json.loads(_CS_FORBIDDEN_JSON))
-_CS_STDLIB = set(_cs_sys.stdlib_module_names) | set(_cs_sys.builtin_module_names)
+_CS_PACKAGES = sorted(_cs_json.loads(globals().get("_CS_PACKAGES_JSON", "[]")))
+_CS_STDLIB = set(_cs_sys.stdlib_module_names) | set(_cs_sys.builtin_module_names) | set(_CS_PACKAGES)
 _CS_MAX_MESSAGE = 2000
 
 import os as _cs_os
@@ -52,6 +53,9 @@ def _cs_import_problem(name):
                     "threads and the JavaScript bridge are unavailable. Use only pure standard-library "
                     "modules and return or print the data instead." % name)
     if parts[0] not in _CS_STDLIB:
+        if _CS_PACKAGES:
+            return ("module '%s' is not available: the sandbox runs the Python standard library and only these "
+                    "installed packages: %s (no installs). Rewrite it with those." % (name, ", ".join(_CS_PACKAGES)))
         return ("module '%s' is not available: the sandbox runs the Python standard library only "
                 "(no third-party packages, no installs). Rewrite it with the standard library." % name)
     return None
@@ -64,17 +68,18 @@ def _cs_error(name, message, line=None, column=None, stack=None):
     return err
 
 def _cs_syntax(e):
+    filename = e.filename or _CS_FILE
     line = e.lineno if isinstance(e.lineno, int) and e.lineno > 0 else None
     col = e.offset if isinstance(e.offset, int) and e.offset > 0 else None
     text = (e.text or "").rstrip("\n")
-    stack = '  File "%s", line %s\n    %s\n%s: %s' % (_CS_FILE, line, text.strip(), type(e).__name__, e.msg) if line else None
+    stack = '  File "%s", line %s\n    %s\n%s: %s' % (filename, line, text.strip(), type(e).__name__, e.msg) if line else None
     return {"status": "syntax_error", "error": _cs_error(type(e).__name__, e.msg, line, col, stack)}
 
-def _cs_parse(code):
+def _cs_parse(code, filename=_CS_FILE):
     """Returns (tree, None) or (None, outcome) for a syntax error or a forbidden import."""
     try:
-        tree = _cs_ast.parse(code, _CS_FILE, "exec")
-        compile(tree, _CS_FILE, "exec")
+        tree = _cs_ast.parse(code, filename, "exec")
+        compile(tree, filename, "exec", flags=_cs_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except SyntaxError as e:
         return None, _cs_syntax(e)
     except (ValueError, MemoryError, RecursionError) as e:
@@ -113,16 +118,20 @@ def _cs_new_namespace(extra):
     ns.update(extra)
     return ns
 
-def _cs_user_frames(tb):
-    return [f for f in _cs_traceback.extract_tb(tb) if f.filename == _CS_FILE]
+_CS_USER_FILES = (_CS_FILE, "<tests>")
 
-def _cs_exception(e):
-    if isinstance(e, SyntaxError) and e.filename == _CS_FILE:
+def _cs_user_frames(tb):
+    return [f for f in _cs_traceback.extract_tb(tb) if f.filename in _CS_USER_FILES]
+
+def _cs_exception(e, filename=_CS_FILE):
+    """Outcome for an exception; its line is the last frame in filename (the program or the tests)."""
+    if isinstance(e, SyntaxError) and e.filename in _CS_USER_FILES:
         return _cs_syntax(e)
     frames = _cs_user_frames(e.__traceback__)
     name = type(e).__name__
     message = str(e)
-    line = frames[-1].lineno if frames else None
+    own = [f for f in frames if f.filename == filename]
+    line = own[-1].lineno if own else None
     lines = ["Traceback (most recent call last):"] + [l.rstrip("\n") for l in _cs_traceback.format_list(frames[-20:])]
     lines.append("%s: %s" % (name, message) if message else name)
     if isinstance(e, _CsForbiddenImport):
@@ -194,78 +203,11 @@ def _cs_install_scheduler(fn):
     import pyodide.webloop as _w
     _w.scheduleCallback = fn
 
-def _cs_exec(code, ns, max_result_bytes):
-    tree, bad = _cs_parse(code)
-    if bad:
-        return bad
-    _cs_linecache.cache[_CS_FILE] = (len(code), None, code.splitlines(True), _CS_FILE)
-    last = None
-    if tree.body and isinstance(tree.body[-1], _cs_ast.Expr):
-        last = _cs_ast.Expression(tree.body.pop().value)
-    try:
-        exec(compile(tree, _CS_FILE, "exec"), ns)
-        value = eval(compile(last, _CS_FILE, "eval"), ns) if last is not None else None
-    except SystemExit as e:
-        if e.code in (None, 0):
-            return {"status": "success"}
-        return {"status": "runtime_error", "error": _cs_error("SystemExit", "exit code %r" % (e.code,))}
-    except BaseException as e:
-        return _cs_exception(e)
-    return _cs_result({"status": "success"}, value, max_result_bytes)
-
 _cs_session_ns = None
-
-def _cs_run(code, options_json):
-    """Entry point of a run. options: globals, session, maxResultBytes. Never raises."""
-    global _cs_session_ns
-    try:
-        options = _cs_json.loads(options_json)
-        # seed: fresh random bits from the supervisor side, for the random module.
-        if not options.get("session") or _cs_session_ns is None:
-            # Every interpreter starts from the same memory snapshot (and pool runs from the same
-            # baseline): without a reseed, random would repeat its numbers in every run.
-            _cs_random = _cs_sys.modules.get("random")
-            if _cs_random is not None and options.get("seed") is not None:
-                _cs_random.seed(options["seed"])
-        extra = options.get("globals") or {}
-        if options.get("session"):
-            if _cs_session_ns is None:
-                _cs_session_ns = _cs_new_namespace({})
-            _cs_session_ns.update(extra)
-            ns = _cs_session_ns
-        else:
-            ns = _cs_new_namespace(extra)
-        return _cs_json.dumps(_cs_exec(code, ns, options.get("maxResultBytes", 1 << 20)))
-    except BaseException as e:
-        return _cs_json.dumps(_cs_exception(e))
-    finally:
-        _cs_flush()
-
-def _cs_call(name, options_json):
-    """Entry point of a session call. options: args, maxResultBytes. Never raises."""
-    try:
-        options = _cs_json.loads(options_json)
-        ns = _cs_session_ns or {}
-        fn = ns.get(name)
-        if not callable(fn):
-            known = ", ".join(_cs_function_list()) or "none"
-            return _cs_json.dumps({"status": "runtime_error", "error": _cs_error(
-                "NameError", "no function named '%s' is defined in the session (defined functions: %s)" % (name, known))})
-        try:
-            value = fn(*(options.get("args") or []))
-        except SystemExit as e:
-            return _cs_json.dumps({"status": "runtime_error", "error": _cs_error("SystemExit", "exit code %r" % (e.code,))})
-        except BaseException as e:
-            return _cs_json.dumps(_cs_exception(e))
-        return _cs_json.dumps(_cs_result({"status": "success"}, value, options.get("maxResultBytes", 1 << 20)))
-    except BaseException as e:
-        return _cs_json.dumps(_cs_exception(e))
-    finally:
-        _cs_flush()
 
 def _cs_function_list():
     ns = _cs_session_ns or {}
-    return sorted(k for k, v in ns.items() if isinstance(v, _cs_types.FunctionType) and not k.startswith("__"))
+    return sorted(k for k, v in ns.items() if isinstance(v, _cs_types.FunctionType) and not k.startswith("__") and not getattr(v, "_cs_host", False))
 
 def _cs_functions():
     return _cs_json.dumps(_cs_function_list())

@@ -9,7 +9,10 @@
  * are cancelled: a soft interrupt (Pyodide's interrupt buffer raises KeyboardInterrupt) first,
  * then `terminate()`. In pool mode every run gets a fresh interpreter.
  */
-import type { HostRequest, Nonced, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerRequest } from "./protocol.js";
+import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "./host-bridge.js";
+import type { HostRequest, Nonced, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerPackages, WorkerRequest } from "./protocol.js";
+import { encodeReturnedFiles } from "./returned-files.js";
+import { testsAfterStop } from "./run-phases.js";
 
 interface DenoApi {
   args: string[];
@@ -99,7 +102,7 @@ async function obtainSnapshot(): Promise<Uint8Array | undefined> {
         event.preventDefault();
         reject(new Error(event.message ?? "snapshot worker failed"));
       };
-      maker.postMessage({ type: "make-snapshot", pyodideUrl: config.pyodideUrl, nonce });
+      maker.postMessage({ type: "make-snapshot", pyodideUrl: config.pyodideUrl, packages, nonce });
     });
     send({ type: "snapshot", base64: toBase64(bytes) });
     return bytes;
@@ -108,6 +111,12 @@ async function obtainSnapshot(): Promise<Uint8Array | undefined> {
   } finally {
     maker.terminate();
   }
+}
+
+function fromBase64Files(files: Record<string, string>): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const [path, base64] of Object.entries(files)) out[path] = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  return out;
 }
 
 function toBase64(bytes: Uint8Array): string {
@@ -128,6 +137,8 @@ interface Interpreter {
 }
 
 let snapshot: Uint8Array | undefined;
+/** Packages to install in every interpreter (the host's second line; see wheels.ts). */
+let packages: WorkerPackages = { files: {}, topLevel: [] };
 let current: Interpreter | undefined;
 
 function startInterpreter(): Interpreter {
@@ -149,7 +160,7 @@ function startInterpreter(): Interpreter {
   });
   // The worker gets its own copy by transfer (one copy, not two); the original is kept for later interpreters.
   const copy = snapshot?.slice();
-  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, session: config.session, nonce }, copy ? [copy.buffer as ArrayBuffer] : []);
+  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, packages, session: config.session, nonce }, copy ? [copy.buffer as ArrayBuffer] : []);
   return interpreter;
 }
 
@@ -183,6 +194,11 @@ interface Execution {
   outcome: PythonOutcome;
   stdout: string;
   stderr: string;
+  /** Output written after the run's tests started (runs with tests). */
+  testsStdout: string;
+  testsStderr: string;
+  files?: Record<string, string>;
+  filesError?: string;
   outputTruncated: boolean;
   durationMs: number;
   killed: boolean;
@@ -213,6 +229,23 @@ type StopReason = "timeout" | "output_limit" | "memory_limit" | "cancelled" | "f
 /** The run being served, so an out-of-band cancel can reach it. */
 let active: { id: number; stop(reason: StopReason): void } | undefined;
 
+/** The run whose host calls and replies are relayed (host request id, worker run number, nonce). */
+let relaying: { hostId: number; run: number; nonce: string; interpreter: Interpreter } | undefined;
+let runCounter = 0;
+
+/** Relays a host call of the worker to the host, after checking its shape and size (the guest may have shaped it). */
+function relayHostCall(message: Extract<WorkerMessage, { type: "host-call" }>): void {
+  const target = relaying;
+  if (!target || message.run !== target.run || !Number.isSafeInteger(message.callId)) return;
+  const refuse = (text: string) =>
+    target.interpreter.worker.postMessage({ type: "host-reply", run: target.run, callId: message.callId, ok: false, name: "HostCallError", message: text, nonce: target.nonce });
+  if (typeof message.name !== "string" || message.name.length > MAX_HOST_NAME_CHARS) return refuse("a host call needs the name of a host function");
+  if (typeof message.argsJson !== "string" || message.argsJson.length > MAX_HOST_ARGS_CHARS) {
+    return refuse(`host call arguments must be JSON text of at most ${MAX_HOST_ARGS_CHARS} characters`);
+  }
+  send({ type: "host-call", id: target.hostId, callId: message.callId, name: message.name, argsJson: message.argsJson });
+}
+
 /** Checks a `done` outcome's shape and sizes; the guest could have shaped it. */
 function validOutcome(outcome: unknown, maxResultBytes: number): outcome is PythonOutcome {
   if (outcome === null || typeof outcome !== "object") return false;
@@ -232,8 +265,13 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
   return new Promise((resolve) => {
     const nonce = newNonce();
     const startedAt = performance.now();
+    const run = request.type === "run" || request.type === "call" ? request.run : -1;
     let stdout = "";
     let stderr = "";
+    let testsStdout = "";
+    let testsStderr = "";
+    let phase: "program" | "tests" = "program";
+    let returned: { files: Record<string, string> } | { error: string } | undefined;
     let outputBytes = 0;
     let outputTruncated = false;
     let stopReason: StopReason | undefined;
@@ -245,6 +283,7 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
       if (settled) return;
       settled = true;
       active = undefined;
+      if (relaying?.run === run) relaying = undefined;
       clearTimeout(softTimer);
       clearInterval(memoryTimer);
       if (hardTimer !== undefined) clearTimeout(hardTimer);
@@ -281,7 +320,11 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
           error: { name: "SandboxViolation", message: "the program sent a message to the supervisor that the interpreter did not send (forged); its interpreter was stopped" },
         };
       }
-      resolve({ outcome: final, stdout, stderr, outputTruncated, durationMs, killed });
+      if (request.type === "run" && request.extras.tests !== undefined && (stopReason || killed || !final.tests)) {
+        final = { ...final, tests: testsAfterStop(final, phase) };
+      }
+      const files = returned === undefined ? {} : "files" in returned ? { files: returned.files } : { filesError: returned.error };
+      resolve({ outcome: final, stdout, stderr, testsStdout, testsStderr, outputTruncated, durationMs, killed, ...files });
     };
 
     const stop = (reason: StopReason) => {
@@ -294,6 +337,8 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
         return;
       }
       Atomics.store(interpreter.interrupt, 0, 2);
+      // A Python that waits on an await never sees the interrupt buffer: the worker throws it in.
+      if (run >= 0) interpreter.worker.postMessage({ type: "interrupt", run, nonce });
       hardTimer = setTimeout(
         () => {
           kill(interpreter);
@@ -313,7 +358,10 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
         outputTruncated = true;
       }
       outputBytes += Math.min(bytes.length, limits.maxOutputBytes - outputBytes);
-      if (stream === "stdout") stdout += kept;
+      if (phase === "tests") {
+        if (stream === "stdout") testsStdout += kept;
+        else testsStderr += kept;
+      } else if (stream === "stdout") stdout += kept;
       else stderr += kept;
       if (outputTruncated) stop("output_limit");
     };
@@ -333,10 +381,22 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
           outputTruncated = true;
           stop("output_limit");
           return;
+        case "phase":
+          if (message.run === run) phase = "tests";
+          return;
+        case "host-call":
+          relayHostCall(message);
+          return;
         case "done":
           if (typeof message.fatal !== "boolean" || !validOutcome(message.outcome, limits.maxResultBytes)) {
             stop("forged");
             return;
+          }
+          if ((request.type === "run" || request.type === "call") && request.extras.files !== undefined && !message.fatal) {
+            returned =
+              message.filesError !== undefined
+                ? { error: String(message.filesError).slice(0, 500) }
+                : encodeReturnedFiles(message.files, request.extras.maxFileBytes, request.extras.maxTotalFileBytes);
           }
           if (message.fatal) {
             kill(interpreter);
@@ -361,11 +421,16 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
       finish({ status: "runtime_error", error: { name: "InterpreterError", message: `the interpreter crashed: ${String(event.message ?? "unknown error").slice(0, 500)}` } }, true);
     };
     const softTimer = setTimeout(() => stop("timeout"), limits.timeoutMs);
+    // Two samples in a row over the line: a dead worker's memory being handed back, or a
+    // transient spike of the runtime, is not the guest's.
+    let over = 0;
     const memoryTimer = setInterval(() => {
-      if (Deno.memoryUsage().rss - baselineRss > limits.memoryLimitBytes + MEMORY_SLACK_BYTES) stop("memory_limit");
+      over = Deno.memoryUsage().rss - baselineRss > limits.memoryLimitBytes + MEMORY_SLACK_BYTES ? over + 1 : 0;
+      if (over >= 2) stop("memory_limit");
     }, MEMORY_POLL_MS);
     Atomics.store(interpreter.interrupt, 0, 0);
     interpreter.lastNonce = nonce;
+    if (run >= 0) relaying = { hostId: id, run, nonce, interpreter };
     interpreter.worker.postMessage({ ...request, nonce });
   });
 }
@@ -376,13 +441,23 @@ async function handle(request: HostRequest): Promise<void> {
     case "run":
     case "call": {
       const limits: RunLimits = { timeoutMs: request.timeoutMs, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes, maxResultBytes: request.maxResultBytes };
+      const run = ++runCounter;
+      const extras = {
+        hostFunctionNames: request.hostFunctionNames,
+        ...(request.type === "run" && request.tests !== undefined ? { tests: request.tests } : {}),
+        ...(request.files !== undefined ? { files: fromBase64Files(request.files) } : {}),
+        maxFileBytes: request.maxFileBytes,
+        maxTotalFileBytes: request.maxTotalFileBytes,
+      };
       const workerRequest: WorkerRequest =
         request.type === "run"
-          ? { type: "run", code: request.code, globals: request.globals, session: config.session, ...limits }
-          : { type: "call", name: request.name, args: request.args, ...limits };
+          ? { type: "run", run, code: request.code, globals: request.globals, session: config.session, ...limits, extras }
+          : { type: "call", run, name: request.name, args: request.args, ...limits, extras };
       const done = await execute(interpreter, request.id, workerRequest, limits);
       const reset = done.killed || interpreter.dead;
-      send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session });
+      const tests = request.type === "run" && request.tests !== undefined ? { testsStdout: done.testsStdout, testsStderr: done.testsStderr } : {};
+      const files = done.files !== undefined ? { files: done.files } : done.filesError !== undefined ? { filesError: done.filesError } : {};
+      send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session, ...tests, ...files });
       // Pool mode: a pristine interpreter for every run, restored in place when the run ended
       // normally and left nothing outside the memory, else a new worker. Session mode: the
       // same interpreter until it has to be killed.
@@ -425,6 +500,7 @@ async function handle(request: HostRequest): Promise<void> {
       return;
     }
     case "cancel":
+    case "host-reply":
       return;
   }
 }
@@ -454,6 +530,11 @@ async function main(): Promise<void> {
   const first = await lines.next();
   if (first.done) Deno.exit(0);
   channelToken = first.value.trim();
+  // The second line: the packages to install in every interpreter (wheels.ts).
+  const second = await lines.next();
+  if (second.done) Deno.exit(0);
+  const sent = JSON.parse(second.value) as { files: Record<string, string>; topLevel: string[] };
+  packages = { files: fromBase64Files(sent.files), topLevel: sent.topLevel };
   snapshot = await obtainSnapshot();
   current = startInterpreter();
   try {
@@ -470,6 +551,15 @@ async function main(): Promise<void> {
     const request = JSON.parse(line) as HostRequest;
     if (request.type === "cancel") {
       if (active?.id === request.id) active.stop("cancelled");
+      continue;
+    }
+    if (request.type === "host-reply") {
+      // Answered at once: the run that waits for it holds the queue.
+      const target = relaying;
+      if (target && target.hostId === request.id) {
+        const { id: _id, type: _type, ...reply } = request;
+        target.interpreter.worker.postMessage({ ...reply, type: "host-reply", run: target.run, nonce: target.nonce });
+      }
       continue;
     }
     queue = queue.then(() => handle(request)).catch((error: unknown) => send({ type: "fatal", message: String(error) }));

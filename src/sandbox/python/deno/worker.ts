@@ -14,7 +14,11 @@
  */
 import type { loadPyodide as LoadPyodide, PyodideAPI } from "pyodide";
 import type { PythonOutcome, WorkerMessage, WorkerRequest } from "./protocol.js";
+import { collectWorkDir, prepareWorkDir, type EmscriptenFs } from "./files.js";
+import { createHostBridge, replyText } from "./host-bridge.js";
+import { installPackages } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
+import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
 
 type Fn = (...args: never[]) => unknown;
 interface WasmMemory {
@@ -78,6 +82,8 @@ const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
 function post(message: WorkerMessage, transfer?: ArrayBuffer[]): void {
   realPost({ ...message, nonce }, transfer);
 }
+/** Host calls, test phase and the end of a waiting run (host-bridge.ts); made before user code. */
+const bridge = createHostBridge((message) => post(message));
 
 function writer(stream: "stdout" | "stderr"): { write: (buffer: Uint8Array) => number } {
   return {
@@ -141,8 +147,11 @@ function stripRealm(): void {
     "onmessage", "onmessageerror", "onerror", "onunhandledrejection", "Worker", "SharedWorker", "fetch", "Request",
     "Response", "WebSocket", "WebSocketStream", "EventSource", "BroadcastChannel", "MessageChannel", "MessagePort",
     "importScripts", "navigator", "caches", "indexedDB", "localStorage", "sessionStorage", "location",
-    "reportError", "queueMicrotask", "setImmediate", "process", "require", "Buffer", "global",
+    "reportError", "setImmediate", "process", "require", "Buffer", "global",
   ];
+  // Not "queueMicrotask": Deno's core replaces it lazily on first internal use (it deletes and
+  // redefines the global), so a non-configurable one makes message delivery during a run throw;
+  // it gives the guest nothing that Promise.resolve().then does not.
   for (const name of names) {
     try {
       delete realm[name];
@@ -241,8 +250,10 @@ function watchFileSystem(fs: Record<string, unknown>): void {
     const original = fs[name];
     if (typeof original !== "function") continue;
     fs[name] = function (this: unknown, ...args: unknown[]) {
+      // Only an operation that succeeded changed something (mkdirTree tries existing dirs).
+      const result = ReflectApply(original as Fn, this, args);
       fsDirty = true;
-      return ReflectApply(original as Fn, this, args);
+      return result;
     };
   }
   const write = fs.write;
@@ -258,7 +269,7 @@ function watchFileSystem(fs: Record<string, unknown>): void {
   }
 }
 
-function takeBaseline(module: PyodideModule, runClean: () => void): void {
+async function takeBaseline(module: PyodideModule, runClean: () => Promise<void>): Promise<void> {
   const slotInfo = module.__hiwire_slot_info;
   const hiwireGet = module.__hiwire_get;
   const base: Baseline = {
@@ -278,7 +289,7 @@ function takeBaseline(module: PyodideModule, runClean: () => void): void {
   const infos = slotInfos(base);
   for (let i = 0; i < CHECKED_SLOTS; i++) if ((infos[i]! & 1) === 1) base.slots.push([i, hiwireGet(i)]);
   base.heap = ReflectApply(TypedArraySlice, heapView(base.memory), []) as Uint8Array;
-  runClean();
+  await runClean();
   base.cleanInfos = slotInfos(base);
   baseline = base;
   fsDirty = false;
@@ -370,7 +381,7 @@ function faultOutcome(error: unknown): PythonOutcome {
 /** Options passed to the prelude's entry points as one JSON object (easy to extend). */
 type EntryOptions = Record<string, unknown>;
 
-function callPython(fn: string, first: string, options: EntryOptions, memoryLimitBytes: number, outputCap: number): { outcome: PythonOutcome; fatal: boolean } {
+async function callPython(fn: string, first: string, options: EntryOptions, memoryLimitBytes: number, outputCap: number): Promise<{ outcome: PythonOutcome; fatal: boolean }> {
   const py = pyodide!;
   decoders.stdout = new TextDecoder();
   decoders.stderr = new TextDecoder();
@@ -382,9 +393,9 @@ function callPython(fn: string, first: string, options: EntryOptions, memoryLimi
   try {
     const entry = entryPoint(py, fn);
     const seed = randomFill(new Uint32Array(4));
-    const text = entry(first, JSONStringify({ ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` }));
-    if (typeof text !== "string") throw new Error(`the prelude's ${fn} returned ${typeof text}`);
-    const outcome = JSONParse(text) as PythonOutcome;
+    const returned = entry(first, JSONStringify({ ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` })) as string | undefined;
+    // A run that waits on an await returns None and ends through the bridge's `done` hook.
+    const outcome = JSONParse(typeof returned === "string" ? returned : await bridge.waitDone()) as PythonOutcome;
     if (growRefused && outcome.status === "runtime_error") {
       return { outcome: { ...outcome, status: "memory_limit" }, fatal: false };
     }
@@ -399,22 +410,24 @@ function callPython(fn: string, first: string, options: EntryOptions, memoryLimi
 
 /**
  * Runs one request's Python inside the run scope; `done` is posted from a fresh task, after the
- * microtasks it left. With `reset`, the interpreter's memory is restored to its baseline first
- * when the run left nothing outside it (`fresh` says whether that worked).
+ * microtasks it left. With `reset`, the interpreter's memory is restored to its baseline after
+ * `done` when the run left nothing outside it, and a `reset` message says whether that worked.
  */
-function serve(work: () => { outcome: PythonOutcome; fatal: boolean }, reset: boolean): void {
+async function serve(work: () => Promise<{ outcome: PythonOutcome; fatal: boolean }>, after?: (fatal: boolean) => Partial<WorkerMessage>, reset = false): Promise<void> {
   beginRun();
   let done: { outcome: PythonOutcome; fatal: boolean };
   try {
-    done = work();
+    done = await work();
   } catch (error) {
     done = { outcome: faultOutcome(error), fatal: true };
   }
+  bridge.end();
   // The run's timers die now, before any of them can fire (one that came due during a long run
   // would otherwise run before the task below); microtasks the run left still drain first.
   endRun();
   realSetTimeout(() => {
-    post({ type: "done", outcome: done.outcome, fatal: done.fatal });
+    const extra = after?.(done.fatal) ?? {};
+    post({ ...extra, type: "done", outcome: done.outcome, fatal: done.fatal } as WorkerMessage);
     if (!reset) return;
     // After the reply, so the caller does not wait for the copy; the runner waits for this
     // message before it calls the interpreter ready again.
@@ -425,55 +438,114 @@ function serve(work: () => { outcome: PythonOutcome; fatal: boolean }, reset: bo
 
 realListen("message", (event) => {
   const request = event.data as WorkerRequest & { nonce?: string };
+  // Host replies and interrupts belong to the run in progress: they carry its nonce and keep it.
+  if (request.type === "host-reply" || request.type === "interrupt") {
+    if (request.nonce === nonce) onRunMessage(request);
+    return;
+  }
   nonce = typeof request.nonce === "string" ? request.nonce : "";
   void handle(request).catch((error: unknown) => {
     post({ type: "failed", message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
   });
 });
 
+/** A host reply or an interrupt for the run in progress (already matched to its nonce). */
+function onRunMessage(request: Extract<WorkerRequest, { type: "host-reply" | "interrupt" }>): void {
+  if (!pyodide) return;
+  if (request.type === "host-reply") {
+    if (!bridge.isCurrent(request.run)) return;
+    try {
+      entryPoint(pyodide, "_cs_host_reply")(request.callId, replyText(request));
+    } catch {
+      // Python refused the reply (an interrupt pending); the runner's limit ends the run.
+    }
+    return;
+  }
+  // Python is idle at an await (a busy Python never lets this message in): throw the
+  // interrupt into the run's coroutine; a run that ignores it is killed by the runner.
+  if (!bridge.waiting(request.run) || !interrupt) return;
+  AtomicsStore(interrupt, 0, 0);
+  try {
+    entryPoint(pyodide, "_cs_interrupt")();
+  } catch {
+    // The run ends through the runner's hard kill.
+  }
+  if (bridge.waiting(request.run)) AtomicsStore(interrupt, 0, 2);
+}
+
 async function handle(request: WorkerRequest): Promise<void> {
   switch (request.type) {
     case "make-snapshot": {
       const py = await load(request.pyodideUrl, undefined, true);
+      installPackages(py, request.packages, true);
       const bytes = py.makeMemorySnapshot();
       post({ type: "snapshot", bytes }, [bytes.buffer as ArrayBuffer]);
       return;
     }
     case "init": {
       const py = await load(request.pyodideUrl, request.snapshot, false);
+      installPackages(py, request.packages, false);
       interrupt = new Int32Array(request.interruptBuffer);
       py.setInterruptBuffer(interrupt);
       py.setStdout(writer("stdout"));
       py.setStderr(writer("stderr"));
       const api = (py as unknown as { _api: Record<string, unknown> })._api;
       api.scheduleCallback = scheduleCallback;
-      py.runPython(`_CS_FORBIDDEN_JSON = ${JSONStringify(JSONStringify(FORBIDDEN_MODULES))}\n${PYTHON_PRELUDE}`);
+      py.runPython(
+        `_CS_FORBIDDEN_JSON = ${JSONStringify(JSONStringify(FORBIDDEN_MODULES))}\n_CS_PACKAGES_JSON = ${JSONStringify(JSONStringify(request.packages.topLevel))}\n${PYTHON_PRELUDE}\n${PYTHON_RUN_PRELUDE}`,
+      );
+      py.globals.set("_cs_hooks", bridge.hooks);
       (py.globals.get("_cs_install_scheduler") as (fn: unknown) => void)(scheduleCallback);
       pyodide = py;
       const module = (py as unknown as { _module: PyodideModule })._module;
       watchFileSystem(module.FS);
       stripRealm();
       // One throwaway run pages in the code paths of a run, so the first real run is fast.
-      const warmUp = () => {
+      const warmUp = async () => {
         beginRun();
-        callPython("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }, 256 * 1024 * 1024, 0);
+        bridge.begin(0, []);
+        await callPython("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }, 256 * 1024 * 1024, 0);
+        bridge.end();
         endRun();
       };
-      warmUp();
+      await warmUp();
       baselineHeapBytes = heapBytes(py);
       // Pool interpreters keep a baseline to reset to; a session's state is meant to last.
-      if (!request.session) takeBaseline(module, warmUp);
+      if (!request.session) await takeBaseline(module, warmUp);
       post({ type: "ready" });
       return;
     }
     case "run":
-      serve(
-        () => callPython("_cs_run", request.code, { globals: request.globals, session: request.session, maxResultBytes: request.maxResultBytes }, request.memoryLimitBytes, request.maxOutputBytes),
-        !request.session,
+    case "call": {
+      const { extras } = request;
+      const fs = (pyodide as unknown as { FS: EmscriptenFs }).FS;
+      // Pool runs start from an empty working directory; a session keeps its files unless given new ones.
+      prepareWorkDir(fs, (request.type === "run" && !request.session) || extras.files !== undefined, extras.files);
+      bridge.begin(request.run, extras.hostFunctionNames);
+      const host = { hostFunctionNames: extras.hostFunctionNames };
+      const filesBack = (fatal: boolean): Partial<WorkerMessage> => {
+        if (extras.files === undefined || fatal) return {};
+        const back = collectWorkDir(fs, extras.maxFileBytes, extras.maxTotalFileBytes);
+        return "files" in back ? { files: back.files } : { filesError: back.error };
+      };
+      await serve(
+        () =>
+          request.type === "run"
+            ? callPython(
+                "_cs_run",
+                request.code,
+                { globals: request.globals, session: request.session, maxResultBytes: request.maxResultBytes, ...host, ...(extras.tests !== undefined ? { tests: extras.tests } : {}) },
+                request.memoryLimitBytes,
+                request.maxOutputBytes,
+              )
+            : callPython("_cs_call", request.name, { args: request.args, maxResultBytes: request.maxResultBytes, ...host }, request.memoryLimitBytes, request.maxOutputBytes),
+        filesBack,
+        request.type === "run" && !request.session,
       );
       return;
-    case "call":
-      serve(() => callPython("_cs_call", request.name, { args: request.args, maxResultBytes: request.maxResultBytes }, request.memoryLimitBytes, request.maxOutputBytes), false);
+    }
+    case "host-reply":
+    case "interrupt":
       return;
     case "check": {
       const check = entryPoint(pyodide!, "_cs_check");

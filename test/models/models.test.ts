@@ -1,6 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { ChatOpenAI } from "@langchain/openai";
-import { FakeListChatModel } from "@langchain/core/utils/testing";
 import {
   callModelWithRetry,
   classifyModelError,
@@ -12,6 +10,7 @@ import {
   resolveChatModel,
 } from "../../src/models/index.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
+import { scriptedModel, scriptedOpenAIModel } from "../support/scripted-model.js";
 
 describe("readModelSettings", () => {
   it("defaults to openai:gpt-4o-mini and ignores empty values", () => {
@@ -27,7 +26,7 @@ describe("readModelSettings", () => {
 
 describe("resolveChatModel", () => {
   it("returns a model instance unchanged", async () => {
-    const model = new FakeListChatModel({ responses: ["x"] });
+    const model = scriptedModel("x");
     expect((await resolveChatModel(model, readModelSettings({}))).model).toBe(model);
   });
 
@@ -102,7 +101,7 @@ describe("callModelWithRetry", () => {
       replies: [{ status: 429, headers: { "retry-after": "2" } }, { status: 429, headers: { "retry-after": "60" } }, "done"],
     });
     try {
-      const model = new ChatOpenAI({ model: "m", apiKey: "t", maxRetries: 0, configuration: { baseURL: server.baseURL } });
+      const model = scriptedOpenAIModel(server.baseURL);
       const delays: number[] = [];
       const reply = await callModelWithRetry(() => model.invoke("hi"), { maxDelayMs: 10_000, sleep: async (ms) => void delays.push(ms) });
       expect(reply.content).toBe("done");
@@ -127,7 +126,7 @@ describe("callModelWithRetry", () => {
   });
 
   it("names OPENAI_BASE_URL when the server cannot be reached", async () => {
-    const model = new ChatOpenAI({ model: "m", apiKey: "t", maxRetries: 0, configuration: { baseURL: "http://127.0.0.1:9/v1" } });
+    const model = scriptedOpenAIModel("http://127.0.0.1:9/v1");
     const error = await callModelWithRetry(() => model.invoke("hi"), { maxRetries: 1, sleep: noWait, baseURL: "http://127.0.0.1:9/v1" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect((error as ModelUnavailableError).attempts).toBe(2);

@@ -1,19 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ChatOpenAI } from "@langchain/openai";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import type { ScriptedOpenAIServer } from "../../src/testing/index.js";
+import { scriptedOpenAIModel as chat } from "../support/scripted-model.js";
 
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-function chat(baseURL: string, extra: Record<string, unknown> = {}) {
-  return new ChatOpenAI({ model: "scripted-model", apiKey: "test", maxRetries: 0, configuration: { baseURL }, ...extra });
-}
 
 const add = tool(({ a, b }: { a: number; b: number }) => String(a + b), {
   name: "add",

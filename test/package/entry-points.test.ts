@@ -1,0 +1,85 @@
+/**
+ * The package's entry points, imported by name through its own `exports` in fresh Node
+ * processes (the built `dist/`): the root loads no LangChain module and no TypeScript compiler,
+ * and every subpath exposes its documented names. The root's import time is a bench row
+ * (`npm run bench -- entry`), not an assertion here.
+ */
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { langChainUrls, probeImport } from "../../bench/import-probe.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The values each entry point documents (types are checked by the compiler, not here). */
+const documented: Record<string, string[]> = {
+  "codegen-sandbox": [
+    "runCode",
+    "checkCode",
+    "createSandbox",
+    "disposeDefaultSandbox",
+    "currentHostCall",
+    "LANGUAGES",
+    "EXECUTION_STATUSES",
+    "DEFAULT_TIMEOUT_MS",
+    "DEFAULT_MEMORY_LIMIT_BYTES",
+    "DEFAULT_MAX_OUTPUT_BYTES",
+    "CodegenSandboxError",
+    "InvalidOptionError",
+    "EngineUnavailableError",
+    "EngineSetupError",
+    "SandboxDisposedError",
+    "SandboxSessionEndedError",
+  ],
+  "codegen-sandbox/graph": [
+    "createCodeGenGraph",
+    "createCodeGenGraphBuilder",
+    "CodeGenState",
+    "DEFAULT_MAX_RETRIES",
+    "summarizeAttempts",
+    "extractProgram",
+    "checkTypes",
+    "ModelConfigurationError",
+    "ModelUnavailableError",
+    "ModelCallError",
+  ],
+  "codegen-sandbox/tools": ["createCodeInterpreterTool", "createCodeGenTool", "createCodeAgent", "executeCodeSchema", "solveWithCodeSchema"],
+  "codegen-sandbox/sdk": [
+    "CodeGeneratorSandbox",
+    "CodeGenerators",
+    "GeneratedInstance",
+    "BaseCodeGenerator",
+    "fromChatModel",
+    "fromAsyncFunction",
+    "fromOpenAICompatible",
+    "stripCodeFences",
+    "DEFAULT_TEMPLATE",
+  ],
+  "codegen-sandbox/eval": ["runEvaluation", "graphSolver", "loadTaskFile", "parseTaskFile", "renderEvalReport", "TASK_FILE_FORMATS"],
+  "codegen-sandbox/testing": ["startScriptedOpenAIServer"],
+};
+
+/** Names that must never leave the package: internal helpers and marker constants. */
+const internal = ["INTERNAL_PREFIX", "EVAL_ENTRY", "resolveRunOptions", "extractCode", "routeAfterValidate", "quoteLine"];
+
+// Every probe is a fresh Node process; LangChain-heavy entries take seconds on a loaded machine.
+describe("entry points of the built package", { timeout: 120_000 }, () => {
+  it("the root loads no LangChain module and no TypeScript compiler", async () => {
+    const probe = await probeImport("codegen-sandbox", root);
+    expect(probe.resolvedUrls[0]).toMatch(/\/dist\/src\/index\.js$/);
+    expect(langChainUrls(probe.resolvedUrls)).toEqual([]);
+    expect(probe.resolvedUrls.filter((url) => /\/node_modules\/(zod|openai|typescript)\//.test(url))).toEqual([]);
+  });
+
+  it("the hook sees LangChain when an entry does load it (the probe is not blind)", async () => {
+    const probe = await probeImport("codegen-sandbox/graph", root);
+    expect(langChainUrls(probe.resolvedUrls).length).toBeGreaterThan(0);
+  });
+
+  for (const [specifier, names] of Object.entries(documented)) {
+    it(`${specifier} exposes its documented names and no internal helper`, async () => {
+      const probe = await probeImport(specifier, root);
+      expect(probe.names).toEqual(expect.arrayContaining(names));
+      expect(probe.names.filter((name) => internal.includes(name))).toEqual([]);
+    });
+  }
+});
