@@ -67,7 +67,9 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
       assertAlive();
       const extras = extrasOfRun(resolved);
       const p = getPool();
-      const process = await p.acquire();
+      const startedAt = performance.now();
+      const process = await p.acquire(resolved.signal);
+      if (!process) return cancelledWhileWaiting(performance.now() - startedAt);
       try {
         const { interpreterLost: _lost, ...result } = await process.run(code, resolved.globals, runLimits(resolved), resolved.signal, extras);
         return result;
@@ -79,7 +81,7 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
     async check(code: string): Promise<CheckResult> {
       assertAlive();
       const p = getPool();
-      const process = await p.acquire();
+      const process = (await p.acquire())!;
       try {
         const outcome = await process.check(code);
         if (outcome.status === "syntax_error" || outcome.status === "forbidden") {
@@ -108,5 +110,17 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
       disposed = true;
       await Promise.all([pool?.dispose(), ...[...sessions].map((s) => s.dispose())]);
     },
+  };
+}
+
+function cancelledWhileWaiting(durationMs: number): ExecutionResult {
+  return {
+    status: "cancelled",
+    stdout: "",
+    stderr: "",
+    outputTruncated: false,
+    error: { name: "CancelledError", message: "the run was cancelled by the caller while it waited for a free interpreter; it never started" },
+    durationMs,
+    language: "python",
   };
 }

@@ -17,7 +17,7 @@ const MAX_START_FAILURES = 2;
  *
  * @example
  * const pool = new PythonPool(resolvePythonPaths(), 1);
- * const proc = await pool.acquire();
+ * const proc = (await pool.acquire())!;
  * try { await proc.run("print(1)", {}, limits); } finally { pool.release(proc); }
  */
 export class PythonPool {
@@ -44,10 +44,27 @@ export class PythonPool {
     await Promise.all(this.#slots.map((p) => p?.whenReady()));
   }
 
-  /** Waits for a ready, unleased process and leases it. */
-  async acquire(): Promise<DenoProcess> {
+  /**
+   * Waits for a ready, unleased process and leases it; `undefined` when `signal` aborts first
+   * (nothing is leased then).
+   */
+  async acquire(signal?: AbortSignal): Promise<DenoProcess | undefined> {
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<void>((resolve) => {
+      onAbort = () => resolve();
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return await this.#acquire(signal, aborted);
+    } finally {
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #acquire(signal: AbortSignal | undefined, aborted: Promise<void>): Promise<DenoProcess | undefined> {
     for (;;) {
       this.#assertAlive();
+      if (signal?.aborted) return undefined;
       if (this.#startFailures >= MAX_START_FAILURES) {
         this.#startFailures = 0;
         throw this.#lastStartError ?? new EngineSetupError("the interpreter process failed to start");
@@ -61,7 +78,7 @@ export class PythonPool {
       // Wait for any change; waiting through whenReady keeps the host alive meanwhile.
       const changed = new Promise<void>((resolve) => this.#changeWaiters.push(resolve));
       const starting = this.#slots.filter((p): p is DenoProcess => p !== undefined && p.alive && !p.ready && !this.#leased.has(p));
-      await Promise.race([changed, ...starting.map((p) => p.whenReady().catch(() => undefined))]);
+      await Promise.race([changed, aborted, ...starting.map((p) => p.whenReady().catch(() => undefined))]);
     }
   }
 

@@ -209,6 +209,13 @@ def _cs_run(code, options_json):
     global _cs_session_ns
     try:
         options = _cs_json.loads(options_json)
+        if not options.get("session") or _cs_session_ns is None:
+            # Every interpreter starts from the same memory snapshot (and pool runs from the same
+            # baseline): without a reseed (fresh bits from the worker), random would repeat its
+            # numbers in every run.
+            _cs_random = _cs_sys.modules.get("random")
+            if _cs_random is not None and options.get("seed") is not None:
+                _cs_random.seed(options["seed"])
         extra = options.get("globals") or {}
         if options.get("session"):
             if _cs_session_ns is None:

@@ -27,6 +27,13 @@ _CS_MAX_MESSAGE = 2000
 
 import os as _cs_os
 
+# Imports must not write .pyc files: a run that leaves the file system as it found it can be
+# reset in place (see worker.ts).
+_cs_sys.dont_write_bytecode = True
+# Emscripten finds its entropy source on first use (through Deno's node:crypto); do it now,
+# before the worker strips Deno from the realm.
+_cs_os.urandom(1)
+
 def _cs_no_processes(*args, **kwargs):
     raise PermissionError("the sandbox has no processes: os.system, os.popen, fork and exec are unavailable")
 

@@ -93,7 +93,8 @@ export type RunnerMessage =
  * echoes it on every message it sends for that request (see `Nonced`).
  */
 export type WorkerRequest =
-  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer; packages: WorkerPackages }
+  /** `session`: the interpreter serves a session (no baseline, no reset between runs). */
+  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer; packages: WorkerPackages; session: boolean }
   | { type: "make-snapshot"; pyodideUrl: string; packages: WorkerPackages }
   | { type: "run"; run: number; code: string; globals: Record<string, JsonValue>; session: boolean; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number; extras: WorkerRunExtras }
   | { type: "call"; run: number; name: string; args: JsonValue[]; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number; extras: WorkerRunExtras }
@@ -135,6 +136,11 @@ export type WorkerMessage =
   | { type: "output-limit" }
   /** `fatal`: the interpreter hit a fault it cannot recover from; the runner replaces it. */
   | { type: "done"; outcome: PythonOutcome; fatal: boolean; files?: Array<[string, Uint8Array]>; filesError?: string }
+  /**
+   * After a pool run's `done`: `fresh` when the worker restored its pristine baseline in place;
+   * otherwise (`resetMiss` says why) the runner replaces the worker before the next run.
+   */
+  | { type: "reset"; fresh: boolean; resetMiss?: string }
   /** Output from here on belongs to the tests. */
   | { type: "phase"; run: number; phase: "tests" }
   | { type: "host-call"; run: number; callId: number; name: string; argsJson: string }

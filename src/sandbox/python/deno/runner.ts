@@ -44,8 +44,8 @@ const config = JSON.parse(Deno.args[0] ?? "{}") as RunnerConfig;
 
 /** Time Python gets to unwind after the soft interrupt before its worker is terminated. */
 const HARD_KILL_GRACE_MS = 300;
-/** A cancelled run gets less: the caller is waiting (the host kills the process at 250 ms). */
-const CANCEL_GRACE_MS = 100;
+/** A cancelled run gets less: the caller is waiting (the host kills the process at 280 ms). */
+const CANCEL_GRACE_MS = 200;
 /** How often the supervisor samples the process's resident memory during a run. */
 const MEMORY_POLL_MS = 10;
 /**
@@ -55,6 +55,8 @@ const MEMORY_POLL_MS = 10;
  */
 export const MEMORY_SLACK_BYTES = 48 * 1024 * 1024;
 const ERROR_TEXT_MAX = 8000;
+/** A reset copies ~31 MB; one that takes longer than this means the worker is stuck. */
+const RESET_TIMEOUT_MS = 5000;
 const STATUSES = new Set(["success", "syntax_error", "runtime_error", "timeout", "memory_limit", "output_limit", "forbidden", "cancelled"]);
 
 /**
@@ -127,6 +129,8 @@ function toBase64(bytes: Uint8Array): string {
 /** One interpreter worker and its interrupt buffer. */
 interface Interpreter {
   worker: DenoWorker;
+  /** Nonce of the last request sent (its `reset` message carries it). */
+  lastNonce: string;
   interrupt: Int32Array;
   ready: Promise<void>;
   dead: boolean;
@@ -141,7 +145,7 @@ function startInterpreter(): Interpreter {
   const worker = newWorker();
   const buffer = new SharedArrayBuffer(4);
   const nonce = newNonce();
-  const interpreter: Interpreter = { worker, interrupt: new Int32Array(buffer), ready: Promise.resolve(), dead: false };
+  const interpreter: Interpreter = { worker, lastNonce: nonce, interrupt: new Int32Array(buffer), ready: Promise.resolve(), dead: false };
   interpreter.ready = new Promise<void>((resolve, reject) => {
     worker.onmessage = (event) => {
       const data = event.data as Nonced<WorkerMessage>;
@@ -156,7 +160,7 @@ function startInterpreter(): Interpreter {
   });
   // The worker gets its own copy by transfer (one copy, not two); the original is kept for later interpreters.
   const copy = snapshot?.slice();
-  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, packages, nonce }, copy ? [copy.buffer as ArrayBuffer] : []);
+  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, packages, session: config.session, nonce }, copy ? [copy.buffer as ArrayBuffer] : []);
   return interpreter;
 }
 
@@ -198,6 +202,26 @@ interface Execution {
   outputTruncated: boolean;
   durationMs: number;
   killed: boolean;
+}
+
+/** Waits for the worker's `reset` message after a pool run: true when it is pristine again. */
+function awaitReset(interpreter: Interpreter, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      interpreter.worker.onmessage = null;
+      resolve(false);
+    }, timeoutMs);
+    interpreter.worker.onmessage = (event) => {
+      const data = event.data as Nonced<WorkerMessage> | null;
+      clearTimeout(timer);
+      interpreter.worker.onmessage = null;
+      if (data?.nonce === interpreter.lastNonce && data.type === "reset" && data.fresh === true) {
+        resolve(true);
+        return;
+      }
+      resolve(false);
+    };
+  });
 }
 
 type StopReason = "timeout" | "output_limit" | "memory_limit" | "cancelled" | "forged";
@@ -397,10 +421,15 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
       finish({ status: "runtime_error", error: { name: "InterpreterError", message: `the interpreter crashed: ${String(event.message ?? "unknown error").slice(0, 500)}` } }, true);
     };
     const softTimer = setTimeout(() => stop("timeout"), limits.timeoutMs);
+    // Two samples in a row over the line: a dead worker's memory being handed back, or a
+    // transient spike of the runtime, is not the guest's.
+    let over = 0;
     const memoryTimer = setInterval(() => {
-      if (Deno.memoryUsage().rss - baselineRss > limits.memoryLimitBytes + MEMORY_SLACK_BYTES) stop("memory_limit");
+      over = Deno.memoryUsage().rss - baselineRss > limits.memoryLimitBytes + MEMORY_SLACK_BYTES ? over + 1 : 0;
+      if (over >= 2) stop("memory_limit");
     }, MEMORY_POLL_MS);
     Atomics.store(interpreter.interrupt, 0, 0);
+    interpreter.lastNonce = nonce;
     if (run >= 0) relaying = { hostId: id, run, nonce, interpreter };
     interpreter.worker.postMessage({ ...request, nonce });
   });
@@ -429,8 +458,12 @@ async function handle(request: HostRequest): Promise<void> {
       const tests = request.type === "run" && request.tests !== undefined ? { testsStdout: done.testsStdout, testsStderr: done.testsStderr } : {};
       const files = done.files !== undefined ? { files: done.files } : done.filesError !== undefined ? { filesError: done.filesError } : {};
       send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session, ...tests, ...files });
-      // Pool mode: a fresh interpreter for every run. Session mode: only after a kill.
-      if (!config.session || interpreter.dead) replaceInterpreter();
+      // Pool mode: a pristine interpreter for every run, restored in place when the run ended
+      // normally and left nothing outside the memory, else a new worker. Session mode: the
+      // same interpreter until it has to be killed.
+      const limitHit = done.outcome.status === "timeout" || done.outcome.status === "memory_limit" || done.outcome.status === "output_limit" || done.outcome.status === "cancelled";
+      if (interpreter.dead || (!config.session && limitHit)) replaceInterpreter();
+      else if (!config.session && !(await awaitReset(interpreter, RESET_TIMEOUT_MS))) replaceInterpreter();
       else send({ type: "ready" });
       return;
     }

@@ -37,12 +37,17 @@ const realSetTimeout = realm.setTimeout as (fn: () => void, ms?: number) => numb
 const realClearTimeout = realm.clearTimeout as (id: number) => void;
 const realSetInterval = realm.setInterval as (fn: () => void, ms?: number) => number;
 const AtomicsStore = Atomics.store;
+const randomFill = crypto.getRandomValues.bind(crypto);
 const JSONParse = JSON.parse;
 const JSONStringify = JSON.stringify;
 const memoryPrototype = (realm.WebAssembly as { Memory: { prototype: WasmMemory } }).Memory.prototype;
 const realGrow = memoryPrototype.grow;
 const memoryBufferGetter = Object.getOwnPropertyDescriptor(memoryPrototype, "buffer")!.get!;
 const byteLengthGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
+const TypedArraySet = Uint8Array.prototype.set;
+const TypedArrayFill = Uint8Array.prototype.fill;
+const TypedArraySlice = Uint8Array.prototype.slice;
+const Uint8ArrayCtor = Uint8Array;
 const WASM_PAGE_BYTES = 65536;
 
 // ---- Memory cap (precision only; the runner's RSS watchdog is the limit) ------------------
@@ -178,6 +183,149 @@ const jsGlobals = freeze({
   clearInterval: guestClearTimeout,
 });
 
+// ---- Fast reset: the interpreter's memory restored in place ---------------------------------
+/**
+ * After init and a warm-up run, the worker keeps a copy of the WebAssembly memory and of the
+ * JS references (hiwire slots) that memory points at. After a pool run it restores both in
+ * place, so the next run starts from the same pristine interpreter without a new worker. Only
+ * state that lives in the memory can be restored; the run is "clean" (restorable) when nothing
+ * outside it changed:
+ * - no JS reference was made (any access from Python to a JS object allocates a hiwire slot,
+ *   which changes the slot table at its free head), so no JS object was touched;
+ * - the file system was not written (Emscripten's FS lives in JS objects);
+ * - no library was loaded (the function table did not grow), the stack pointer is back;
+ * - the memory grew by less than MAX_RESTORE_GROWTH_BYTES (it cannot shrink: past that, a new
+ *   worker gives the memory back).
+ * Otherwise the worker says so and the runner replaces it. Every function used here was
+ * captured before user code ran.
+ */
+const MAX_RESTORE_GROWTH_BYTES = 32 * 1024 * 1024;
+/** Hiwire slots checked: the free head is among the first few (6 references live at baseline). */
+const CHECKED_SLOTS = 1024;
+interface PyodideModule {
+  memory: WasmMemory;
+  wasmTable: { length: number };
+  ___stack_pointer: { value: number };
+  __hiwire_slot_info(index: number): number;
+  __hiwire_get(index: number): unknown;
+  __hiwire_set(index: number, value: unknown): number;
+  FS: Record<string, unknown> & { nextInode: number };
+}
+interface Baseline {
+  memory: WasmMemory;
+  heap: Uint8Array;
+  slotInfo(index: number): number;
+  hiwireSet(index: number, value: unknown): number;
+  table: { length: number };
+  tableLength: number;
+  stackPointerGlobal: { value: number };
+  stackPointer: number;
+  /** Occupied slots and their JS values at baseline (restored after every reset). */
+  slots: Array<[number, unknown]>;
+  /** Slot infos after a clean run (what a run that touched no JS object leaves). */
+  cleanInfos: Uint32Array;
+  nextInode: () => number;
+  inode: number;
+}
+let baseline: Baseline | undefined;
+/** Set by the wrapped file-system operations: the FS changed during this run. */
+let fsDirty = false;
+/** Why the last reset did not happen (for the bench's fallback count). */
+let resetMiss = "";
+
+function heapView(memory: WasmMemory): Uint8Array {
+  return new Uint8ArrayCtor(ReflectApply(memoryBufferGetter, memory, []) as ArrayBuffer);
+}
+
+function slotInfos(base: Pick<Baseline, "slotInfo">): Uint32Array {
+  const out = new Uint32Array(CHECKED_SLOTS);
+  for (let i = 0; i < CHECKED_SLOTS; i++) out[i] = base.slotInfo(i);
+  return out;
+}
+
+/** Every FS operation that changes files sets `fsDirty` (stdout/stderr writes are not changes). */
+function watchFileSystem(fs: Record<string, unknown>): void {
+  const mutating = ["mknod", "mkdir", "symlink", "rename", "rmdir", "unlink", "truncate", "ftruncate", "chmod", "fchmod", "lchmod", "chown", "fchown", "lchown", "utime", "mount", "unmount", "writeFile", "create"];
+  for (const name of mutating) {
+    const original = fs[name];
+    if (typeof original !== "function") continue;
+    fs[name] = function (this: unknown, ...args: unknown[]) {
+      // Only an operation that succeeded changed something (mkdirTree tries existing dirs).
+      const result = ReflectApply(original as Fn, this, args);
+      fsDirty = true;
+      return result;
+    };
+  }
+  const write = fs.write;
+  if (typeof write === "function") {
+    fs.write = function (this: unknown, ...args: unknown[]) {
+      // Writes to devices (stdout, stderr, /dev/null) change no file.
+      const stream = args[0] as { tty?: unknown; node?: { mode?: unknown } } | undefined;
+      const mode = stream?.node?.mode;
+      const device = typeof mode === "number" && (mode & 0o170000) === 0o020000;
+      if (!stream || !(stream.tty || device)) fsDirty = true;
+      return ReflectApply(write as Fn, this, args);
+    };
+  }
+}
+
+async function takeBaseline(module: PyodideModule, runClean: () => Promise<void>): Promise<void> {
+  const slotInfo = module.__hiwire_slot_info;
+  const hiwireGet = module.__hiwire_get;
+  const base: Baseline = {
+    memory: module.memory,
+    heap: new Uint8ArrayCtor(0),
+    slotInfo,
+    hiwireSet: module.__hiwire_set,
+    table: module.wasmTable,
+    tableLength: module.wasmTable.length,
+    stackPointerGlobal: module.___stack_pointer,
+    stackPointer: module.___stack_pointer.value,
+    slots: [],
+    cleanInfos: new Uint32Array(0),
+    nextInode: () => module.FS.nextInode,
+    inode: module.FS.nextInode,
+  };
+  const infos = slotInfos(base);
+  for (let i = 0; i < CHECKED_SLOTS; i++) if ((infos[i]! & 1) === 1) base.slots.push([i, hiwireGet(i)]);
+  base.heap = ReflectApply(TypedArraySlice, heapView(base.memory), []) as Uint8Array;
+  await runClean();
+  base.cleanInfos = slotInfos(base);
+  baseline = base;
+  fsDirty = false;
+  if (!restore(true)) baseline = undefined;
+}
+
+/**
+ * Restores the baseline if the run left nothing outside the memory (or `force`); returns
+ * whether the interpreter is pristine again.
+ */
+function restore(force = false): boolean {
+  const base = baseline;
+  resetMiss = "no baseline";
+  if (!base) return false;
+  if (!force) {
+    resetMiss = "file system changed";
+    if (fsDirty || base.nextInode() !== base.inode) return false;
+    resetMiss = "function table grew or stack moved";
+    if (base.table.length !== base.tableLength || base.stackPointerGlobal.value !== base.stackPointer) return false;
+    resetMiss = "JS references made";
+    const infos = slotInfos(base);
+    for (let i = 0; i < CHECKED_SLOTS; i++) if (infos[i] !== base.cleanInfos[i]) return false;
+  }
+  const heap = heapView(base.memory);
+  resetMiss = "memory grew too much";
+  if (heap.length - base.heap.length > MAX_RESTORE_GROWTH_BYTES) return false;
+  resetMiss = "";
+  ReflectApply(TypedArraySet, heap, [base.heap]);
+  // Memory that grew must read as fresh (zero) memory again; malloc may rely on it.
+  if (heap.length > base.heap.length) ReflectApply(TypedArrayFill, heap, [0, base.heap.length]);
+  const slots = base.slots;
+  for (let i = 0; i < slots.length; i++) base.hiwireSet(slots[i]![0], slots[i]![1]);
+  fsDirty = false;
+  return true;
+}
+
 // ---- Pyodide ---------------------------------------------------------------------------------
 let pyodide: PyodideAPI | undefined;
 let baselineHeapBytes = 0;
@@ -235,6 +383,8 @@ type EntryOptions = Record<string, unknown>;
 
 async function callPython(fn: string, first: string, options: EntryOptions, memoryLimitBytes: number, outputCap: number): Promise<{ outcome: PythonOutcome; fatal: boolean }> {
   const py = pyodide!;
+  decoders.stdout = new TextDecoder();
+  decoders.stderr = new TextDecoder();
   outputBytes = 0;
   outputLimitHit = false;
   maxOutputBytes = outputCap;
@@ -242,7 +392,8 @@ async function callPython(fn: string, first: string, options: EntryOptions, memo
   capBytes = baselineHeapBytes + memoryLimitBytes;
   try {
     const entry = entryPoint(py, fn);
-    const returned = entry(first, JSONStringify(options)) as string | undefined;
+    const seed = randomFill(new Uint32Array(4));
+    const returned = entry(first, JSONStringify({ ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` })) as string | undefined;
     // A run that waits on an await returns None and ends through the bridge's `done` hook.
     const outcome = JSONParse(typeof returned === "string" ? returned : await bridge.waitDone()) as PythonOutcome;
     if (growRefused && outcome.status === "runtime_error") {
@@ -257,8 +408,12 @@ async function callPython(fn: string, first: string, options: EntryOptions, memo
   }
 }
 
-/** Runs one request's Python inside the run scope; `done` is posted from a fresh task, after the microtasks it left. */
-async function serve(work: () => Promise<{ outcome: PythonOutcome; fatal: boolean }>, after?: (fatal: boolean) => Partial<WorkerMessage>): Promise<void> {
+/**
+ * Runs one request's Python inside the run scope; `done` is posted from a fresh task, after the
+ * microtasks it left. With `reset`, the interpreter's memory is restored to its baseline after
+ * `done` when the run left nothing outside it, and a `reset` message says whether that worked.
+ */
+async function serve(work: () => Promise<{ outcome: PythonOutcome; fatal: boolean }>, after?: (fatal: boolean) => Partial<WorkerMessage>, reset = false): Promise<void> {
   beginRun();
   let done: { outcome: PythonOutcome; fatal: boolean };
   try {
@@ -267,10 +422,17 @@ async function serve(work: () => Promise<{ outcome: PythonOutcome; fatal: boolea
     done = { outcome: faultOutcome(error), fatal: true };
   }
   bridge.end();
+  // The run's timers die now, before any of them can fire (one that came due during a long run
+  // would otherwise run before the task below); microtasks the run left still drain first.
+  endRun();
   realSetTimeout(() => {
-    endRun();
     const extra = after?.(done.fatal) ?? {};
     post({ ...extra, type: "done", outcome: done.outcome, fatal: done.fatal } as WorkerMessage);
+    if (!reset) return;
+    // After the reply, so the caller does not wait for the copy; the runner waits for this
+    // message before it calls the interpreter ready again.
+    const fresh = !done.fatal && restore();
+    post({ type: "reset", fresh, ...(fresh ? {} : { resetMiss: done.fatal ? "fault" : resetMiss }) });
   }, 0);
 }
 
@@ -335,14 +497,21 @@ async function handle(request: WorkerRequest): Promise<void> {
       py.globals.set("_cs_hooks", bridge.hooks);
       (py.globals.get("_cs_install_scheduler") as (fn: unknown) => void)(scheduleCallback);
       pyodide = py;
+      const module = (py as unknown as { _module: PyodideModule })._module;
+      watchFileSystem(module.FS);
       stripRealm();
       // One throwaway run pages in the code paths of a run, so the first real run is fast.
-      beginRun();
-      bridge.begin(0, []);
-      await callPython("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }, 256 * 1024 * 1024, 0);
-      bridge.end();
-      endRun();
+      const warmUp = async () => {
+        beginRun();
+        bridge.begin(0, []);
+        await callPython("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }, 256 * 1024 * 1024, 0);
+        bridge.end();
+        endRun();
+      };
+      await warmUp();
       baselineHeapBytes = heapBytes(py);
+      // Pool interpreters keep a baseline to reset to; a session's state is meant to last.
+      if (!request.session) await takeBaseline(module, warmUp);
       post({ type: "ready" });
       return;
     }
@@ -371,6 +540,7 @@ async function handle(request: WorkerRequest): Promise<void> {
               )
             : callPython("_cs_call", request.name, { args: request.args, maxResultBytes: request.maxResultBytes, ...host }, request.memoryLimitBytes, request.maxOutputBytes),
         filesBack,
+        request.type === "run" && !request.session,
       );
       return;
     }
