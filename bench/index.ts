@@ -10,7 +10,9 @@ const sections: Record<string, () => Promise<BenchSection>> = {
   js: async () => (await import("./js.js")).default,
   graph: async () => (await import("./graph.js")).default,
   python: async () => (await import("./python.js")).default,
+  typecheck: async () => (await import("./typecheck.js")).default,
   entry: async () => (await import("./entry.js")).default,
+  "code-mode": async () => (await import("./code-mode.js")).default,
 };
 
 async function main(): Promise<void> {

@@ -17,10 +17,10 @@ import { mib, ms, percentiles, type BenchRow, type BenchSection } from "./table.
 const SMALL_PROGRAM = "total = sum(i * i for i in range(100))\nprint(total)\ntotal";
 const WARM_SAMPLES = 20;
 const THROUGHPUT_RUNS = 12;
-const limits: RunLimits = { timeoutMs: 5000, memoryLimitBytes: 64 * 1024 * 1024, maxOutputBytes: 1024 * 1024 };
+const limits: RunLimits = { timeoutMs: 5000, memoryLimitBytes: 64 * 1024 * 1024, maxOutputBytes: 1024 * 1024, maxResultBytes: 1024 * 1024 };
 
 function options(timeoutMs = limits.timeoutMs): ResolvedRunOptions {
-  return { language: "python", ...limits, timeoutMs, globals: {}, hostFunctions: {}, maxHostCallsInFlight: 8, maxHostCalls: 256, maxResultBytes: 1 << 20 };
+  return { language: "python", ...limits, timeoutMs, globals: {}, hostFunctions: {}, maxHostCallsInFlight: 8, maxHostCalls: 256 };
 }
 
 function rssBytes(pid: number | undefined): number {

@@ -3,6 +3,7 @@
  * never thrown: they are `ExecutionResult` statuses.
  * One class per failure mode, each with structured fields and a message that says what to do.
  */
+import { truncate } from "./feedback/truncate.js";
 
 /** Base of every error this package throws. */
 export class CodegenSandboxError extends Error {
@@ -43,7 +44,7 @@ export function describeValue(value: unknown): string {
   } catch {
     text = Object.prototype.toString.call(value);
   }
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return truncate(text, 80);
 }
 
 /** A sandbox session ended (its run timed out, ran out of memory, or its engine crashed). */

@@ -3,7 +3,9 @@
  * line prefixed with the command's name.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { LANGUAGES, type Language } from "../sandbox/types.js";
+import { InvalidOptionError } from "../errors.js";
+import { resolveLanguage } from "../sandbox/options.js";
+import type { Language } from "../sandbox/types.js";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -33,8 +35,10 @@ export function integerFlag(command: string, name: string, text: string | undefi
 /** Parses `--language`. */
 export function languageFlag(command: string, text: string | undefined): Language | undefined {
   if (text === undefined) return undefined;
-  if (!LANGUAGES.includes(text as Language)) {
-    throw new UsageError(`${command}: --language must be one of ${LANGUAGES.join(", ")}, got "${text}"`);
+  try {
+    return resolveLanguage(text, "--language");
+  } catch (error) {
+    if (error instanceof InvalidOptionError) throw new UsageError(`${command}: ${error.message}`);
+    throw error;
   }
-  return text as Language;
 }

@@ -2,12 +2,10 @@
  * `codegen-sandbox demo`: the four demonstration tasks (factorial, squared evens, character
  * frequency, Fibonacci), each solved by the graph, then the success statistics.
  */
-import type { Command } from "./main.js";
+import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
-import { formatEvent, formatFinal } from "./solve.js";
 import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
-import type { FinalState } from "./solve.js";
-import type { CodeGenEvent } from "../graph/events.js";
+import { createCliGraph, formatFinal, streamTask, type FinalState } from "./graph-run.js";
 
 /** The demonstration tasks, in order. */
 export const DEMO_TASKS: readonly string[] = [
@@ -57,29 +55,14 @@ export const demoCommand: Command = {
     const timeoutMs = integerFlag("demo", "timeout-ms", values["timeout-ms"], 1);
     if (values.model !== undefined && values.model.trim() === "") throw new UsageError("demo: --model needs a provider:model name");
 
-    const [{ createCodeGenGraph }, { ExecutionHistory, formatSummary }, { disposeDefaultSandbox }] = await Promise.all([
-      import("../graph/graph.js"),
-      import("../graph/history.js"),
-      import("../sandbox/run-code.js"),
-    ]);
-    const graph = createCodeGenGraph({
-      ...(values.model === undefined ? {} : { model: values.model }),
-      ...(maxRetries === undefined ? {} : { maxRetries }),
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      modelRetry: { onRetry: ({ retry, delayMs, kind }) => process.stderr.write(`model call failed (${kind.kind}); retry ${retry} in ${delayMs} ms\n`) },
-    });
+    const graph = await createCliGraph({ model: values.model, maxRetries, timeoutMs });
+    const [{ ExecutionHistory, formatSummary }, { disposeDefaultSandbox }] = await Promise.all([import("../graph/history.js"), import("../sandbox/run-code.js")]);
     const history = new ExecutionHistory();
     const runs: (FinalState & { task: string })[] = [];
     try {
       for (const [index, task] of DEMO_TASKS.entries()) {
         process.stderr.write(`\n=== task ${index + 1}/${DEMO_TASKS.length}: ${task}\n`);
-        let final: FinalState | undefined;
-        const input = language === undefined ? { task } : { task, language };
-        for await (const [mode, chunk] of await graph.stream(input, { streamMode: ["custom", "values"] })) {
-          if (mode === "custom") process.stderr.write(formatEvent(chunk as CodeGenEvent) + "\n");
-          else final = chunk as FinalState;
-        }
-        if (final === undefined) throw new Error("the graph ended without a state");
+        const final = await streamTask(graph, language === undefined ? { task } : { task, language });
         history.record(task, final);
         runs.push({ task, ...final });
         if (!values.json) process.stdout.write(`\n=== ${task}\n${formatFinal(final)}\n`);

@@ -4,7 +4,7 @@
  * and after repair, attempts, tokens and time per task.
  */
 import { writeFile } from "node:fs/promises";
-import type { Command } from "./main.js";
+import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
 import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
 import { InvalidOptionError } from "../errors.js";

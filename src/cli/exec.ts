@@ -3,7 +3,7 @@
  * Exit codes: 0 the run succeeded, 1 the run failed (any other status), 2 usage error.
  */
 import { readFile } from "node:fs/promises";
-import type { Command } from "./main.js";
+import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
 import { parseCommandArgs } from "./args.js";
 import { LANGUAGES, type ExecutionResult, type Language } from "../sandbox/types.js";

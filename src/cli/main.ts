@@ -3,13 +3,8 @@
  * `codegen-sandbox` command line. Each subcommand lives in its own module and is loaded only
  * when asked for, so `exec` never pays for LangChain's import time.
  */
+import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
-
-/** A subcommand: takes its own argv (after the subcommand name), returns the exit code. */
-export interface Command {
-  summary: string;
-  run(argv: string[]): Promise<number>;
-}
 
 const commands: Record<string, () => Promise<Command>> = {
   // Subcommands register here: name -> lazy loader.

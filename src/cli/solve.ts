@@ -4,13 +4,13 @@
  * Exit codes: 0 solved, 1 not solved or the model is not configured, 2 usage error.
  */
 import { readFile } from "node:fs/promises";
-import type { Command } from "./main.js";
+import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
 import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
-import { LANGUAGES, type Language } from "../sandbox/types.js";
-import { runResultValue, type StoredRunResult } from "../graph/stored-result.js";
-import type { CodeGenEvent } from "../graph/events.js";
-import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
+import { createCliGraph, formatFinal, streamTask } from "./graph-run.js";
+import { LANGUAGES } from "../sandbox/types.js";
+import { runResultValue } from "../graph/stored-result.js";
+import type { CodeGenInput } from "../graph/state.js";
 
 const HELP = `usage: codegen-sandbox solve "TASK" [options]
 
@@ -32,42 +32,6 @@ model configuration (environment):
   OPENAI_BASE_URL        an OpenAI-compatible server (vLLM, llama.cpp, Ollama's /v1); no key needed
   CODEGEN_MODEL          default model (default openai:gpt-4o-mini)
 Exit code: 0 solved, 1 not solved or no usable model, 2 usage error.`;
-
-/** One line of progress for a graph event. */
-export function formatEvent(event: CodeGenEvent): string {
-  const parts = [`[attempt ${event.attempt}] ${event.node}: ${event.status}`];
-  const details: string[] = [];
-  if (event.durationMs !== undefined) details.push(`${event.durationMs.toFixed(1)} ms`);
-  if (event.inputTokens !== undefined || event.outputTokens !== undefined) details.push(`${event.inputTokens ?? 0} in / ${event.outputTokens ?? 0} out tokens`);
-  if (details.length > 0) parts.push(`(${details.join(", ")})`);
-  if (event.message !== undefined && event.node !== "finalize") parts.push(`- ${event.message.split("\n")[0]}`);
-  return parts.join(" ");
-}
-
-/** What `solve` and `demo` read of the graph's final state. */
-export interface FinalState {
-  status?: CodeGenStatus;
-  code?: string;
-  language?: Language;
-  result?: StoredRunResult;
-  attempts: Attempt[];
-  explanation?: string;
-}
-
-/** The final state as text: code, output, result and status. */
-export function formatFinal(state: FinalState): string {
-  const lines: string[] = [];
-  if (state.code !== undefined && state.code !== "") lines.push(`--- code (${state.language ?? "?"}) ---`, state.code);
-  if (state.result !== undefined) {
-    lines.push("--- output ---", state.result.stdout.replace(/\n$/, "") || "(nothing printed)");
-    if (state.result.stderr.trim() !== "") lines.push("--- stderr ---", state.result.stderr.replace(/\n$/, ""));
-    if (state.result.resultJson !== undefined) lines.push("--- result ---", state.result.resultJson);
-  }
-  const attempts = state.attempts.length;
-  lines.push(`--- status: ${state.status ?? "unknown"} after ${attempts} attempt${attempts === 1 ? "" : "s"} ---`);
-  if (state.explanation !== undefined) lines.push(state.explanation);
-  return lines.join("\n");
-}
 
 /** The `solve` subcommand. */
 export const solveCommand: Command = {
@@ -108,13 +72,8 @@ export const solveCommand: Command = {
     }
 
     // LangChain is loaded only now, so `--help` and usage errors stay instant.
-    const [{ createCodeGenGraph }, { disposeDefaultSandbox }] = await Promise.all([import("../graph/graph.js"), import("../sandbox/run-code.js")]);
-    const graph = createCodeGenGraph({
-      ...(values.model === undefined ? {} : { model: values.model }),
-      ...(maxRetries === undefined ? {} : { maxRetries }),
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      modelRetry: { onRetry: ({ retry, delayMs, kind }) => process.stderr.write(`model call failed (${kind.kind}); retry ${retry} in ${delayMs} ms\n`) },
-    });
+    const graph = await createCliGraph({ model: values.model, maxRetries, timeoutMs });
+    const { disposeDefaultSandbox } = await import("../sandbox/run-code.js");
     const input: CodeGenInput = { task };
     if (language !== undefined) input.language = language;
     if (values.context !== undefined) input.context = values.context;
@@ -122,12 +81,7 @@ export const solveCommand: Command = {
     if (values["expected-output"] !== undefined) input.expectedOutput = values["expected-output"];
 
     try {
-      let final: FinalState | undefined;
-      for await (const [mode, chunk] of await graph.stream(input, { streamMode: ["custom", "values"] })) {
-        if (mode === "custom") process.stderr.write(formatEvent(chunk as CodeGenEvent) + "\n");
-        else final = chunk as FinalState;
-      }
-      if (final === undefined) throw new Error("the graph ended without a state");
+      const final = await streamTask(graph, input);
       if (values.json) {
         const { status, code, language: lang, result: stored, attempts, explanation } = final;
         // The program's value as JSON again (the state keeps it as text, see stored-result.ts).

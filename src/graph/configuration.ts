@@ -5,7 +5,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Language, RunOptions, Sandbox } from "../sandbox/types.js";
-import { LANGUAGES } from "../sandbox/types.js";
+import { resolveLanguage, resolveLimit } from "../sandbox/options.js";
 import { InvalidOptionError } from "../errors.js";
 import { readModelSettings } from "../models/configuration.js";
 import { resolveChatModel } from "../models/resolve-model.js";
@@ -13,6 +13,8 @@ import type { ModelSpec, ResolvedModel } from "../models/resolve-model.js";
 import type { ModelRetryOptions } from "../models/retry.js";
 import { resolvePrompts } from "./prompts.js";
 import type { CodeGenPromptOverrides, CodeGenPrompts } from "./prompts.js";
+import { codeToolsHook, type CodeToolsHook } from "../code-mode/code-tools-hook.js";
+import type { CodeModeTool } from "../code-mode/tool-bridge.js";
 
 /** The part of a `Sandbox` the graph uses: check and run. */
 export type CodeRunner = Pick<Sandbox, "run" | "check">;
@@ -45,6 +47,11 @@ export interface CodeGenGraphOptions {
   env?: Record<string, string | undefined>;
   /** Checkpointer for `createCodeGenGraph` (threads, resume, approval). */
   checkpointer?: BaseCheckpointSaver;
+  /**
+   * LangChain tools the generated program may call (`await tools.<name>(...)`, see
+   * docs/code-mode.md); the generate prompt shows their signatures. Default: none.
+   */
+  tools?: CodeModeTool[];
 }
 
 /**
@@ -88,6 +95,8 @@ export interface CodeGenContext {
   runLimitsFor(config: LangGraphRunnableConfig): RunLimits;
   model(config: LangGraphRunnableConfig): Promise<ResolvedModel>;
   sandbox(): Promise<CodeRunner>;
+  /** Tools callable from the generated program (from the `tools` option). */
+  codeTools?: CodeToolsHook;
 }
 
 /** Default number of repairs after the first attempt. */
@@ -119,7 +128,7 @@ function defaultRunner(): Promise<CodeRunner> {
 export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGenContext {
   checkRetries("maxRetries", options.maxRetries);
   checkLanguage("defaultLanguage", options.defaultLanguage);
-  for (const name of LIMIT_NAMES) checkPositive(name, options[name]);
+  for (const name of LIMIT_NAMES) if (options[name] !== undefined) resolveLimit(name, options[name]);
   if (options.sandbox !== undefined && (typeof options.sandbox?.run !== "function" || typeof options.sandbox?.check !== "function")) {
     throw new InvalidOptionError("sandbox", options.sandbox, "a Sandbox from createSandbox() (an object with run and check)");
   }
@@ -134,7 +143,9 @@ export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGe
   // resolve it once instead of reading the environment on each model call.
   const instance = options.model !== undefined && typeof options.model !== "string" ? options.model : undefined;
   let fixedModel: Promise<ResolvedModel> | undefined;
+  const codeTools = codeToolsHook(options.tools);
   return {
+    ...(codeTools ? { codeTools } : {}),
     prompts: resolvePrompts(options.prompts),
     approveBeforeExecute: options.approveBeforeExecute ?? false,
     runLimits,
@@ -153,8 +164,7 @@ export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGe
       const limits: RunLimits = { ...runLimits };
       for (const name of LIMIT_NAMES) {
         const setting = runSetting(config, name);
-        checkPositive(setting.name, setting.value);
-        if (setting.value !== undefined) limits[name] = setting.value as number;
+        if (setting.value !== undefined) limits[name] = resolveLimit(setting.name, setting.value);
       }
       return limits;
     },
@@ -188,20 +198,18 @@ function runSetting(config: LangGraphRunnableConfig, name: keyof CodeGenRunConte
   return { name: `configurable.${name}`, value: fromConfigurable ?? undefined };
 }
 
-function checkPositive(name: string, value: unknown): void {
-  if (value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value > 0)) {
-    throw new InvalidOptionError(name, value, "a positive number");
-  }
-}
-
-function checkRetries(name: string, value: unknown): void {
+/**
+ * Checks a `maxRetries` value (repairs after the first attempt): an integer from 0 to
+ * `MAX_RETRIES_LIMIT`. The graph, the tools and the SDK use this one check.
+ *
+ * @throws InvalidOptionError naming `name`.
+ */
+export function checkRetries(name: string, value: unknown): void {
   if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_RETRIES_LIMIT)) {
     throw new InvalidOptionError(name, value, `an integer from 0 to ${MAX_RETRIES_LIMIT}`);
   }
 }
 
 function checkLanguage(name: string, value: unknown): void {
-  if (value !== undefined && !LANGUAGES.includes(value as Language)) {
-    throw new InvalidOptionError(name, value, `one of ${LANGUAGES.join(", ")}`);
-  }
+  if (value !== undefined) resolveLanguage(value, name);
 }

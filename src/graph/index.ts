@@ -19,3 +19,9 @@ export type { ApprovalDecision, ApprovalRequest } from "./nodes/approve.js";
 export { summarizeAttempts, type AttemptSummary } from "./history.js";
 export { ModelConfigurationError, ModelUnavailableError, ModelCallError } from "../models/errors.js";
 export type { ModelSpec } from "../models/resolve-model.js";
+/** The one extractor: the program a model's reply means (used by the graph, the SDK and the tools). */
+export { extractProgram, type ProgramExtraction } from "./extract-code.js";
+/** The type check `validate` runs on TypeScript before running it (the compiler loads on first use). */
+export { checkTypes, type TypeCheckOptions } from "../typecheck/check-types.js";
+export type { SandboxDeclarationsOptions } from "../typecheck/declarations.js";
+export type { TypeCheckResult, TypeDiagnostic } from "../typecheck/types.js";

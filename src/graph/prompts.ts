@@ -89,6 +89,19 @@ export function renderTemplate(template: string, values: Record<string, string>)
   return template.replace(/\{\{(\w+)\}\}/g, (match, name: string) => values[name] ?? match);
 }
 
+/**
+ * One file of the package's `prompts/` folder, trimmed (for prompts outside the graph's set,
+ * such as the SDK's system prompt).
+ *
+ * @example
+ * ```ts
+ * readPromptFile("generator.system.md").startsWith("You write code"); // true
+ * ```
+ */
+export function readPromptFile(name: string): string {
+  return readFileSync(join(findPromptsDir(), name), "utf8").trim();
+}
+
 function findPromptsDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {

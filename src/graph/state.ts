@@ -3,10 +3,13 @@
  */
 import { Annotation } from "@langchain/langgraph";
 import type { CheckResult, ExecutionResult, Language } from "../sandbox/types.js";
+import type { FailedValidation } from "../feedback/explain.js";
 import type { StoredRunResult } from "./stored-result.js";
 
 /**
  * How one attempt ended. The sandbox's statuses, plus:
+ * - `type_error`: TypeScript code that does not type-check (found before running);
+ * - `no_program`: the model's reply held no program in the language;
  * - `test_failed`: the program ran, then the caller's `tests` raised (assertion, thrown value)
  *   or hit a limit; the error names the line of the tests;
  * - `tests_not_run`: the program ran without error but the tests never ran (it exited early,
@@ -17,6 +20,8 @@ import type { StoredRunResult } from "./stored-result.js";
  */
 export type AttemptStatus =
   | ExecutionResult["status"]
+  | "type_error"
+  | "no_program"
   | "test_failed"
   | "tests_not_run"
   | "wrong_output"
@@ -76,8 +81,8 @@ export const CodeGenState = Annotation.Root({
   code: Annotation<string | undefined>,
   /** The model's last reply, raw. */
   reply: Annotation<string | undefined>,
-  /** Outcome of the latest check (validate). */
-  check: Annotation<CheckResult | undefined>,
+  /** Outcome of the latest check (validate): syntax and imports, then types for TypeScript. */
+  check: Annotation<CheckResult | FailedValidation | undefined>,
   /**
    * Outcome of the latest run (execute), stored so that no checkpoint serializer can revive or
    * drop what the guest produced: read the program's value with `runResultValue(state.result)`.

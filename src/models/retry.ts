@@ -3,6 +3,7 @@
  * exponential back-off; anything else fails at once. Delays are injectable so tests are fast.
  */
 import { ModelCallError, ModelUnavailableError } from "./errors.js";
+import { truncate } from "../feedback/truncate.js";
 
 /** Why a model call failed, as far as retrying is concerned. */
 export interface ModelErrorKind {
@@ -122,5 +123,5 @@ function unavailableMessage(kind: ModelErrorKind, calls: number, error: unknown,
 function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   const line = text.split("\n").find((l) => l.trim() !== "") ?? text;
-  return line.length > 200 ? `${line.slice(0, 197)}...` : line.trim();
+  return truncate(line.trim(), 200);
 }

@@ -20,13 +20,17 @@ export const DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** Default cap on the result's JSON: 1 MiB. */
 export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+/** Default cap on one file of `files`: 8 MiB. */
+export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+/** Default cap on all of `files` together: 32 MiB. */
+export const DEFAULT_MAX_TOTAL_FILE_BYTES = 32 * 1024 * 1024;
 /** Default number of host calls one run may have in flight at once. */
 export const DEFAULT_MAX_HOST_CALLS_IN_FLIGHT = 8;
 /** Default number of host calls one run may make in all. */
 export const DEFAULT_MAX_HOST_CALLS = 256;
 
 /** A run option whose value is a positive, finite number. */
-type LimitOption = "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes" | "maxResultBytes" | "maxHostCallsInFlight" | "maxHostCalls";
+type LimitOption = "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes" | "maxResultBytes" | "maxHostCallsInFlight" | "maxHostCalls" | "maxFileBytes" | "maxTotalFileBytes";
 
 /**
  * Checks that `value` is a language this package runs.
@@ -174,6 +178,8 @@ export function resolveHostFunctions(value: unknown): Record<string, HostFunctio
 
 /** A run's options after validation, with `globals` already serialised once. */
 export interface PreparedRunOptions extends ResolvedRunOptions {
+  maxFileBytes: number;
+  maxTotalFileBytes: number;
   /** `globals` as the one JSON string that crosses into the sandbox. */
   globalsJson: string;
 }
@@ -196,6 +202,11 @@ export function resolveRunOptions(
   }
   const o = options ?? {};
   const globalsJson = serializeGlobals(o.globals);
+  const maxFileBytes = resolveLimit("maxFileBytes", o.maxFileBytes ?? defaults.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  const maxTotalFileBytes = resolveLimit(
+    "maxTotalFileBytes",
+    o.maxTotalFileBytes ?? defaults.maxTotalFileBytes ?? DEFAULT_MAX_TOTAL_FILE_BYTES,
+  );
   return {
     language: resolveLanguage(o.language ?? defaults.language ?? "javascript"),
     timeoutMs: resolveLimit("timeoutMs", o.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS),
@@ -221,7 +232,9 @@ export function resolveRunOptions(
     ),
     ...(o.signal !== undefined ? { signal: o.signal } : {}),
     ...(o.tests !== undefined ? { tests: o.tests } : {}),
-    ...(o.files !== undefined ? { files: resolveFiles(o.files) } : {}),
+    maxFileBytes,
+    maxTotalFileBytes,
+    ...(o.files !== undefined ? { files: resolveFiles(o.files, { maxFileBytes, maxTotalFileBytes }) } : {}),
   };
 }
 
@@ -231,18 +244,34 @@ export function resolveRunOptions(
  *
  * @throws InvalidOptionError naming `files.PATH`.
  */
-export function resolveFiles(value: unknown): Record<string, Uint8Array> {
+export function resolveFiles(
+  value: unknown,
+  limits: { maxFileBytes: number; maxTotalFileBytes: number } = {
+    maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+    maxTotalFileBytes: DEFAULT_MAX_TOTAL_FILE_BYTES,
+  },
+): Record<string, Uint8Array> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new InvalidOptionError("files", value, "an object mapping relative paths to strings or Uint8Arrays");
   }
   const out: Record<string, Uint8Array> = {};
+  let total = 0;
   for (const [path, content] of Object.entries(value)) {
     if (path === "" || path.startsWith("/") || path.split("/").some((part) => part === ".." || part === "")) {
       throw new InvalidOptionError(`files.${path}`, path, "a relative path without '..' or empty parts");
     }
+    // A copy of exactly the bytes (a view's whole buffer would otherwise travel with it).
     if (typeof content === "string") out[path] = new TextEncoder().encode(content);
-    else if (content instanceof Uint8Array) out[path] = content;
+    else if (content instanceof Uint8Array) out[path] = new Uint8Array(content);
     else throw new InvalidOptionError(`files.${path}`, content, "a string or a Uint8Array");
+    const bytes = out[path]!.byteLength;
+    if (bytes > limits.maxFileBytes) {
+      throw new InvalidOptionError(`files.${path}`, `${bytes} bytes`, `at most maxFileBytes (${limits.maxFileBytes}) bytes, or a larger maxFileBytes`);
+    }
+    total += bytes + new TextEncoder().encode(path).byteLength;
+    if (total > limits.maxTotalFileBytes) {
+      throw new InvalidOptionError("files", `${total} bytes or more`, `at most maxTotalFileBytes (${limits.maxTotalFileBytes}) bytes in all (contents plus paths), or a larger maxTotalFileBytes`);
+    }
   }
   return out;
 }

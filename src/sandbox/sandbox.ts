@@ -8,6 +8,7 @@ import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
 import { createJavaScriptEngine } from "./js/engine.js";
 import { lazyEngine } from "./lazy-engine.js";
 import { resolveLanguage, resolveLimit, resolveRunOptions, DEFAULT_MEMORY_LIMIT_BYTES } from "./options.js";
+import { loadWheels } from "./python/wheels.js";
 import type {
   CheckResult,
   EngineSessionOptions,
@@ -54,11 +55,16 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
   // Validate the defaults once, up front, so misuse shows at creation rather than first run.
   resolveRunOptions(undefined, defaults);
   const { signal: _signal, tests: _tests, files: _files, ...sessionDefaults } = defaults;
+  // Python wheels are checked here, so a bad one is refused at creation (the engine loads later).
+  const wheels = options.python?.wheels;
+  if (wheels !== undefined) loadWheels(wheels);
 
   const javascript = createJavaScriptEngine({ poolSize });
   // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~180 MB each)
   // and keep the Python engine's own default.
-  const python = lazyEngine(["python"], async () => (await import("./python/engine.js")).createPythonEngine());
+  const python = lazyEngine(["python"], async () =>
+    (await import("./python/engine.js")).createPythonEngine(wheels !== undefined ? { wheels } : {}),
+  );
   const engines: readonly LanguageEngine[] = [javascript, python];
   let disposed = false;
 

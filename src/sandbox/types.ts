@@ -157,6 +157,11 @@ export interface RunOptions {
   /**
    * Test code run after the program in the same global scope, as its own evaluation; its
    * outcome is `result.tests` (the program's `stdout` and `result` stay the program's own).
+   * The tests share the run's limits (time from the program's start, one output cap); a limit
+   * they hit becomes the run's status. JavaScript/TypeScript: a script's top-level
+   * declarations are visible to the tests as they are; for a module program (with `export` or
+   * top-level `await`), every top-level name, exported or not, is made a global holding its
+   * value at the program's end before the tests run.
    */
   tests?: string;
   /**
@@ -165,6 +170,14 @@ export interface RunOptions {
    * `result.files` hold the file set at the end. Nothing touches the host's disk.
    */
   files?: Record<string, string | Uint8Array>;
+  /**
+   * Bytes one file may hold (given or written). Default 8 MiB. In JavaScript/TypeScript a
+   * write past it is an exception in the code; a file set over it at the end of a run ends the
+   * run `output_limit`.
+   */
+  maxFileBytes?: number;
+  /** Bytes all files may hold together (given or written; JavaScript also counts paths). Default 32 MiB. */
+  maxTotalFileBytes?: number;
 }
 
 /** `RunOptions` with every default filled in and every value checked. */
@@ -181,6 +194,12 @@ export interface ResolvedRunOptions {
   signal?: AbortSignal;
   tests?: string;
   files?: Record<string, Uint8Array>;
+  /**
+   * Filled by `resolveRunOptions`; optional so that options built by hand (tests,
+   * benchmarks) keep compiling. An engine given none uses the defaults (8 MiB, 32 MiB).
+   */
+  maxFileBytes?: number;
+  maxTotalFileBytes?: number;
 }
 
 /** Outcome of checking code without running it (syntax and imports). */
@@ -211,6 +230,15 @@ export interface SandboxOptions {
   poolSize?: number;
   /** Defaults for every run of this sandbox (a run's own options win). */
   defaults?: Omit<RunOptions, "hostFunctions" | "globals">;
+  /** Options of the Python engine. */
+  python?: {
+    /**
+     * Paths of pure-Python wheels (`.whl`, platform tag `any`) on this machine, installed before
+     * user code runs (no network: fetch them beforehand, e.g. `pip download --no-deps`). A file
+     * that is not a pure-Python wheel is refused at creation with `InvalidOptionError`.
+     */
+    wheels?: string[];
+  };
 }
 
 /** A pool of warm engines. `run` is `runCode` on this pool. */

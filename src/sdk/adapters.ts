@@ -5,22 +5,45 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import { InvalidOptionError } from "../errors.js";
-import { resolveChatModel, type ModelSettings } from "../models/index.js";
+import { resolveChatModel } from "../models/resolve-model.js";
+import type { ModelSettings } from "../models/configuration.js";
+import { ModelCallError } from "../models/errors.js";
+import { callModelWithRetry, type ModelRetryOptions } from "../models/retry.js";
+import { messageText } from "../models/usage.js";
+import { readPromptFile } from "../graph/prompts.js";
+import type { Language } from "../sandbox/types.js";
 import { BaseCodeGenerator, type CodeChecker, type Completion, type CompletionUsage, type Descriptors } from "./generator-api.js";
 import { GeneratorBackendError } from "./errors.js";
 import { stripCodeFences } from "./strip-fences.js";
 
-/** System prompt of `fromChatModel` unless the caller gives one. */
-export const DEFAULT_GENERATOR_SYSTEM_PROMPT = [
-  "You write code for a sandbox that has no file system, network, timers, subprocesses or third-party packages.",
-  "Reply with the complete source code only: no Markdown fences, no explanations before or after it.",
-  "Define every function the task names at the top level of the program, under exactly that name.",
-].join("\n");
+/** System prompt of `fromChatModel` unless the caller gives one (`prompts/generator.system.md`). */
+export const DEFAULT_GENERATOR_SYSTEM_PROMPT = readPromptFile("generator.system.md");
 
 /** Options shared by the adapters. */
 export interface AdapterOptions {
   /** Validates code for `checkExecute`. Default: the sandbox's `checkCode`. */
   checker?: CodeChecker;
+  /**
+   * Back-off of backend calls, as in the graph: 429, 5xx, timeouts and connection failures
+   * (errors with such a `status` or code) are retried. Default: 3 retries from 500 ms, doubling.
+   */
+  modelRetry?: ModelRetryOptions;
+}
+
+/** Calls a backend with the graph's model retry; failures become `GeneratorBackendError`. */
+async function callBackend<T>(name: string, call: () => Promise<T>, retry: ModelRetryOptions | undefined): Promise<T> {
+  try {
+    return await callModelWithRetry(call, retry);
+  } catch (error) {
+    // A failure that was not retried is reported as the backend's own error.
+    throw new GeneratorBackendError(name, error instanceof ModelCallError && error.cause !== undefined ? error.cause : error);
+  }
+}
+
+/** The language a generation asked for (descriptor `language`), for extracting the program. */
+function requestedLanguage(descriptors: Descriptors | undefined): Language {
+  const language = descriptors?.language;
+  return language === "typescript" || language === "python" ? language : "javascript";
 }
 
 /** Options of `fromChatModel`. */
@@ -29,41 +52,34 @@ export interface ChatModelAdapterOptions extends AdapterOptions {
   systemPrompt?: string;
 }
 
-function messageText(message: BaseMessage): string {
-  if (typeof message.content === "string") return message.content;
-  return message.content
-    .map((part) => (typeof part === "string" ? part : part.type === "text" && typeof part.text === "string" ? part.text : ""))
-    .join("");
-}
-
 class ChatModelGenerator extends BaseCodeGenerator {
   constructor(
     private readonly model: BaseChatModel,
     private readonly systemPrompt: string,
-    checker?: CodeChecker,
+    private readonly options: ChatModelAdapterOptions,
   ) {
-    super(checker);
+    super(options.checker);
   }
 
   protected async complete(prompt: string, { descriptors }: BackendRequest): Promise<Completion> {
     const language = descriptors.language ? `\nWrite ${descriptors.language}.` : "";
-    let reply: BaseMessage;
-    try {
-      reply = await this.model.invoke([
-        { role: "system", content: this.systemPrompt + language },
-        { role: "user", content: prompt },
-      ]);
-    } catch (error) {
-      throw new GeneratorBackendError(this.model.getName(), error);
-    }
+    const reply: BaseMessage = await callBackend(
+      this.model.getName(),
+      () =>
+        this.model.invoke([
+          { role: "system", content: this.systemPrompt + language },
+          { role: "user", content: prompt },
+        ]),
+      this.options.modelRetry,
+    );
     const usage = (reply as { usage_metadata?: { input_tokens?: number; output_tokens?: number } }).usage_metadata;
     const completion: Completion = { text: messageText(reply) };
     if (usage) completion.usage = { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 };
     return completion;
   }
 
-  protected override postProcess(text: string): string {
-    return stripCodeFences(text);
+  protected override postProcess(text: string, descriptors?: Descriptors): string {
+    return stripCodeFences(text, requestedLanguage(descriptors));
   }
 }
 
@@ -81,7 +97,7 @@ export function fromChatModel(model: BaseChatModel, options: ChatModelAdapterOpt
   if (model === null || typeof model !== "object" || typeof (model as { invoke?: unknown }).invoke !== "function") {
     throw new InvalidOptionError("model", model, "a LangChain chat model instance (with invoke)");
   }
-  return new ChatModelGenerator(model, options.systemPrompt ?? DEFAULT_GENERATOR_SYSTEM_PROMPT, options.checker);
+  return new ChatModelGenerator(model, options.systemPrompt ?? DEFAULT_GENERATOR_SYSTEM_PROMPT, options);
 }
 
 /** What a backend function receives besides the prompt. */
@@ -111,12 +127,7 @@ class AsyncFunctionGenerator extends BaseCodeGenerator {
 
   protected async complete(prompt: string, request: BackendRequest): Promise<Completion> {
     const name = this.options.name ?? "custom";
-    let reply: BackendReply;
-    try {
-      reply = await this.fn(prompt, request);
-    } catch (error) {
-      throw new GeneratorBackendError(name, error);
-    }
+    const reply: BackendReply = await callBackend(name, async () => this.fn(prompt, request), this.options.modelRetry);
     if (typeof reply === "string") return { text: reply };
     if (reply !== null && typeof reply === "object" && typeof reply.code === "string") {
       return reply.usage ? { text: reply.code, usage: reply.usage } : { text: reply.code };
@@ -124,8 +135,8 @@ class AsyncFunctionGenerator extends BaseCodeGenerator {
     throw new GeneratorBackendError(name, new TypeError(`it returned ${JSON.stringify(reply) ?? String(reply)} instead of a code string or { code }`));
   }
 
-  protected override postProcess(text: string): string {
-    return this.options.stripFences === false ? text : stripCodeFences(text);
+  protected override postProcess(text: string, descriptors?: Descriptors): string {
+    return this.options.stripFences === false ? text : stripCodeFences(text, requestedLanguage(descriptors));
   }
 }
 

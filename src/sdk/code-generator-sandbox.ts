@@ -4,13 +4,19 @@
  */
 import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
 import { getSharedSandbox } from "../sandbox/index.js";
-import { LANGUAGES, type CheckResult, type ExecutionResult, type JsonValue, type Language, type Sandbox, type SandboxSession } from "../sandbox/types.js";
+import type { CheckResult, ExecutionResult, JsonValue, Language, Sandbox, SandboxSession } from "../sandbox/types.js";
+import { resolveLanguage } from "../sandbox/options.js";
+import { checkRetries } from "../graph/configuration.js";
+import { extractProgram } from "../graph/extract-code.js";
+import { defaultPrompts } from "../graph/prompts.js";
+import { explainCheck, explainNoProgram, explainResult, type FailedValidation } from "../feedback/explain.js";
+import { checkTypes } from "../typecheck/check-types.js";
+import { renderRepairPrompt } from "../feedback/repair-prompt.js";
 import { buildDependencyManifest, requirementsText } from "./dependencies.js";
 import { defaultDescriptors, mergeDescriptors } from "./descriptors.js";
 import { GeneratedCodeError, GeneratedFunctionError, NotInstantiatedError, TemplateWithoutEvalError } from "./errors.js";
 import type { CodeGeneratorApi, Descriptors, GeneratorEstimates } from "./generator-api.js";
 import { EVAL_ENTRY, GeneratedInstance, type CallLimits, type GeneratedFiles, type GeneratedFunctions, type DynamicFunctions } from "./instance.js";
-import { stripCodeFences } from "./strip-fences.js";
 import { resolveTemplate, type CodeTemplate, type TemplateInput } from "./templates.js";
 
 /** JSON object of settings, parameters or state shared with the generated code. */
@@ -34,10 +40,25 @@ export interface CodeGeneratorSandboxOptions {
   sandbox?: Sandbox;
   /** Merge the caller's descriptors over the defaults. Default true. */
   useDefaultDescriptors?: boolean;
-  /** How many times to ask the generator again with the error when the code fails validation or loading. Default 1. */
+  /**
+   * Repairs after the first attempt (as in the graph): how many times the generator is asked
+   * again, with the error, when the code fails validation or loading. Default 1.
+   */
+  maxRetries?: number;
+  /** @deprecated Use `maxRetries` (same meaning); kept for one release. */
   repairAttempts?: number;
   /** Limits of each load and call: `timeoutMs`, `memoryLimitBytes`, `maxOutputBytes`. */
   limits?: CallLimits;
+}
+
+/** Why an attempt failed, and the feedback text the repair prompt shows. */
+interface Failure {
+  phase: "validate" | "instantiate";
+  code: string;
+  outcome: CheckResult | FailedValidation | ExecutionResult;
+  status: string;
+  explanation: string;
+  output?: string;
 }
 
 /** Options of one generation. */
@@ -52,9 +73,10 @@ const MAIN_FILE: Record<Language, string> = { javascript: "main.js", typescript:
  * Generates, validates, instantiates and runs code from a task. One live instance at a time:
  * `generateAndInstantiate` replaces the previous one, `cleanup()` releases it.
  *
- * Validation: the code is checked (syntax, imports) and loaded; when either fails, the
- * generator is asked again with the error up to `repairAttempts` times, then
- * `GeneratedCodeError` reports the last failure with the code.
+ * Validation: the program is taken from the reply with the package's one extractor, checked
+ * (syntax, imports) and loaded; when any step fails, the generator is asked again with the
+ * graph's repair prompt (`prompts/refine.md`: the code with line numbers, what went wrong and
+ * what to try) up to `maxRetries` times, then `GeneratedCodeError` reports the last failure.
  *
  * @example
  * ```ts
@@ -70,7 +92,7 @@ export class CodeGeneratorSandbox {
   private readonly generator: CodeGeneratorApi;
   private readonly globals: { globalSettings: JsonObject; globalParameters: JsonObject; globalState: JsonObject };
   private readonly useDefaultDescriptors: boolean;
-  private readonly repairAttempts: number;
+  private readonly maxRetries: number;
   private readonly limits: CallLimits;
   private sandbox: Sandbox | undefined;
   private current: GeneratedInstance | undefined;
@@ -85,10 +107,7 @@ export class CodeGeneratorSandbox {
       throw new InvalidOptionError("generator", generator, "a CodeGeneratorApi (an object with generate(task, descriptors)); use fromChatModel(model) or fromAsyncFunction(fn)");
     }
     this.generator = generator;
-    this.language = options.language ?? "javascript";
-    if (!LANGUAGES.includes(this.language)) {
-      throw new InvalidOptionError("language", this.language, LANGUAGES.map((l) => `"${l}"`).join(", "));
-    }
+    this.language = resolveLanguage(options.language ?? "javascript");
     this.template = resolveTemplate(options.template);
     this.globals = {
       globalSettings: jsonObject("globalSettings", options.globalSettings),
@@ -96,10 +115,9 @@ export class CodeGeneratorSandbox {
       globalState: jsonObject("globalState", options.globalState),
     };
     this.useDefaultDescriptors = options.useDefaultDescriptors ?? true;
-    this.repairAttempts = options.repairAttempts ?? 1;
-    if (!Number.isInteger(this.repairAttempts) || this.repairAttempts < 0) {
-      throw new InvalidOptionError("repairAttempts", options.repairAttempts, "a whole number >= 0");
-    }
+    checkRetries("maxRetries", options.maxRetries);
+    checkRetries("repairAttempts", options.repairAttempts);
+    this.maxRetries = options.maxRetries ?? options.repairAttempts ?? 1;
     this.limits = { ...options.limits };
     this.sandbox = options.sandbox;
   }
@@ -129,8 +147,10 @@ export class CodeGeneratorSandbox {
    * Python `requirements.txt`.
    */
   async generateCode(task: string, descriptors?: Descriptors, options: GenerateOptions = {}): Promise<GeneratedFiles> {
-    const code = await this.generateSource(task, this.descriptorsFor(descriptors, options));
-    return this.filesFor(code);
+    const reply = await this.generateSource(task, this.descriptorsFor(descriptors, options));
+    // Backends are asked for plain code but some wrap it anyway; a reply without a program is kept as is.
+    const found = extractProgram(reply, this.language);
+    return this.filesFor(found.ok ? found.code : reply.trim());
   }
 
   /**
@@ -146,20 +166,27 @@ export class CodeGeneratorSandbox {
     const sandbox = await this.getSandbox();
     await this.releaseCurrent();
     let prompt = task;
-    let failure: { phase: "validate" | "instantiate"; code: string; outcome: CheckResult | ExecutionResult } | undefined;
-    for (let attempt = 0; attempt <= this.repairAttempts; attempt += 1) {
-      if (failure) prompt = repairPrompt(task, failure.code, failure.outcome);
-      const code = await this.generateSource(prompt, merged);
-      const check = await sandbox.check(code, { language: this.language });
+    let failure: Failure | undefined;
+    for (let attempt = 1; attempt <= this.maxRetries + 1; attempt += 1) {
+      if (failure) prompt = this.repairPrompt(task, attempt - 1, failure);
+      const reply = await this.generateSource(prompt, merged);
+      const found = extractProgram(reply, this.language);
+      if (!found.ok) {
+        const outcome: CheckResult = { ok: false, language: this.language, status: "syntax_error", error: { name: "SyntaxError", message: `no program was found: ${found.reason}` } };
+        failure = { phase: "validate", code: reply, outcome, explanation: explainNoProgram(found.reason), status: "no_program" };
+        continue;
+      }
+      const code = found.code;
+      const check = await this.validate(sandbox, code);
       if (!check.ok) {
-        failure = { phase: "validate", code, outcome: check };
+        failure = { phase: "validate", code, outcome: check, explanation: explainCheck(check, code), status: check.status };
         continue;
       }
       const session = await sandbox.createSession({ language: this.language, ...pickMemory(this.limits) });
       const loaded = await this.load(session, code);
       if (loaded.status !== "success") {
         await session.dispose();
-        failure = { phase: "instantiate", code, outcome: loaded };
+        failure = { phase: "instantiate", code, outcome: loaded, explanation: explainResult(loaded, code, this.limits), status: loaded.status, output: loaded.stdout };
         continue;
       }
       const files = await this.filesFor(code);
@@ -168,7 +195,32 @@ export class CodeGeneratorSandbox {
       this.cleanedUp = false;
       return instance;
     }
-    throw new GeneratedCodeError(failure!.phase, failure!.code, failure!.outcome, this.repairAttempts + 1);
+    throw new GeneratedCodeError(failure!.phase, failure!.code, failure!.outcome, this.maxRetries + 1);
+  }
+
+  /** The graph's validation: syntax and imports, then (TypeScript) types, with the SDK's globals declared. */
+  private async validate(sandbox: Sandbox, code: string): Promise<CheckResult | FailedValidation> {
+    const check = await sandbox.check(code, { language: this.language });
+    if (!check.ok || this.language !== "typescript") return check;
+    // Code that declares the globals itself (as the default descriptors suggest) keeps its own declarations.
+    const declarations = Object.keys(this.globals)
+      .filter((name) => !new RegExp(`\\bdeclare\\s+(?:const|let|var)\\s+${name}\\b`).test(code))
+      .map((name) => `declare const ${name}: Record<string, any>;`)
+      .join("\n");
+    const types = await checkTypes(code, { declarations });
+    return types.ok ? check : { ok: false, language: this.language, status: "type_error", diagnostics: types.diagnostics };
+  }
+
+  private repairPrompt(task: string, attempt: number, failure: Failure): string {
+    return renderRepairPrompt(defaultPrompts().refine, {
+      language: this.language,
+      task,
+      code: failure.code,
+      attempt,
+      status: failure.status,
+      error: failure.explanation,
+      ...(failure.output === undefined ? {} : { output: failure.output }),
+    });
   }
 
   /**
@@ -214,8 +266,7 @@ export class CodeGeneratorSandbox {
     if (typeof reply !== "string") {
       throw new InvalidOptionError("generator.generate() result", reply, "a string of code");
     }
-    // Backends are asked for plain code but some wrap it anyway.
-    return stripCodeFences(reply);
+    return reply;
   }
 
   private async filesFor(code: string): Promise<GeneratedFiles> {
@@ -270,21 +321,6 @@ function evalBootstrap(language: Language, className: string): string {
     `  return globalThis.${EVAL_ENTRY}_instance.eval(parameters, inputData, context);`,
     `};`,
     "",
-  ].join("\n");
-}
-
-function repairPrompt(task: string, code: string, outcome: CheckResult | ExecutionResult): string {
-  const error = "error" in outcome ? outcome.error : undefined;
-  const status = "status" in outcome ? outcome.status : "invalid";
-  const line = error?.line !== undefined ? code.split("\n")[error.line - 1]?.trim() : undefined;
-  return [
-    task,
-    "",
-    `The previous code failed with ${status}${error ? `: ${error.name}: ${error.message}` : ""}${error?.line !== undefined ? ` at line ${error.line}` : ""}.`,
-    ...(line ? [`Failing line: ${line}`] : []),
-    "Previous code:",
-    code,
-    "Return the corrected complete code.",
   ].join("\n");
 }
 

@@ -4,6 +4,8 @@
  */
 import { CodegenSandboxError } from "../errors.js";
 import type { CheckResult, ExecutionResult } from "../sandbox/types.js";
+import { describeError } from "../feedback/quote.js";
+import { describeTypeErrors, type FailedValidation } from "../feedback/explain.js";
 
 function listNames(names: readonly string[]): string {
   return names.length === 0 ? "none" : names.map((n) => `"${n}"`).join(", ");
@@ -55,14 +57,14 @@ export class GeneratedCodeError extends CodegenSandboxError {
   constructor(
     readonly phase: "validate" | "instantiate",
     readonly code: string,
-    readonly outcome: CheckResult | ExecutionResult,
+    readonly outcome: CheckResult | FailedValidation | ExecutionResult,
     readonly attempts: number,
   ) {
     const error = "error" in outcome ? outcome.error : undefined;
     const status = "status" in outcome ? outcome.status : "invalid";
-    const where = error?.line !== undefined ? ` at line ${error.line}` : "";
+    const details = "diagnostics" in outcome ? describeTypeErrors(outcome.diagnostics, code) : error ? describeError(error, code) : "no details";
     super(
-      `The generated code ${phase === "validate" ? "did not pass validation" : "failed while loading"} after ${attempts} attempt(s): ${status}${where}: ${error ? `${error.name}: ${error.message}` : "no details"}. Make the task more precise, add descriptors, or use a stronger model; the code is in error.code.`,
+      `The generated code ${phase === "validate" ? "did not pass validation" : "failed while loading"} after ${attempts} attempt(s): ${status}: ${details}. Make the task more precise, add descriptors, or use a stronger model; the code is in error.code.`,
     );
   }
 }
@@ -72,8 +74,7 @@ export class GeneratedFunctionError extends CodegenSandboxError {
   override name = "GeneratedFunctionError";
   constructor(readonly functionName: string, readonly result: ExecutionResult) {
     const error = result.error;
-    const where = error?.line !== undefined ? ` (line ${error.line})` : "";
-    super(`Generated function "${functionName}" failed with ${result.status}${where}: ${error ? `${error.name}: ${error.message}` : "no details"}. The full run is in error.result.`);
+    super(`Generated function "${functionName}" failed with ${result.status}: ${error ? describeError(error, "") : "no details"}. The full run is in error.result.`);
   }
 }
 

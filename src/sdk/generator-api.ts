@@ -99,8 +99,8 @@ export abstract class BaseCodeGenerator implements CodeGeneratorApi {
   /** Produces the raw reply for `prompt` (built from `request` by the pre-processor). Throw on backend failure. */
   protected abstract complete(prompt: string, request: { task: string; descriptors: Descriptors }): Promise<Completion>;
 
-  /** Turns a raw reply into code; the default returns it unchanged. */
-  protected postProcess(text: string): string {
+  /** Turns a raw reply into code (`descriptors` name the language); the default returns it unchanged. */
+  protected postProcess(text: string, _descriptors?: Descriptors): string {
     return text;
   }
 
@@ -125,7 +125,7 @@ export abstract class BaseCodeGenerator implements CodeGeneratorApi {
       const completion = await this.complete(prompt, { task, descriptors });
       this.stats.inputTokens += completion.usage?.inputTokens ?? 0;
       this.stats.outputTokens += completion.usage?.outputTokens ?? 0;
-      return this.postProcess(completion.text);
+      return this.postProcess(completion.text, descriptors);
     } catch (error) {
       this.stats.failures += 1;
       throw error;

@@ -22,7 +22,7 @@ export interface CodeGeneratorsOptions {
 }
 
 /** Per-generator options of `register`. */
-export type RegisterOptions = Pick<CodeGeneratorSandboxOptions, "language" | "useDefaultDescriptors" | "repairAttempts" | "limits"> & {
+export type RegisterOptions = Pick<CodeGeneratorSandboxOptions, "language" | "useDefaultDescriptors" | "maxRetries" | "repairAttempts" | "limits"> & {
   template?: TemplateInput;
 };
 

@@ -1,20 +1,18 @@
-/** Removes the Markdown code fence models often wrap code in, keeping the code inside. */
-
-const FENCE = /```[\w+-]*[^\n]*\n([\s\S]*?)```/g;
+/** `stripCodeFences`: the package's one extractor, in the form backends and servers need. */
+import { extractProgram } from "../graph/extract-code.js";
+import type { Language } from "../sandbox/types.js";
 
 /**
- * Returns the code of a model reply: the fenced blocks joined when there are any (prose around
- * them is dropped), otherwise the reply itself, trimmed.
+ * The program of a model reply (see `extractProgram`: the last complete block of the language
+ * that parses; examples and other languages are never taken), or the reply itself, trimmed,
+ * when it holds no program, so that the caller's check can say what is wrong with it.
  *
  * @example
  * ```ts
  * stripCodeFences("Here:\n```js\nfunction add(a, b) { return a + b; }\n```"); // "function add(a, b) { return a + b; }"
  * ```
  */
-export function stripCodeFences(reply: string): string {
-  const blocks = [...reply.matchAll(FENCE)].map((match) => match[1]!.trimEnd());
-  if (blocks.length > 0) return blocks.join("\n\n").trim();
-  // An unclosed fence (a reply cut at max tokens) still starts with one.
-  const open = /^\s*```[^\n]*\n/.exec(reply);
-  return (open ? reply.slice(open[0].length) : reply).trim();
+export function stripCodeFences(reply: string, language: Language = "javascript"): string {
+  const found = extractProgram(reply, language);
+  return found.ok ? found.code : String(reply ?? "").trim();
 }

@@ -8,7 +8,9 @@ import type { CodeGenGraphOptions } from "../graph/configuration.js";
 import type { Language } from "../sandbox/types.js";
 import { restoreRunResult, type StoredRunResult } from "../graph/stored-result.js";
 import { InvalidOptionError } from "../errors.js";
-import { DEFAULT_MAX_CONTENT_CHARS, formatExecutionForModel, truncateText } from "./format.js";
+import { formatExecutionForModel } from "../feedback/tool-text.js";
+import { DEFAULT_MAX_CONTENT_CHARS, truncate as truncateText } from "../feedback/truncate.js";
+import { resolveLimit } from "../sandbox/options.js";
 import { resolveLanguages, solveWithCodeSchemaFor, type SolveWithCodeInput } from "./schemas.js";
 
 /** What the tool sends to the graph. */
@@ -123,9 +125,7 @@ export function createCodeGenTool(options: CodeGenToolOptions = {}) {
   if (!languages.includes(defaultLanguage)) {
     throw new InvalidOptionError("defaultLanguage", defaultLanguage, `one of the allowed languages: ${languages.join(", ")}`);
   }
-  if (options.maxContentChars !== undefined && !(options.maxContentChars > 0)) {
-    throw new InvalidOptionError("maxContentChars", options.maxContentChars, "a positive number");
-  }
+  if (options.maxContentChars !== undefined) resolveLimit("maxContentChars", options.maxContentChars);
   // Built now so bad graph options throw here; the model itself is resolved when a run needs it.
   const graph: CodeGenRunnable = options.graph ?? buildDefaultGraph(options);
   const schema = solveWithCodeSchemaFor(languages);

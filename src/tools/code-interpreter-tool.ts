@@ -1,19 +1,40 @@
 /**
- * `execute_code`: a LangChain tool that runs code the calling model wrote in the sandbox.
+ * `execute_code`: a LangChain tool that runs code the calling model wrote in the sandbox. With
+ * `tools`, the code can call LangChain tools (`await tools.get_weather({ city })`); with
+ * `persistence: "thread"`, definitions and files stay for the next call of the same LangGraph
+ * thread, saved in the graph state (see docs/code-mode.md).
  */
-import { tool } from "@langchain/core/tools";
-import { runCode } from "../sandbox/index.js";
-import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox } from "../sandbox/types.js";
+import { tool, type ToolRuntime } from "@langchain/core/tools";
+import { ToolMessage } from "@langchain/core/messages";
+import { Command, getCurrentTaskInput } from "@langchain/langgraph";
 import { InvalidOptionError } from "../errors.js";
-import { DEFAULT_MAX_CONTENT_CHARS, formatExecutionForModel } from "./format.js";
+import type { ExecutionResult, HostFunction, JsonValue, Language, Sandbox } from "../sandbox/types.js";
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_THREAD_FILES_BYTES,
+  filesFromOption,
+  mergeFiles,
+  type FilesUpdate,
+  type StoredFiles,
+} from "../code-mode/files.js";
+import { CodeModeRunner, type CellLimits, type CellOutcome, type Persistence } from "../code-mode/runner.js";
+import { pythonSignatures, typeScriptSignatures, toolInputJsonSchema } from "../code-mode/signatures.js";
+import type { CodeCell, CodeModeState } from "../code-mode/state.js";
+import { indexTools, type CodeModeTool, type RecordedToolCall } from "../code-mode/tool-bridge.js";
+import { formatExecutionForModel } from "../feedback/tool-text.js";
+import { DEFAULT_MAX_CONTENT_CHARS, truncate } from "../feedback/truncate.js";
+import { resolveLimit } from "../sandbox/options.js";
 import { executeCodeSchemaFor, resolveLanguages, type ExecuteCodeInput } from "./schemas.js";
 
 /** Options of `createCodeInterpreterTool`. Every field is optional. */
 export interface CodeInterpreterToolOptions {
   /** Languages the model may use; the schema's enum lists only these. Default: all. */
   languages?: Language[];
-  /** Sandbox that runs the code (anything with `run`). Default: the shared sandbox of `runCode`. */
-  sandbox?: Pick<Sandbox, "run">;
+  /**
+   * Sandbox that runs the code. `persistence: "thread"` and Python tools also need
+   * `createSession`. Default: the shared sandbox of `runCode`.
+   */
+  sandbox?: Pick<Sandbox, "run"> & Partial<Pick<Sandbox, "createSession">>;
   /** Wall-clock limit of one run. Default: the sandbox's (5000). */
   timeoutMs?: number;
   /** Memory limit of one run. Default: the sandbox's (64 MiB). */
@@ -22,8 +43,33 @@ export interface CodeInterpreterToolOptions {
   maxOutputBytes?: number;
   /** JSON values the code sees as globals. */
   globals?: Record<string, JsonValue>;
-  /** Host functions the code may call with `await name(...)` (JavaScript/TypeScript only). */
+  /** Host functions the code may call with `await name(...)`. */
   hostFunctions?: Record<string, HostFunction>;
+  /**
+   * LangChain tools the code may call: `await tools.<name>(input)` in JavaScript/TypeScript,
+   * `await tools.<name>(**kwargs)` in Python. Inputs are validated by each tool's schema; the
+   * tools run on the host with the caller's config (callbacks, signal).
+   */
+  tools?: CodeModeTool[];
+  /**
+   * `"none"` (default here): every call starts fresh. `"thread"`: top-level definitions and
+   * files persist across calls of the same LangGraph thread, saved in the graph state (needs the
+   * `files` and `codeCells` channels: use `codeModeMiddleware`, or `codeModeStateFields` in
+   * your own state). The tool then returns a `Command` that updates that state.
+   */
+  persistence?: Persistence;
+  /** Files the code sees (text or bytes), under the thread's own files. */
+  files?: Record<string, string | Uint8Array>;
+  /** Cap of one file the code writes, in bytes. Default 1 MiB. */
+  maxFileBytes?: number;
+  /** Cap of all of a thread's files, in bytes. Default 10 MiB. */
+  maxThreadFilesBytes?: number;
+  /** Host calls (tool calls) one run may make. Default: the sandbox's (256). */
+  maxHostCalls?: number;
+  /** Host calls in flight at once. Default: the sandbox's (8). */
+  maxHostCallsInFlight?: number;
+  /** Live sessions (thread × language) this tool keeps in the process. Default 16. */
+  maxSessions?: number;
   /** Bound of the text returned to the model, in characters. Default 4000. */
   maxContentChars?: number;
   /** Tool name. Default `"execute_code"`. */
@@ -37,6 +83,12 @@ export interface ExecuteCodeArtifact {
   code: string;
   language: Language;
   result: ExecutionResult;
+  /** Tool calls the code made, with their results. */
+  toolCalls?: RecordedToolCall[];
+  /** Files the code wrote (path → bytes) and deleted, when it was given files. */
+  files?: { written: Record<string, Uint8Array>; deleted: string[]; refused: string[] };
+  /** When earlier cells of the thread were replayed into a fresh session before this one. */
+  restore?: { replayed: number; durationMs: number; failures: string[] };
 }
 
 /**
@@ -47,70 +99,249 @@ export interface ExecuteCodeArtifact {
  * describeCodeInterpreter(["python"], []); // "Run a program in an isolated sandbox ... Languages: python. ..."
  * ```
  */
-export function describeCodeInterpreter(languages: Language[], hostFunctionNames: string[]): string {
+export function describeCodeInterpreter(
+  languages: Language[],
+  hostFunctionNames: string[],
+  mode: { persistence?: Persistence; toolSignatures?: string; files?: boolean } = {},
+): string {
   const lines = [
     `Run a program in an isolated sandbox and get back its status, printed output, result and any error (with the failing line). Languages: ${languages.join(", ")}.`,
     "How to get output back: print it (console.log in JavaScript/TypeScript, print in Python); the value of the last expression is returned as the result (in a JavaScript module, the awaited `export default`).",
-    "Each call starts fresh: nothing is kept between calls, so include everything the program needs.",
-    "Not available: npm or pip packages beyond the standard library, files, network, environment variables, subprocesses, timers (setTimeout), and Node.js APIs such as require or process.",
   ];
+  if (mode.persistence === "thread") {
+    lines.push(
+      "State: top-level functions, variables, classes (and Python imports) you define stay defined for your next calls in this conversation, per language; reuse them instead of repeating code. Values that depend on time or randomness are recomputed if the session is restored.",
+    );
+  } else {
+    lines.push("Each call starts fresh: nothing is kept between calls, so include everything the program needs.");
+  }
+  if (mode.files !== false) {
+    lines.push(
+      "Files: a private virtual folder" +
+        (mode.persistence === "thread" ? " kept across calls" : "") +
+        ". JavaScript/TypeScript: files.read(path), files.readBytes(path), files.write(path, data), files.list(), files.exists(path), files.delete(path). Python: open(), os.listdir(), pathlib in the working directory.",
+    );
+  }
+  lines.push(
+    "Not available: npm or pip packages beyond the standard library, network, environment variables, subprocesses, timers (setTimeout), and Node.js APIs such as require or process.",
+  );
   if (hostFunctionNames.length > 0) {
     lines.push(`Host functions you can call from JavaScript/TypeScript with await: ${hostFunctionNames.join(", ")}.`);
+  }
+  if (mode.toolSignatures) {
+    lines.push(`Tools you can call from code (always with await; they run outside the sandbox):\n${mode.toolSignatures}`);
   }
   lines.push("If the run fails, read the error, fix the code and call the tool again.");
   return lines.join("\n");
 }
 
 function checkPositive(option: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
-    throw new InvalidOptionError(option, value, "a positive finite number");
+  if (value !== undefined) resolveLimit(option, value);
+}
+
+/** Signatures readable without waiting: a JSON Schema per tool (replaced by TypeScript declarations once generated). */
+function quickSignatures(tools: readonly CodeModeTool[], languages: Language[]): string {
+  const parts: string[] = [];
+  if (languages.some((l) => l !== "python")) {
+    for (const t of tools) {
+      parts.push(`// tools.${t.name}(input): Promise<unknown> — ${(t.description ?? "").replace(/\s+/g, " ").trim()}\n// input JSON Schema: ${JSON.stringify(toolInputJsonSchema(t))}`);
+    }
   }
+  if (languages.includes("python")) parts.push(`# Python\n${pythonSignatures(tools)}`);
+  return parts.join("\n");
+}
+
+/**
+ * Signatures of `tools` for `languages`, as the model reads them: TypeScript declarations for
+ * JavaScript/TypeScript, Python signatures for Python.
+ *
+ * @example
+ * ```ts
+ * const text = await codeModeToolSignatures([getWeather], ["javascript", "python"]);
+ * // interface GetWeatherInput { city: string } ... class tools: async def get_weather(*, city: str) -> Any
+ * ```
+ */
+export async function codeModeToolSignatures(tools: readonly CodeModeTool[], languages: readonly Language[]): Promise<string> {
+  const parts: string[] = [];
+  if (languages.some((l) => l !== "python")) parts.push(`// JavaScript/TypeScript\n${await typeScriptSignatures(tools)}`);
+  if (languages.includes("python")) parts.push(`# Python\n${pythonSignatures(tools)}`);
+  return parts.join("\n");
+}
+
+function readState(runtime: Partial<ToolRuntime> | undefined): CodeModeState {
+  const fromRuntime = runtime?.state as CodeModeState | undefined;
+  if (fromRuntime && typeof fromRuntime === "object") return fromRuntime;
+  try {
+    return (getCurrentTaskInput() as CodeModeState | undefined) ?? {};
+  } catch {
+    // Called outside a graph (tool.invoke in a script): no thread state.
+    return {};
+  }
+}
+
+function outcomeText(outcome: CellOutcome, code: string, maxChars: number): string {
+  const notes: string[] = [];
+  if (outcome.restore && outcome.restore.failures.length > 0) {
+    notes.push(
+      `restore: this thread's session was rebuilt by replaying ${outcome.restore.replayed} earlier cell(s); ${outcome.restore.failures.length} did not complete, so what they defined may be missing:\n` +
+        outcome.restore.failures.map((f) => `  - ${truncate(f, 300)}`).join("\n") +
+        "\n  Define again what you still need.",
+    );
+  }
+  for (const note of outcome.notes) notes.push(`note: ${note}`);
+  const f = outcome.files;
+  if (f.written.length > 0) notes.push(`files written: ${f.written.join(", ")}`);
+  if (f.deleted.length > 0) notes.push(`files deleted: ${f.deleted.join(", ")}`);
+  for (const refused of f.refused) notes.push(`file not saved: ${refused}`);
+  const notesText = notes.join("\n");
+  const body = formatExecutionForModel(outcome.result, code, { maxChars: Math.max(500, maxChars - notesText.length - 1) });
+  return notesText ? `${body}\n${notesText}` : body;
+}
+
+function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, withFiles: boolean): ExecuteCodeArtifact {
+  const artifact: ExecuteCodeArtifact = { code: input.code, language: input.language, result: outcome.result };
+  if (outcome.toolCalls.length > 0) artifact.toolCalls = outcome.toolCalls;
+  if (withFiles && outcome.result.files) {
+    const written: Record<string, Uint8Array> = {};
+    for (const path of outcome.files.written) written[path] = outcome.result.files[path]!;
+    artifact.files = { written, deleted: outcome.files.deleted, refused: outcome.files.refused };
+  }
+  if (outcome.restore) artifact.restore = outcome.restore;
+  return artifact;
 }
 
 /**
  * Creates the `execute_code` tool: the model sends `{ code, language }`, the tool runs it with
  * the configured limits and returns bounded text (status, output, result, error with its line and
- * what to try) as content and `{ code, language, result }` as the artifact. A failed run is a
- * normal tool result; arguments that do not match the schema are rejected by the schema.
+ * what to try). A failed run is a normal tool result; arguments that do not match the schema are
+ * rejected by the schema.
+ *
+ * - `persistence: "none"` (default): returns `[content, { code, language, result, ... }]`.
+ * - `persistence: "thread"`: returns a LangGraph `Command` whose update holds the `ToolMessage`
+ *   (same content and artifact), the new replay-log cell (`codeCells`) and the file changes
+ *   (`files`). The graph needs those channels (`codeModeMiddleware` adds them).
  *
  * @example
  * ```ts
  * import { createAgent } from "langchain";
- * const agent = createAgent({ model, tools: [createCodeInterpreterTool({ languages: ["javascript"], timeoutMs: 2000 })] });
- * await agent.invoke({ messages: [{ role: "user", content: "What is 2**40?" }] });
+ * const agent = createAgent({ model, tools: [createCodeInterpreterTool({ languages: ["javascript"], tools: [getWeather] })] });
+ * await agent.invoke({ messages: [{ role: "user", content: "Weather in Paris and Rome?" }] });
  * ```
  */
 export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = {}) {
   const languages = resolveLanguages(options.languages);
-  checkPositive("timeoutMs", options.timeoutMs);
-  checkPositive("memoryLimitBytes", options.memoryLimitBytes);
-  checkPositive("maxOutputBytes", options.maxOutputBytes);
-  checkPositive("maxContentChars", options.maxContentChars);
+  for (const key of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes", "maxContentChars", "maxFileBytes", "maxThreadFilesBytes", "maxHostCalls", "maxHostCallsInFlight", "maxSessions"] as const) {
+    checkPositive(key, options[key]);
+  }
+  const persistence = options.persistence ?? "none";
+  if (persistence !== "none" && persistence !== "thread") {
+    throw new InvalidOptionError("persistence", persistence, '"none" (every call starts fresh) or "thread" (state kept per LangGraph thread)');
+  }
+  const tools = indexTools(options.tools);
+  if (options.sandbox && typeof options.sandbox.createSession !== "function") {
+    if (persistence === "thread") throw new InvalidOptionError("sandbox", options.sandbox, 'a sandbox with createSession (persistence "thread" keeps a session per thread)');
+    if (tools.size > 0 && languages.includes("python")) {
+      throw new InvalidOptionError("sandbox", options.sandbox, "a sandbox with createSession (Python tools run in a short session)");
+    }
+  }
+  const callerFiles = filesFromOption(options.files);
   const maxContentChars = options.maxContentChars ?? DEFAULT_MAX_CONTENT_CHARS;
-  const run = options.sandbox
-    ? (code: string, runOptions: RunOptions) => options.sandbox!.run(code, runOptions)
-    : runCode;
-  const hostFunctions = options.hostFunctions ?? {};
+  const limits: CellLimits = {};
+  for (const key of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes", "maxHostCalls", "maxHostCallsInFlight", "globals"] as const) {
+    if (options[key] !== undefined) (limits as Record<string, unknown>)[key] = options[key];
+  }
+  const runner = new CodeModeRunner({
+    tools,
+    hostFunctions: options.hostFunctions ?? {},
+    sandbox: options.sandbox as Pick<Sandbox, "run" | "createSession"> | undefined,
+    limits,
+    caps: {
+      maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      maxThreadFilesBytes: options.maxThreadFilesBytes ?? DEFAULT_MAX_THREAD_FILES_BYTES,
+    },
+    maxSessions: options.maxSessions ?? 16,
+  });
   const schema = executeCodeSchemaFor(languages);
+  const hostFunctionNames = Object.keys(options.hostFunctions ?? {});
+  const toolList = [...tools.values()];
+  const describe = (toolSignatures?: string) =>
+    options.description ?? describeCodeInterpreter(languages, hostFunctionNames, { persistence, toolSignatures });
 
-  return tool(
-    async (input: ExecuteCodeInput): Promise<[string, ExecuteCodeArtifact]> => {
-      const runOptions: RunOptions = { language: input.language };
-      if (options.timeoutMs !== undefined) runOptions.timeoutMs = options.timeoutMs;
-      if (options.memoryLimitBytes !== undefined) runOptions.memoryLimitBytes = options.memoryLimitBytes;
-      if (options.maxOutputBytes !== undefined) runOptions.maxOutputBytes = options.maxOutputBytes;
-      if (options.globals !== undefined) runOptions.globals = options.globals;
-      // The engine supports host functions for JavaScript/TypeScript only; do not hand them to Python.
-      if (input.language !== "python" && Object.keys(hostFunctions).length > 0) runOptions.hostFunctions = hostFunctions;
-      const result = await run(input.code, runOptions);
-      const content = formatExecutionForModel(result, input.code, { maxChars: maxContentChars });
-      return [content, { code: input.code, language: input.language, result }];
-    },
-    {
-      name: options.name ?? "execute_code",
-      description: options.description ?? describeCodeInterpreter(languages, Object.keys(hostFunctions)),
-      schema,
-      responseFormat: "content_and_artifact",
-    },
-  );
+  const run = async (input: ExecuteCodeInput, runtime: Partial<ToolRuntime> | undefined): Promise<CellOutcome> => {
+    const state = persistence === "thread" ? readState(runtime) : {};
+    const config = (runtime?.config ?? runtime) as ToolRuntime["config"] | undefined;
+    const threadId = config?.configurable?.thread_id as string | undefined;
+    const files: StoredFiles = mergeFiles(callerFiles, state.files as FilesUpdate | undefined);
+    return runner.run({
+      code: input.code,
+      language: input.language,
+      persistence,
+      threadId: threadId === undefined ? undefined : String(threadId),
+      config,
+      cells: (state.codeCells ?? []) as CodeCell[],
+      files,
+    });
+  };
+
+  const common = { name: options.name ?? "execute_code", description: describe(toolList.length > 0 ? quickSignatures(toolList, languages) : undefined), schema };
+  const made =
+    persistence === "thread"
+      ? tool(
+          async (input: ExecuteCodeInput, runtime?: ToolRuntime): Promise<Command> => {
+            const outcome = await run(input, runtime);
+            const content = outcomeText(outcome, input.code, maxContentChars);
+            const message = new ToolMessage({
+              content,
+              artifact: artifactOf(input, outcome, true),
+              tool_call_id: runtime?.toolCallId ?? runtime?.toolCall?.id ?? "",
+              name: common.name,
+              status: outcome.result.status === "success" ? "success" : "error",
+            });
+            const update: Record<string, unknown> = { messages: [message] };
+            if (outcome.cell) update.codeCells = [outcome.cell];
+            if (Object.keys(outcome.files.update).length > 0) update.files = outcome.files.update;
+            return new Command({ update });
+          },
+          common,
+        )
+      : tool(
+          async (input: ExecuteCodeInput, runtime?: ToolRuntime): Promise<[string, ExecuteCodeArtifact]> => {
+            const outcome = await run(input, runtime);
+            return [outcomeText(outcome, input.code, maxContentChars), artifactOf(input, outcome, options.files !== undefined)];
+          },
+          { ...common, responseFormat: "content_and_artifact" as const },
+        );
+  if (toolList.length > 0 && options.description === undefined) {
+    // TypeScript declarations are generated asynchronously (json-schema-to-typescript); they
+    // replace the JSON-Schema listing as soon as they are ready.
+    signaturesReady.set(
+      made,
+      codeModeToolSignatures(toolList, languages).then(
+        (signatures) => {
+          made.description = describe(signatures);
+        },
+        () => undefined,
+      ),
+    );
+  }
+  runners.set(made, runner);
+  return made;
+}
+
+const signaturesReady = new WeakMap<object, Promise<void>>();
+const runners = new WeakMap<object, CodeModeRunner>();
+
+/** Resolves when the tool's description holds its generated tool signatures (for middleware and tests). */
+export function codeInterpreterToolReady(made: object): Promise<void> {
+  return signaturesReady.get(made) ?? Promise.resolve();
+}
+
+/** Disposes the live sessions a code tool keeps (they are also disposed when evicted). */
+export async function disposeCodeInterpreterTool(made: object): Promise<void> {
+  await runners.get(made)?.dispose();
+}
+
+/** The runner of a tool (for tests and the bench: live-session count). */
+export function codeInterpreterRunner(made: object): CodeModeRunner | undefined {
+  return runners.get(made);
 }

@@ -1,12 +1,22 @@
 /**
  * `codegen-sandbox/tools`: LangChain tools for agents. `execute_code` runs the model's code;
- * `solve_with_code` runs the whole generate → check → repair graph for a task.
+ * `solve_with_code` runs the whole generate → check → repair graph for a task; `createCodeAgent`
+ * is `createAgent` from `langchain` with both tools and a prompt for them; `codeModeMiddleware`
+ * makes a `createAgent` agent work in code mode (tools called from code, state and files per thread).
  */
 export {
   createCodeInterpreterTool,
+  codeModeToolSignatures,
+  codeInterpreterToolReady,
+  disposeCodeInterpreterTool,
   type CodeInterpreterToolOptions,
   type ExecuteCodeArtifact,
 } from "./code-interpreter-tool.js";
+export { codeModeMiddleware, type CodeModeMiddlewareOptions } from "../code-mode/middleware.js";
+export { codeModeStateFields, codeModeStateSchema, type CodeCell, type CodeModeState } from "../code-mode/state.js";
+export type { StoredFile, StoredFiles, FilesUpdate } from "../code-mode/files.js";
+export type { CodeModeTool, RecordedToolCall } from "../code-mode/tool-bridge.js";
+export type { Persistence } from "../code-mode/runner.js";
 export {
   createCodeGenTool,
   type CodeGenToolOptions,
@@ -16,3 +26,4 @@ export {
   type CodeGenRunnable,
 } from "./code-gen-tool.js";
 export { executeCodeSchema, solveWithCodeSchema, type ExecuteCodeInput, type SolveWithCodeInput } from "./schemas.js";
+export { createCodeAgent, CODE_AGENT_SYSTEM_PROMPT, type CodeAgent, type CodeAgentOptions } from "./code-agent.js";

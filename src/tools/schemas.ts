@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { InvalidOptionError } from "../errors.js";
+import { resolveLanguage } from "../sandbox/options.js";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
 
 const LANGUAGE_HELP =
@@ -62,10 +63,8 @@ export function resolveLanguages(languages: readonly Language[] | undefined, opt
   if (languages === undefined) return [...LANGUAGES];
   const expected = `a non-empty array of ${LANGUAGES.map((l) => `"${l}"`).join(", ")}`;
   if (!Array.isArray(languages) || languages.length === 0) throw new InvalidOptionError(option, languages, expected);
-  for (const language of languages) {
-    if (!LANGUAGES.includes(language)) throw new InvalidOptionError(option, languages, expected);
-  }
-  return LANGUAGES.filter((language) => languages.includes(language));
+  const chosen = languages.map((language, i) => resolveLanguage(language, `${option}[${i}]`));
+  return LANGUAGES.filter((language) => chosen.includes(language));
 }
 
 function languageEnum(languages: Language[]) {

@@ -73,7 +73,7 @@ describe("codegen-sandbox solve", { timeout: 90_000 }, () => {
     expect((await cli(["solve"])).code).toBe(2);
     const bad = await cli(["solve", "x", "--language", "ruby"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--language must be one of javascript, typescript, python/);
+    expect(bad.stderr).toMatch(/solve: Invalid option "--language": got "[^"]*"; expected one of "javascript", "typescript", "python"/);
     expect((await cli(["solve", "x", "--max-retries", "-1"])).code).toBe(2);
   });
 });

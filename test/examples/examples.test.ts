@@ -96,6 +96,74 @@ describe("examples run against the scripted OpenAI-compatible server", { timeout
     expect(body.messages.at(-1)!.content).toMatch(/^\[Task\] Write a function reverse\(s\)/);
   });
 
+  it("code-mode-agent.mjs: code calls the tools, keeps its helper and its file for the next turn", async () => {
+    const first = [
+      "function warmest(reports) { return [...reports].sort((a, b) => b.temp - a.temp)[0]; }",
+      "const reports = [];",
+      'for (const city of ["Paris", "Rome", "Oslo"]) {',
+      "  const text = await tools.get_weather({ city });",
+      '  reports.push({ city, temp: parseInt(text.split(": ")[1]) });',
+      "}",
+      'await files.write("report.csv", "city,temp\\n" + reports.map((r) => `${r.city},${r.temp}`).join("\\n"));',
+      "console.log(warmest(reports));",
+    ].join("\n");
+    const run = await runExample("code-mode-agent.mjs", [
+      { toolCalls: [{ name: "execute_code", args: { language: "javascript", code: first } }] },
+      "Saved report.csv.",
+      { toolCalls: [{ name: "execute_code", args: { language: "javascript", code: 'console.log(warmest(reports).city);\nconsole.log(await files.read("report.csv"))' } }] },
+      "Paris was the warmest (25 C); the report lists all three cities.",
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("[execute_code] success, 3 tool call(s)");
+    expect(run.stdout).toContain("{ city: 'Paris', temp: 25 }");
+    expect(run.stdout).toContain("files written: report.csv");
+    expect(run.stdout).toContain("  Paris\n  city,temp\n  Paris,25\n  Rome,18\n  Oslo,18");
+    expect(run.stdout).toContain("Files in the thread: report.csv");
+    expect(run.stdout).toContain("Answer: Paris was the warmest (25 C); the report lists all three cities.");
+    expect(run.pending).toBe(0);
+  });
+
+  it("quick-agent.mjs (the README's agent): ChatOpenAI from the environment runs execute_code", async () => {
+    const run = await runExample("quick-agent.mjs", [
+      { toolCalls: [{ name: "execute_code", args: { code: "console.log(String(2n ** 100n))", language: "javascript" } }] },
+      "2**100 is 1267650600228229401496703205376.",
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("2**100 is 1267650600228229401496703205376.\n");
+    const toolResult = (run.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === "tool");
+    expect(toolResult?.content).toBe("status: success\nstdout:\n1267650600228229401496703205376");
+    expect(run.pending).toBe(0);
+  });
+
+  it("code-agent.mjs (the README's createCodeAgent): model from the environment, both tools offered", async () => {
+    const run = await runExample("code-agent.mjs", [
+      { toolCalls: [{ name: "execute_code", args: { code: "new Date(Date.UTC(2024, 1, 29)).getUTCDay()", language: "javascript" } }] },
+      "It was a Thursday.",
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("It was a Thursday.\n");
+    const first = run.requests[0]!.body as { model: string; tools: { function: { name: string } }[] };
+    expect(first.model).toBe("scripted-model");
+    expect(first.tools.map((t) => t.function.name)).toEqual(["execute_code", "solve_with_code"]);
+    const toolResult = (run.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === "tool");
+    expect(toolResult?.content).toBe("status: success\nresult: 4");
+  });
+
+  it("solve-task.mjs (the README's graph): a wrong isPrime fails its tests, the repaired one passes", async () => {
+    const wrong = "function isPrime(n) {\n  for (let d = 2; d * d <= n; d++) if (n % d === 0) return false;\n  return true;\n}\nconsole.log([...Array(30).keys()].filter(isPrime).join(' '));";
+    const right = wrong.replace("return true;", "return n > 1;");
+    const run = await runExample("solve-task.mjs", ["```javascript\n" + wrong + "\n```", "```javascript\n" + right + "\n```"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("success 2\n");
+    expect(run.stdout).toContain("return n > 1;");
+    expect(run.stdout).toContain("2 3 5 7 11 13 17 19 23 29\n");
+    expect(run.pending).toBe(0);
+  });
+
   it("an example without model settings says what to set", async () => {
     const child = spawn(process.execPath, ["examples/sdk-generate-and-instantiate.mjs"], { cwd: root, env: { PATH: process.env.PATH } });
     let stderr = "";

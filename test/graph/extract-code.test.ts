@@ -1,62 +1,163 @@
 import { describe, expect, it } from "vitest";
-import { extractCode } from "../../src/graph/extract-code.js";
+import { extractCode, extractProgram } from "../../src/graph/extract-code.js";
 
-describe("extractCode", () => {
+const fence = "```";
+
+describe("extractProgram: one program per reply", () => {
   it("takes the fenced block out of prose", () => {
-    const reply = "Sure! Here is the program:\n\n```javascript\nconst x = 2;\nconsole.log(x * 21);\n```\n\nIt prints 42.";
-    expect(extractCode(reply, "javascript")).toBe("const x = 2;\nconsole.log(x * 21);");
+    const reply = `Sure! Here is the program:\n\n${fence}javascript\nconst x = 2;\nconsole.log(x * 21);\n${fence}\n\nIt prints 42.`;
+    expect(extractProgram(reply, "javascript")).toEqual({ ok: true, code: "const x = 2;\nconsole.log(x * 21);", from: "block", parses: true });
   });
 
-  it("joins several blocks of the language in order and skips blocks of other languages", () => {
+  it("quotes the buggy line in one block and gives the fixed program in another: the program wins, nothing is joined", () => {
+    const js = [
+      "The bug is on this line, which subtracts instead of adding:",
+      `${fence}js`,
+      "  return a - b;",
+      fence,
+      "Here is the corrected program:",
+      `${fence}js`,
+      "function add(a, b) {",
+      "  return a + b;",
+      "}",
+      "console.log(add(2, 3));",
+      fence,
+    ].join("\n");
+    expect(extractCode(js, "javascript")).toBe("function add(a, b) {\n  return a + b;\n}\nconsole.log(add(2, 3));");
+    // The other order: the program first, then the changed line alone (a top-level return does not parse).
+    const reversed = [`${fence}javascript`, "function add(a, b) {", "  return a + b;", "}", fence, "The line I changed:", `${fence}javascript`, "return a + b;", fence].join("\n");
+    expect(extractCode(reversed, "javascript")).toBe("function add(a, b) {\n  return a + b;\n}");
+    const py = [
+      "Your code had `return a - b`:",
+      `${fence}python`,
+      "    return a - b",
+      fence,
+      "Fixed:",
+      `${fence}python`,
+      "def add(a, b):",
+      "    return a + b",
+      fence,
+      "The changed line:",
+      `${fence}python`,
+      "return a + b",
+      fence,
+    ].join("\n");
+    expect(extractCode(py, "python")).toBe("def add(a, b):\n    return a + b");
+  });
+
+  it("takes the last complete block that parses: a draft then the final version", () => {
+    const reply = `First try:\n${fence}ts\nconst a: number = 1\n${fence}\nBetter:\n${fence}ts\nconst a: number = 2;\nconsole.log(a);\n${fence}`;
+    expect(extractCode(reply, "typescript")).toBe("const a: number = 2;\nconsole.log(a);");
+  });
+
+  it("never takes a bash block beside a python block, nor joins them", () => {
     const reply = [
-      "First the helper:",
-      "```py",
+      "Save this as main.py:",
+      `${fence}python`,
       "def square(n):",
       "    return n * n",
-      "```",
-      "Run it with:",
-      "```bash",
-      "python main.py",
-      "```",
-      "Then use it:",
-      "```python",
+      "",
       "print(square(4))",
-      "```",
+      fence,
+      "Run it with:",
+      `${fence}bash`,
+      "python main.py",
+      fence,
     ].join("\n");
     expect(extractCode(reply, "python")).toBe("def square(n):\n    return n * n\n\nprint(square(4))");
+    const bashOnly = extractProgram(`Run:\n${fence}bash\npython3 -c "print(1)"\n${fence}`, "python");
+    expect(bashOnly).toEqual({ ok: false, reason: "the reply has no Python code block (its blocks: bash), and no untagged block parses as Python" });
   });
 
-  it("uses untagged blocks when none is tagged with the language", () => {
-    expect(extractCode("Code:\n```\nprint(1)\n```", "python")).toBe("print(1)");
+  it("never runs a >>> session or shell commands, and ignores output samples", () => {
+    const reply = [
+      `${fence}python`,
+      "def double(x):",
+      "    return 2 * x",
+      "print(double(21))",
+      fence,
+      "Example:",
+      `${fence}python`,
+      ">>> double(21)",
+      "42",
+      fence,
+      "Output:",
+      `${fence}text`,
+      "42",
+      fence,
+      `${fence}console`,
+      "$ python3 main.py",
+      "42",
+      fence,
+    ].join("\n");
+    expect(extractCode(reply, "python")).toBe("def double(x):\n    return 2 * x\nprint(double(21))");
+    const sessionOnly = extractProgram(`${fence}python\n>>> 1 + 1\n2\n${fence}`, "python");
+    expect(sessionOnly).toEqual({ ok: false, reason: "the reply's Python blocks are examples (a >>> session or shell commands), not a program" });
+    // An untagged output sample after the program is not taken for JavaScript either.
+    expect(extractCode(`${fence}js\nconsole.log(6 * 7)\n${fence}\nOutput:\n${fence}\n42\n${fence}`, "javascript")).toBe("console.log(6 * 7)");
   });
 
-  it("accepts JavaScript blocks for TypeScript", () => {
-    expect(extractCode("```js\nconst a: number = 1;\n```", "typescript")).toBe("const a: number = 1;");
-  });
-
-  it("keeps code of an unclosed fence (a cut-off reply)", () => {
-    expect(extractCode("```ts\nconst a = 1;\nconsole.log(a);", "typescript")).toBe("const a = 1;\nconsole.log(a);");
-  });
-
-  it("accepts tilde fences and CRLF line endings", () => {
-    expect(extractCode("~~~js\r\nconsole.log(1);\r\n~~~\r\n", "javascript")).toBe("console.log(1);");
-  });
-
-  it("drops prose lines around unfenced code", () => {
-    const reply = "Here is the code you asked for:\nfunction f(n) {\n  return n + 1;\n}\nconsole.log(f(1));\nThis prints the number two.";
-    expect(extractCode(reply, "javascript")).toBe("function f(n) {\n  return n + 1;\n}\nconsole.log(f(1));");
-  });
-
-  it("returns a bare program unchanged (trimmed)", () => {
-    expect(extractCode("\nprint(sum(range(10)))\n", "python")).toBe("print(sum(range(10)))");
-  });
-
-  it("returns an empty string for a reply with no code at all", () => {
+  it("says no program for prose only, an empty reply and empty blocks", () => {
+    expect(extractProgram("I am sorry, I cannot help with that request.", "javascript")).toEqual({
+      ok: false,
+      reason: "the reply is prose only: it has no code block and no code",
+    });
+    expect(extractProgram("   ", "python")).toEqual({ ok: false, reason: "the reply is empty" });
+    expect(extractProgram(`Here it is:\n${fence}js\n${fence}`, "javascript")).toEqual({ ok: false, reason: "the reply's JavaScript code blocks are empty" });
     expect(extractCode("I am sorry, I cannot help with that request.", "javascript")).toBe("");
   });
 
+  it("keeps an unterminated block (a cut-off reply) when it parses, after any complete one", () => {
+    expect(extractProgram(`${fence}ts\nconst a = 1;\nconsole.log(a);`, "typescript")).toEqual({
+      ok: true,
+      code: "const a = 1;\nconsole.log(a);",
+      from: "unterminated block",
+      parses: true,
+    });
+    const cut = `${fence}js\nconsole.log("whole");\n${fence}\nAnd a longer version:\n${fence}js\nfunction f() {\n  console.log(`;
+    expect(extractCode(cut, "javascript")).toBe('console.log("whole");');
+  });
+
+  it("hands a block of the language that does not parse to the check, so the model hears the syntax error", () => {
+    expect(extractProgram(`${fence}js\nconsole.log((1 + 2);\n${fence}`, "javascript")).toEqual({ ok: true, code: "console.log((1 + 2);", from: "block", parses: false });
+  });
+
+  it("with several languages, takes only the target's: TypeScript also takes JavaScript blocks", () => {
+    const reply = [`${fence}python`, "print(1)", fence, `${fence}js`, "console.log(1);", fence, `${fence}ruby`, "puts 1", fence].join("\n");
+    expect(extractCode(reply, "python")).toBe("print(1)");
+    expect(extractCode(reply, "javascript")).toBe("console.log(1);");
+    expect(extractCode(reply, "typescript")).toBe("console.log(1);");
+    expect(extractProgram(`${fence}ts\nconst a: number = 1;\n${fence}`, "javascript").ok).toBe(false);
+  });
+
+  it("takes an untagged block only when it parses as the target language", () => {
+    expect(extractCode(`Code:\n${fence}\nprint(1)\n${fence}`, "python")).toBe("print(1)");
+    expect(extractProgram(`Code:\n${fence}\nconst x = 1;\nconsole.log(x);\n${fence}`, "python").ok).toBe(false);
+    expect(extractCode(`Code:\n${fence}\nconst x = 1;\nconsole.log(x);\n${fence}`, "javascript")).toBe("const x = 1;\nconsole.log(x);");
+    expect(extractProgram(`${fence}\nfor i in range(3):\n    print(i)\n${fence}`, "javascript").ok).toBe(false);
+  });
+
+  it("accepts language aliases, tilde fences and CRLF line endings", () => {
+    expect(extractCode("~~~mjs\r\nconsole.log(1);\r\n~~~\r\n", "javascript")).toBe("console.log(1);");
+    expect(extractCode(`${fence}python3\nprint(2)\n${fence}`, "python")).toBe("print(2)");
+    expect(extractCode(`${fence}typescript\nlet n: number = 3;\n${fence}`, "typescript")).toBe("let n: number = 3;");
+  });
+
+  it("uses an unfenced reply when it parses, dropping prose lines around it", () => {
+    const reply = "Here is the code you asked for:\nfunction f(n) {\n  return n + 1;\n}\nconsole.log(f(1));\nThis prints the number two.";
+    expect(extractProgram(reply, "javascript")).toEqual({ ok: true, code: "function f(n) {\n  return n + 1;\n}\nconsole.log(f(1));", from: "reply", parses: true });
+    expect(extractCode("\nprint(sum(range(10)))\n", "python")).toBe("print(sum(range(10)))");
+    expect(extractProgram("the answer is: 42 apples, roughly", "javascript").ok).toBe(false);
+    // Raw code that does not parse goes to the check, which names the line (SDK backends reply with raw code).
+    expect(extractProgram("function add(a, b) { return a + ; }", "javascript")).toEqual({ ok: true, code: "function add(a, b) { return a + ; }", from: "reply", parses: false });
+  });
+
   it("ignores the thinking section of reasoning models", () => {
-    const reply = "<think>\nMaybe:\n```js\nconsole.log('draft')\n```\nNo, better:\n</think>\n```js\nconsole.log('final')\n```";
+    const reply = `<think>\nMaybe:\n${fence}js\nconsole.log('draft')\n${fence}\nNo, better:\n</think>\n${fence}js\nconsole.log('final')\n${fence}`;
     expect(extractCode(reply, "javascript")).toBe("console.log('final')");
+  });
+
+  it("keeps a forbidden import, so the check can name it", () => {
+    expect(extractCode(`${fence}js\nimport fs from "node:fs";\nconsole.log(fs);\n${fence}`, "javascript")).toBe('import fs from "node:fs";\nconsole.log(fs);');
   });
 });

@@ -62,8 +62,8 @@ describe("the graph through the real ChatOpenAI client and a local OpenAI-compat
       if (mode === "values") last = chunk as typeof last;
     }
     expect(server.requests[0].body.model).toBe("local-coder");
-    // A python block for a JavaScript task is taken anyway when no block matches; it fails the check.
-    expect(events.filter((e) => e.node === "validate").map((e) => e.status)).toEqual(["syntax_error", "valid"]);
+    // A python block for a JavaScript task is never taken: no program, and the model is told why.
+    expect(events.filter((e) => e.node === "validate").map((e) => e.status)).toEqual(["no_program", "valid"]);
     expect(last?.status).toBe("success");
     expect(last?.result?.stdout.trim()).toBe("1540");
     expect(tokens).toBeGreaterThan(0);

@@ -17,7 +17,7 @@ describe("prompts", () => {
     expect(prompts.system.javascript).toMatch(/console\.log/);
     expect(prompts.system.javascript).toMatch(/export default/);
     expect(prompts.system.javascript).toMatch(/No npm packages/);
-    expect(prompts.system.typescript).toMatch(/types are stripped/);
+    expect(prompts.system.typescript).toMatch(/types are checked and stripped/);
     expect(prompts.system.python).toMatch(/print\(/);
     expect(prompts.system.python).toMatch(/No pip packages/);
     expect(prompts.refine).toContain("{{numberedCode}}");

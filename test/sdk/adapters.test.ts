@@ -62,6 +62,28 @@ describe("fromChatModel", () => {
   });
 });
 
+describe("model retry (the graph's callModelWithRetry)", () => {
+  it("retries a rate-limited chat model call, then returns its code", async () => {
+    const limited = Object.assign(new Error("slow down"), { status: 429 });
+    const model = fakeModel().respond(limited).respond(new AIMessage("```js\nconst a = 1;\n```"));
+    const retries: number[] = [];
+    const generator = fromChatModel(model, { modelRetry: { sleep: async () => {}, onRetry: ({ retry }) => retries.push(retry) } });
+    expect(await generator.generate("a", { language: "javascript" })).toBe("const a = 1;");
+    expect(retries).toEqual([1]);
+  });
+
+  it("gives up after the retries with GeneratorBackendError saying so", async () => {
+    const fn = async () => {
+      throw Object.assign(new Error("overloaded"), { status: 503 });
+    };
+    const error = await fromAsyncFunction(fn, { name: "busy", modelRetry: { maxRetries: 1, sleep: async () => {} } })
+      .generate("t", {})
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GeneratorBackendError);
+    expect((error as Error).message).toMatch(/backend "busy" failed: The model server kept failing with HTTP 503 after 2 calls/);
+  });
+});
+
 describe("fromAsyncFunction with a real local REST model server", () => {
   let server: Server | undefined;
   afterEach(async () => {

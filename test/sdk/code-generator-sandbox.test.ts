@@ -105,8 +105,11 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     const instance = await codegen.generateAndInstantiate("Create add(a, b, c)");
     expect(await instance.call("add", 1, 1, 1)).toBe(3);
     expect(requests).toHaveLength(2);
-    expect(requests[1]!.task).toMatch(/The previous code failed with syntax_error/);
-    expect(requests[1]!.task).toContain("function add(a, b, c) { return a + ; }");
+    // The graph's repair prompt: numbered code, the status, the quoted line and what to try.
+    expect(requests[1]!.task).toMatch(/^Your JavaScript program for this task did not work\.\n\nTask: Create add\(a, b, c\)/);
+    expect(requests[1]!.task).toContain("1 | function add(a, b, c) { return a + ; }");
+    expect(requests[1]!.task).toContain("status `syntax_error`");
+    expect(requests[1]!.task).toMatch(/The code does not parse\. SyntaxError: .*\(line 1:\d+: `function add\(a, b, c\) \{ return a \+ ; \}`\)\. Fix the syntax on that line/);
     await codegen.cleanup();
   });
 
@@ -124,7 +127,7 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     // The session that failed to load was released.
     expect(sandbox.liveWorkerCount()).toBe(workersBefore);
     expect(loadError).toBeInstanceOf(GeneratedCodeError);
-    expect((loadError as Error).message).toMatch(/failed while loading after 1 attempt\(s\): runtime_error at line 1: Error: boom/);
+    expect((loadError as Error).message).toMatch(/failed while loading after 1 attempt\(s\): runtime_error: Error: boom \(line 1/);
   });
 
   it("gives clear errors: unknown function, failing function, before instantiation, after cleanup", async () => {
@@ -195,8 +198,51 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     expect(() => new CodeGeneratorSandbox({ generator, language: "ruby" as never })).toThrow(/Invalid option "language"/);
     expect(() => new CodeGeneratorSandbox({ generator, globalSettings: [] as never })).toThrow(/Invalid option "globalSettings"/);
     expect(() => new CodeGeneratorSandbox({ generator, repairAttempts: -1 })).toThrow(/Invalid option "repairAttempts"/);
+    expect(() => new CodeGeneratorSandbox({ generator, maxRetries: 1.5 })).toThrow(/Invalid option "maxRetries": got 1.5; expected an integer from 0 to 20/);
     const codegen = new CodeGeneratorSandbox({ generator, sandbox });
     await expect(codegen.generateCode("")).rejects.toThrow(/Invalid option "task"/);
     await expect(codegen.generateCode("t", "style" as never)).rejects.toThrow(/Invalid option "descriptors"/);
   });
+
+  it("maxRetries means repairs after the first attempt, as in the graph; repairAttempts is its deprecated alias", async () => {
+    const none = new CodeGeneratorSandbox({ generator: scripted("nope(").generator, sandbox, maxRetries: 0 });
+    expect(((await none.generateAndInstantiate("x").catch((e: unknown) => e)) as GeneratedCodeError).attempts).toBe(1);
+    const two = scripted("nope(", "again(", ADD);
+    const codegen = new CodeGeneratorSandbox({ generator: two.generator, sandbox, maxRetries: 2 });
+    expect(await (await codegen.generateAndInstantiate("Create add(a, b, c)")).call("add", 1, 2, 3)).toBe(6);
+    expect(two.requests).toHaveLength(3);
+    await codegen.cleanup();
+    const legacy = new CodeGeneratorSandbox({ generator: scripted("nope(", "again(", "more(").generator, sandbox, repairAttempts: 2 });
+    expect(((await legacy.generateAndInstantiate("x").catch((e: unknown) => e)) as GeneratedCodeError).attempts).toBe(3);
+  });
+
+  it("reads one program per reply and repairs a reply without one with the reason", async () => {
+    const { generator, requests } = scripted(
+      "I would add the three numbers.",
+      "The old line was:\n```js\nreturn a - b;\n```\nThe program:\n```js\n" + ADD + "```\nRun it:\n```bash\nnode main.js\n```",
+    );
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox });
+    const instance = await codegen.generateAndInstantiate("Create add(a, b, c)");
+    expect(await instance.call("add", 1, 2, 3)).toBe(6);
+    expect(instance.files["main.js"]).toBe(ADD.trim());
+    expect(requests[1]!.task).toContain("status `no_program`");
+    expect(requests[1]!.task).toContain("No program was found in the reply. Why: the reply is prose only");
+    await codegen.cleanup();
+  });
+
+  it("type-checks TypeScript like the graph, with its globals declared, and repairs a type error", async () => {
+    const { generator, requests } = scripted(
+      'function price(net: number): string {\n  return net * (1 + globalParameters.vatRate);\n}',
+      "function price(net: number): number {\n  return net * (1 + globalParameters.vatRate);\n}",
+    );
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox, language: "typescript", globalParameters: { vatRate: 0.5 } });
+    const instance = await codegen.generateAndInstantiate("price(net)");
+    expect(await instance.call("price", 10)).toBe(15);
+    expect(requests[1]!.task).toContain("status `type_error`");
+    expect(requests[1]!.task).toContain("The code does not type-check. line 2:3 TS2322: Type 'number' is not assignable to type 'string'.");
+    await codegen.cleanup();
+    const failing = new CodeGeneratorSandbox({ generator: scripted("const n: number = 'x';").generator, sandbox, language: "typescript", maxRetries: 0 });
+    const error = await failing.generateAndInstantiate("x").catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/did not pass validation after 1 attempt\(s\): type_error: line 1:7 TS2322/);
+  }, 60_000);
 });

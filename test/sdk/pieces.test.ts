@@ -12,9 +12,12 @@ describe("stripCodeFences", () => {
       "function add(a, b) {\n  return a + b;\n}",
     );
   });
-  it("joins several blocks and leaves plain code alone", () => {
-    expect(stripCodeFences("```py\nx = 1\n```\nthen\n```py\nprint(x)\n```")).toBe("x = 1\n\nprint(x)");
+  it("is the package's one extractor: the last block of the language, never joined; plain code left alone", () => {
+    expect(stripCodeFences("```py\nx = 1\n```\nthen\n```py\nprint(x)\n```", "python")).toBe("print(x)");
+    expect(stripCodeFences("```bash\nnode main.js\n```\n```js\nconsole.log(1);\n```")).toBe("console.log(1);");
     expect(stripCodeFences("  const a = 1;\n")).toBe("const a = 1;");
+    // No program: the reply comes back trimmed, so the caller's check can say what is wrong.
+    expect(stripCodeFences(" Sorry, I cannot do that. ")).toBe("Sorry, I cannot do that.");
   });
   it("handles an unclosed fence", () => {
     expect(stripCodeFences("```js\nconst a = 1;")).toBe("const a = 1;");

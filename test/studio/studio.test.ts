@@ -1,7 +1,7 @@
 /**
- * Studio: `langgraph dev` serves graphs/codegen.ts (langgraph.json) on a free loopback port,
- * and the graph runs through `@langchain/langgraph-sdk`'s client with the model pointed at a
- * scripted OpenAI-compatible server started here.
+ * Studio: `langgraph dev` serves both graphs of langgraph.json (graphs/codegen.ts, graphs/agent.ts)
+ * on a free loopback port, and they run through `@langchain/langgraph-sdk`'s client with the model
+ * pointed at a scripted OpenAI-compatible server started here.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
@@ -15,6 +15,7 @@ const TESTS = `if (add(2, 3) !== 5) throw new Error("add(2, 3) should be 5");`;
 const REPLY = "Here you go:\n```javascript\nfunction add(a, b) {\n  return a + b;\n}\nconsole.log(add(2, 3));\n```";
 const PY_TASK = "Write a function add(a, b) that returns the sum of a and b, then print add(2, 3).";
 const PY_TESTS = "assert add(2, 3) == 5";
+const AGENT_CODE = "let f = 1;\nfor (let i = 2; i <= 10; i++) f *= i;\nconsole.log(f);";
 const PY_REPLY = "```python\ndef add(a, b):\n    return a + b\n\nprint(add(2, 3))\n```";
 
 let model: ScriptedOpenAIServer;
@@ -94,11 +95,17 @@ async function stopServer(): Promise<void> {
 
 beforeAll(async () => {
   model = await startScriptedOpenAIServer({
-    handler: (request) => ({
+    handler: (request) => {
+      const messages = (request.body?.messages ?? []) as { role: string; content: unknown }[];
+      // The agent sends tools: first it runs code, then it answers from the tool's result.
+      if (Array.isArray(request.body?.tools)) {
+        const toolResult = messages.findLast((m) => m.role === "tool");
+        if (toolResult === undefined) return { toolCalls: [{ name: "execute_code", args: { code: AGENT_CODE, language: "javascript" } }] };
+        return `The tool said: ${JSON.stringify(toolResult.content)}`;
+      }
       // The system prompt names the language the graph asked for.
-      content: JSON.stringify(request.body?.messages ?? []).includes("Python") ? PY_REPLY : REPLY,
-      usage: { promptTokens: 120, completionTokens: 30 },
-    }),
+      return { content: JSON.stringify(messages).includes("Python") ? PY_REPLY : REPLY, usage: { promptTokens: 120, completionTokens: 30 } };
+    },
   });
   const port = await freePort();
   apiUrl = `http://127.0.0.1:${port}`;
@@ -162,6 +169,19 @@ describe("LangGraph Studio (langgraph dev)", () => {
     })) as Record<string, any>; // The server returns the graph's state as plain JSON.
     expect(state.status, `${JSON.stringify(state).slice(0, 2000)}${logTail()}`).toBe("success");
     expect(state.result).toMatchObject({ status: "success", stdout: "5\n", language: "python" });
+  });
+
+  it("runs the code agent (createAgent): it calls execute_code in the sandbox and answers", async () => {
+    const client = new Client({ apiUrl });
+    const thread = await client.threads.create();
+    const state = (await client.runs.wait(thread.thread_id, "agent", {
+      input: { messages: [{ role: "user", content: "What is the factorial of 10?" }] },
+    })) as { messages: { type: string; content: unknown; name?: string }[] }; // Plain JSON from the server.
+    const shown = `${JSON.stringify(state).slice(0, 2000)}${logTail()}`;
+    const tool = state.messages?.find((m) => m.type === "tool");
+    expect(tool, shown).toMatchObject({ name: "execute_code" });
+    expect(String(tool!.content)).toBe("status: success\nstdout:\n3628800");
+    expect(String(state.messages.at(-1)!.content)).toContain("3628800");
   });
 
   it("streams node updates and attempt events with runs.stream", async () => {

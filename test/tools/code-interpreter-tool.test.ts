@@ -38,7 +38,7 @@ describe("execute_code tool (real sandbox)", () => {
     expect(text).toContain("error: ReferenceError");
     expect(text).toContain("(line 3)");
     expect(text).toContain("  3 | console.log(totl);");
-    expect(text).toContain("hint: Fix the error at the line shown");
+    expect(text).toContain("hint: Fix the cause on that line");
     expect((message.artifact as ExecuteCodeArtifact).result.error?.line).toBe(3);
   });
 
@@ -69,7 +69,7 @@ describe("execute_code tool (real sandbox)", () => {
     await expect(jsOnly.invoke({ language: "javascript" } as never)).rejects.toThrow(/did not match expected schema/);
     expect(jsOnly.description).toContain("Languages: javascript.");
     expect(() => createCodeInterpreterTool({ languages: [] })).toThrow(/Invalid option "languages"/);
-    expect(() => createCodeInterpreterTool({ languages: ["ruby" as never] })).toThrow(/Invalid option "languages"/);
+    expect(() => createCodeInterpreterTool({ languages: ["ruby" as never] })).toThrow(/Invalid option "languages\[0\]": got "ruby"; expected one of "javascript"/);
     expect(() => createCodeInterpreterTool({ timeoutMs: -5 })).toThrow(/Invalid option "timeoutMs"/);
   });
 

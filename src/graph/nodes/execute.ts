@@ -7,7 +7,9 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { ExecutionError, ExecutionResult } from "../../sandbox/types.js";
 import type { CodeGenContext } from "../configuration.js";
 import { emitEvent } from "../events.js";
-import { bound, describeError, excerpt } from "../explain.js";
+import { explain, explainWrongOutput } from "../../feedback/explain.js";
+import { describeError } from "../../feedback/quote.js";
+import { truncate } from "../../feedback/truncate.js";
 import type { Attempt, AttemptStatus, CodeGenStateType, CodeGenUpdate } from "../state.js";
 import { storeRunResult } from "../stored-result.js";
 
@@ -64,7 +66,7 @@ export function judgeRun(result: ExecutionResult, code: string, tests: string, e
   if (tests !== "" && outcome?.status === "failed") {
     const what = outcome.error === undefined ? "the tests failed without an error message" : describeTestError(outcome.error, tests);
     const printed = outcome.stdout.trim();
-    return { status: "test_failed", error: bound(`A test failed: ${what}${printed === "" ? "" : `\nThe tests printed:\n${printed}`}`, 700) };
+    return { status: "test_failed", error: explain("test_failed", `${what}${printed === "" ? "" : `\nThe tests printed:\n${truncate(printed, 300)}`}`) };
   }
   if (result.status !== "success") {
     if (result.error === undefined) return { status: result.status, error: `The run ended with status ${result.status}.` };
@@ -74,20 +76,14 @@ export function judgeRun(result: ExecutionResult, code: string, tests: string, e
     const reason = outcome?.reason ?? (outcome === undefined ? "the sandbox did not report on them" : "no reason was given");
     return {
       status: "tests_not_run",
-      error: bound(
-        `The program ended before the tests could run (${reason}). Do not exit or stop the program early (no sys.exit, process.exit or unhandled rejection); define what the tests use and let the program finish.`,
-        700,
-      ),
+      error: explain("tests_not_run", `The program ended before the tests could run (${reason}).`),
     };
   }
   if (expectedOutput === undefined) return { status: "success" };
   const actual = normalizeOutput(shownOutput(result));
   const expected = normalizeOutput(expectedOutput);
   if (actual === expected) return { status: "success" };
-  return {
-    status: "wrong_output",
-    error: bound(`The output differs from the expected output. Expected:\n${expected}\nGot:\n${actual === "" ? "(nothing printed)" : actual}`, 600),
-  };
+  return { status: "wrong_output", error: explainWrongOutput(expected, actual) };
 }
 
 /** Builds the `execute` node. Every run is recorded as an attempt in phase `execute`. */
@@ -98,14 +94,15 @@ export function createExecuteNode(context: CodeGenContext) {
     const number = state.refinements + 1;
     const tests = state.tests?.trim() ?? "";
     const sandbox = await context.sandbox();
-    const result = await sandbox.run(code, {
+    const runOptions = {
       language,
       ...context.runLimitsFor(config),
       ...(tests === "" ? {} : { tests }),
       ...(config.signal === undefined ? {} : { signal: config.signal }),
-    });
+    };
+    const result = context.codeTools ? await context.codeTools.run(sandbox, code, runOptions, config) : await sandbox.run(code, runOptions);
     const verdict = judgeRun(result, code, tests, state.expectedOutput);
-    const stdout = excerpt(result.stdout);
+    const stdout = truncate(result.stdout, 500);
     const attempt: Attempt = {
       number,
       code,

@@ -2,7 +2,8 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { CodeGenContext } from "../configuration.js";
 import { emitEvent } from "../events.js";
-import { bound, explainCheck, explainResult, MAX_EXPLANATION_CHARS } from "../explain.js";
+import { explainCheck, explainResult } from "../../feedback/explain.js";
+import { MAX_EXPLANATION_CHARS, truncate as bound } from "../../feedback/truncate.js";
 import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
 import { restoreRunResult } from "../stored-result.js";
 import type { RunLimits } from "../configuration.js";

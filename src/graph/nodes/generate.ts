@@ -6,12 +6,10 @@ import { extractCode } from "../extract-code.js";
 import { renderTemplate } from "../prompts.js";
 import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
 import { callCodeModel } from "./call-model.js";
+import { LANGUAGE_NAMES } from "../../feedback/repair-prompt.js";
 import { InvalidOptionError } from "../../errors.js";
-import { LANGUAGES } from "../../sandbox/types.js";
-import type { Language } from "../../sandbox/types.js";
+import { resolveLanguage } from "../../sandbox/options.js";
 
-/** Names of the languages in prompts. */
-export const LANGUAGE_NAMES: Record<Language, string> = { javascript: "JavaScript", typescript: "TypeScript", python: "Python" };
 
 /** The optional parts of a task (context, tests, expected output) as prompt text. */
 export function taskDetails(state: Pick<CodeGenStateType, "context" | "tests" | "expectedOutput">): string {
@@ -47,9 +45,7 @@ export function createGenerateNode(context: CodeGenContext) {
     if (typeof state.task !== "string" || state.task.trim() === "") {
       throw new InvalidOptionError("task", state.task, "a non-empty description of what the code should do");
     }
-    if (state.language !== undefined && !LANGUAGES.includes(state.language)) {
-      throw new InvalidOptionError("language", state.language, `one of ${LANGUAGES.join(", ")}`);
-    }
+    if (state.language !== undefined) resolveLanguage(state.language);
     const language = state.language ?? context.defaultLanguage(config);
     const maxRetries = context.maxRetries(config);
     const stepsNeeded = graphStepsNeeded(maxRetries, context.approveBeforeExecute);
@@ -78,7 +74,8 @@ export function createGenerateNode(context: CodeGenContext) {
       status: undefined,
       explanation: undefined,
     };
-    const user = renderTemplate(context.prompts.task, { task: state.task.trim(), details: taskDetails(state), language: LANGUAGE_NAMES[language] });
+    const task = renderTemplate(context.prompts.task, { task: state.task.trim(), details: taskDetails(state), language: LANGUAGE_NAMES[language] });
+    const user = context.codeTools ? `${task}\n\n${await context.codeTools.promptSection(language)}` : task;
     const outcome = await callCodeModel(context, config, context.prompts.system[language], user);
     if (!outcome.ok) {
       emitEvent(config, { node: "generate", attempt: 1, status: "model_error", message: outcome.message });

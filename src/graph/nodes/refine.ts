@@ -2,20 +2,15 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { CodeGenContext, RunLimits } from "../configuration.js";
 import { emitEvent } from "../events.js";
-import { bound, explainCheck, explainResult } from "../explain.js";
+import { explainCheck, explainResult } from "../../feedback/explain.js";
+import { renderRepairPrompt } from "../../feedback/repair-prompt.js";
+import { truncate } from "../../feedback/truncate.js";
 import { extractCode } from "../extract-code.js";
-import { renderTemplate } from "../prompts.js";
 import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
 import { restoreRunResult } from "../stored-result.js";
 import { callCodeModel } from "./call-model.js";
-import { LANGUAGE_NAMES, taskDetails } from "./generate.js";
+import { taskDetails } from "./generate.js";
 
-/** Code with right-aligned line numbers, so the model can match the error's line. */
-export function numberLines(code: string): string {
-  const lines = code.split("\n");
-  const width = String(lines.length).length;
-  return lines.map((line, i) => `${String(i + 1).padStart(width)} | ${line}`).join("\n");
-}
 
 /** What went wrong in the last attempt, for the model. */
 export function failureForModel(state: CodeGenStateType, context: CodeGenContext, limits: RunLimits = context.runLimits): string {
@@ -30,7 +25,7 @@ export function failureForModel(state: CodeGenStateType, context: CodeGenContext
     const stderr = state.result.stderr.trim();
     // The tests run apart from the program, so a program error's line is a line of `code`.
     const base = explainResult(restoreRunResult(state.result), code, limits);
-    return stderr === "" ? base : `${base}\nstderr:\n${bound(stderr, 400)}`;
+    return stderr === "" ? base : `${base}\nstderr:\n${truncate(stderr, 400)}`;
   }
   return last?.error ?? "The code did not work.";
 }
@@ -41,17 +36,17 @@ export function createRefineNode(context: CodeGenContext) {
     const language = state.language ?? context.defaultLanguage(config);
     const last = state.attempts.at(-1);
     const number = state.refinements + 2;
-    const output = last?.stdout.trim() ?? "";
-    const user = renderTemplate(context.prompts.refine, {
-      language: LANGUAGE_NAMES[language],
+    const prompt = renderRepairPrompt(context.prompts.refine, {
+      language,
       task: state.task,
       details: taskDetails(state),
-      numberedCode: numberLines(last?.code ?? state.code ?? ""),
-      attempt: String(last?.number ?? number - 1),
+      code: last?.code ?? state.code ?? "",
+      attempt: last?.number ?? number - 1,
       status: last?.status ?? "unknown",
       error: failureForModel(state, context, context.runLimitsFor(config)),
-      output: output === "" ? "(nothing)" : output,
+      output: last?.stdout ?? "",
     });
+    const user = context.codeTools ? `${prompt}\n\n${await context.codeTools.promptSection(language)}` : prompt;
     const outcome = await callCodeModel(context, config, context.prompts.system[language], user);
     if (!outcome.ok) {
       emitEvent(config, { node: "refine", attempt: number, status: "model_error", message: outcome.message });

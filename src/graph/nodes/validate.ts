@@ -1,9 +1,15 @@
-/** `validate`: syntax and forbidden-import check of the code, without running it. */
+/**
+ * `validate`: checks the code without running it: a program was found in the reply, it parses,
+ * imports nothing forbidden, and (TypeScript) type-checks.
+ */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { CodeGenContext } from "../configuration.js";
 import { emitEvent } from "../events.js";
-import { describeError } from "../explain.js";
-import type { Attempt, CodeGenStateType, CodeGenUpdate } from "../state.js";
+import { extractProgram } from "../extract-code.js";
+import { describeTypeErrors, explainNoProgram, type FailedValidation } from "../../feedback/explain.js";
+import { describeError } from "../../feedback/quote.js";
+import { checkTypes } from "../../typecheck/check-types.js";
+import type { Attempt, AttemptStatus, CodeGenStateType, CodeGenUpdate } from "../state.js";
 
 /** Builds the `validate` node. A failed check is recorded as an attempt in phase `validate`. */
 export function createValidateNode(context: CodeGenContext) {
@@ -12,7 +18,7 @@ export function createValidateNode(context: CodeGenContext) {
     const code = state.code ?? "";
     const number = state.refinements + 1;
     const tokens = state.pendingTokens ?? { inputTokens: 0, outputTokens: 0 };
-    const fail = (status: "syntax_error" | "forbidden", error: string, durationMs: number): Attempt => ({
+    const fail = (status: AttemptStatus, error: string, durationMs: number): Attempt => ({
       number,
       code,
       phase: "validate",
@@ -23,24 +29,39 @@ export function createValidateNode(context: CodeGenContext) {
       ...tokens,
     });
     if (code.trim() === "") {
-      const message = "The reply contained no code; answer with one fenced code block holding the whole program.";
-      emitEvent(config, { node: "validate", attempt: number, status: "syntax_error", message });
+      // Code edited at an approval pause has no reply behind it; the reply says why nothing was found.
+      const found = extractProgram(state.reply ?? "", language);
+      const message = explainNoProgram(found.ok ? "the code is empty" : found.reason);
+      emitEvent(config, { node: "validate", attempt: number, status: "no_program", message });
       return {
-        check: { ok: false, language, status: "syntax_error", error: { name: "SyntaxError", message: "the reply contained no code" } },
-        attempts: [fail("syntax_error", message, 0)],
+        check: { ok: false, language, status: "syntax_error", error: { name: "SyntaxError", message: "no program was found in the reply" } },
+        attempts: [fail("no_program", message, 0)],
         pendingTokens: undefined,
       };
     }
     const sandbox = await context.sandbox();
     const startedAt = performance.now();
     const check = await sandbox.check(code, { language });
-    const durationMs = Math.round((performance.now() - startedAt) * 100) / 100;
-    if (check.ok) {
-      emitEvent(config, { node: "validate", attempt: number, status: "valid", durationMs });
-      return { check };
+    const elapsed = () => Math.round((performance.now() - startedAt) * 100) / 100;
+    if (!check.ok) {
+      const error = describeError(check.error, code);
+      const durationMs = elapsed();
+      emitEvent(config, { node: "validate", attempt: number, status: check.status, message: error, durationMs });
+      return { check, attempts: [fail(check.status, error, durationMs)], pendingTokens: undefined };
     }
-    const error = describeError(check.error, code);
-    emitEvent(config, { node: "validate", attempt: number, status: check.status, message: error, durationMs });
-    return { check, attempts: [fail(check.status, error, durationMs)], pendingTokens: undefined };
+    if (language === "typescript") {
+      const declarations = context.codeTools === undefined ? undefined : await context.codeTools.typeDeclarations();
+      const types = await checkTypes(code, declarations === undefined ? {} : { declarations });
+      if (!types.ok) {
+        const failed: FailedValidation = { ok: false, language, status: "type_error", diagnostics: types.diagnostics };
+        const error = describeTypeErrors(types.diagnostics, code);
+        const durationMs = elapsed();
+        emitEvent(config, { node: "validate", attempt: number, status: "type_error", message: error, durationMs });
+        return { check: failed, attempts: [fail("type_error", error, durationMs)], pendingTokens: undefined };
+      }
+    }
+    const durationMs = elapsed();
+    emitEvent(config, { node: "validate", attempt: number, status: "valid", durationMs });
+    return { check };
   };
 }

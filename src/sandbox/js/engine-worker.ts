@@ -5,9 +5,12 @@
  * throw, and marks this worker dead so its owner can replace it.
  */
 import { Worker } from "node:worker_threads";
-import type { ExecutionResult, HostFunction, JsonValue, Language, ResolvedRunOptions } from "../types.js";
+import type { ExecutionResult, JsonValue, Language, ResolvedRunOptions, TestsOutcome } from "../types.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
-import { timeoutError } from "./guest-context.js";
+import { withHostCall } from "../host-call-context.js";
+import { cancelledError, resultLimitError, timeoutError } from "./error-description.js";
+import { hostCallLimitError } from "./host-bridge.js";
+import { invalidFileSetReason } from "./file-store.js";
 import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
 
 /**
@@ -53,11 +56,23 @@ interface Active {
   runId: number;
   language: Language;
   timeoutMs: number;
-  hostFunctions: Record<string, HostFunction>;
+  controls: RunControls;
+  /** Aborted when the request ends, whatever its status: host functions learn it through `currentHostCall()`. */
+  ended: AbortController;
+  /** Host calls started on the host for this request, and those still running. */
+  hostCalls: number;
+  hostCallsInFlight: number;
   stdout: string;
   stderr: string;
+  /** The files the request was given (the result's file set when the worker sends none back). */
+  files?: Record<string, Uint8Array>;
+  fileLimits: { maxFileBytes: number; maxTotalFileBytes: number };
+  /** Set when the request has tests: their output, kept apart from the program's. */
+  tests?: { begun: boolean; stdout: string; stderr: string };
   sentMs: number;
   watchdog: NodeJS.Timeout;
+  /** Listener on the caller's signal, removed when the request ends. */
+  onAbort?: () => void;
   resolve(end: RequestEnd): void;
 }
 
@@ -126,6 +141,11 @@ export class EngineWorker {
     return this.active !== undefined;
   }
 
+  /** Why the thread stopped (crash, watchdog, cancellation, disposal); `undefined` while it runs. */
+  get deathReason(): string | undefined {
+    return this.deadReason;
+  }
+
   /** True once the thread has crashed, exited or been terminated. */
   get dead(): boolean {
     return this.deadReason !== undefined;
@@ -153,17 +173,31 @@ export class EngineWorker {
         resolve({ result: crashResult(language, this.deadReason, "", "", 0), workerLost: true });
         return;
       }
-      this.active = {
+      if (controls.signal?.aborted) {
+        resolve({ result: cancelledResult(language, controls.signal, false), workerLost: false });
+        return;
+      }
+      const active: Active = (this.active = {
         runId,
         language,
         timeoutMs: request.timeoutMs,
-        hostFunctions: controls.hostFunctions,
+        controls,
+        ended: new AbortController(),
+        hostCalls: 0,
+        hostCallsInFlight: 0,
+        ...(request.files ? { files: request.files } : {}),
+        fileLimits: { maxFileBytes: request.maxFileBytes, maxTotalFileBytes: request.maxTotalFileBytes },
+        ...(request.type === "run" && request.tests !== undefined ? { tests: { begun: false, stdout: "", stderr: "" } } : {}),
         stdout: "",
         stderr: "",
         sentMs,
         watchdog: setTimeout(() => this.onWatchdog(), request.timeoutMs + WATCHDOG_GRACE_MS),
         resolve,
-      };
+      });
+      if (controls.signal) {
+        active.onAbort = () => this.onCancel(active);
+        controls.signal.addEventListener("abort", active.onAbort, { once: true });
+      }
       this.worker.ref();
       this.worker.postMessage({ ...request, runId });
     });
@@ -205,30 +239,46 @@ export class EngineWorker {
     if (!active || !("runId" in message) || message.runId !== active.runId) return;
     switch (message.type) {
       case "output":
-        active.stdout += message.stdout;
-        active.stderr += message.stderr;
+        appendOutput(active, message.stdout, message.stderr);
+        return;
+      case "tests-begin":
+        if (active.tests) active.tests.begun = true;
         return;
       case "call":
         void this.callHost(active, message.callId, message.name, message.argsJson);
         return;
       case "done":
-        active.stdout += message.stdout;
-        active.stderr += message.stderr;
-        this.finish(active, toResult(active, message.outcome), message.retiring === true);
+        appendOutput(active, message.stdout, message.stderr);
+        this.finish(active, withFiles(active, toResult(active, message.outcome), message.files), message.retiring === true);
         return;
     }
   }
 
   private async callHost(active: Active, callId: number, name: string, argsJson: string): Promise<void> {
+    // No host call starts after its run ended (the message may trail the run's end).
+    if (this.active !== active || active.ended.signal.aborted) return;
+    const { hostFunctions } = active.controls;
+    const fn = Object.hasOwn(hostFunctions, name) ? hostFunctions[name] : undefined;
+    // The worker enforces the same limits; the host counts again because it trusts nothing
+    // that comes out of the worker.
+    const refusal = fn
+      ? hostCallLimitError(name, active.hostCallsInFlight, active.hostCalls, active.controls)
+      : { name: "Error", message: `host function ${name} is not available in this run` };
     let reply: HostToWorker;
-    try {
-      const fn = active.hostFunctions[name];
-      if (!fn) throw new Error(`host function ${name} is not available in this run`);
-      const args = JSON.parse(argsJson) as JsonValue[];
-      const value: unknown = await fn(...args);
-      reply = { type: "reply", runId: active.runId, callId, ok: true, valueJson: value === undefined ? undefined : JSON.stringify(value) };
-    } catch (error) {
-      reply = { type: "reply", runId: active.runId, callId, ok: false, ...describeHostFailure(error) };
+    if (refusal) {
+      reply = { type: "reply", runId: active.runId, callId, ok: false, ...refusal };
+    } else {
+      active.hostCalls++;
+      active.hostCallsInFlight++;
+      try {
+        const args = JSON.parse(argsJson) as JsonValue[];
+        const value: unknown = await withHostCall({ signal: active.ended.signal, name }, () => fn!(...args));
+        reply = { type: "reply", runId: active.runId, callId, ok: true, valueJson: value === undefined ? undefined : JSON.stringify(value) };
+      } catch (error) {
+        reply = { type: "reply", runId: active.runId, callId, ok: false, ...describeHostFailure(error) };
+      } finally {
+        active.hostCallsInFlight--;
+      }
     }
     if (this.active === active && this.deadReason === undefined) this.worker.postMessage(reply);
   }
@@ -236,6 +286,13 @@ export class EngineWorker {
   private onWatchdog(): void {
     const active = this.active;
     if (!active) return;
+    if (this.mirror.startedRunId() !== active.runId) {
+      // The thread has not begun this run yet (a fresh worker can be unresponsive for a
+      // while after "ready", measured up to ~0.8 s on a loaded machine, while V8 tiers up the
+      // WASM): its deadline counts from when it begins, so wait for that instead of killing.
+      active.watchdog = setTimeout(() => this.onWatchdog(), active.timeoutMs + WATCHDOG_GRACE_MS);
+      return;
+    }
     // The guest is stuck in something that does not poll the interrupt handler: kill the thread.
     this.deadReason = "killed by the watchdog after a timeout";
     const durationMs = performance.now() - active.sentMs;
@@ -257,6 +314,23 @@ export class EngineWorker {
     this.onDeath(this);
   }
 
+  /**
+   * The caller aborted the request: the thread is stopped at once (a guest may be in a built-in
+   * that never polls), the request ends `cancelled`, and the owner replaces the worker. A
+   * session on this worker ends, as after a timeout: its context stopped mid-way.
+   */
+  private onCancel(active: Active): void {
+    if (this.active !== active) return;
+    this.deadReason = "its run was cancelled by the caller";
+    this.takeMirroredOutput(active);
+    const result = cancelledResult(active.language, active.controls.signal, true, performance.now() - active.sentMs);
+    result.stdout = active.stdout;
+    result.stderr = active.stderr;
+    this.finish(active, result, true);
+    void this.worker.terminate();
+    this.onDeath(this);
+  }
+
   private die(reason: string): void {
     if (this.deadReason !== undefined) return;
     this.deadReason = reason;
@@ -268,8 +342,7 @@ export class EngineWorker {
 
   private takeMirroredOutput(active: Active): void {
     const tail = this.mirror.read();
-    active.stdout += tail.stdout;
-    active.stderr += tail.stderr;
+    appendOutput(active, tail.stdout, tail.stderr);
   }
 
   private endActive(reason: string): void {
@@ -281,10 +354,57 @@ export class EngineWorker {
 
   private finish(active: Active, result: ExecutionResult, workerLost: boolean): void {
     clearTimeout(active.watchdog);
+    if (active.onAbort) active.controls.signal?.removeEventListener("abort", active.onAbort);
     this.active = undefined;
+    active.ended.abort();
+    result.hostCalls = active.hostCalls;
+    // A request given files always reports a file set: unchanged when the worker sent none.
+    if (active.files && !result.files) result.files = active.files;
+    if (active.tests) {
+      // The program's output was taken from active.stdout/stderr when the result was built.
+      result.tests ??= testsFallback(active.tests.begun, result);
+      result.tests.stdout = active.tests.stdout;
+      result.tests.stderr = active.tests.stderr;
+    }
     if (!this.namesWaiter && this.deadReason === undefined) this.worker.unref();
     active.resolve({ result, workerLost });
   }
+}
+
+/**
+ * Adds the file set the worker sent, checked again here (the host trusts nothing out of the
+ * worker): a set that breaks the caps or holds anything but bytes ends the run `output_limit`.
+ */
+function withFiles(active: Active, result: ExecutionResult, files: unknown): ExecutionResult {
+  if (!active.files || files === undefined) return result;
+  const limits = { maxFileBytes: active.fileLimits.maxFileBytes, maxTotalFileBytes: active.fileLimits.maxTotalFileBytes };
+  const bad = invalidFileSetReason(files, limits);
+  if (bad) {
+    result.status = "output_limit";
+    result.error = { name: "FileLimitError", message: `the run's files were refused: ${bad}; the files are as they were before the run` };
+    return result;
+  }
+  result.files = files as Record<string, Uint8Array>;
+  return result;
+}
+
+/** Output goes to the program's streams, or to the tests' once they have begun. */
+function appendOutput(active: Active, stdout: string, stderr: string): void {
+  const into = active.tests?.begun ? active.tests : active;
+  into.stdout += stdout;
+  into.stderr += stderr;
+}
+
+/** How the tests went when the worker could not say (it was killed, crashed, or the program did not run). */
+function testsFallback(begun: boolean, result: ExecutionResult): TestsOutcome {
+  if (begun) return { status: "failed", stdout: "", stderr: "", ...(result.error ? { error: result.error } : {}) };
+  const why = result.error ? `: ${result.error.name}: ${result.error.message}` : "";
+  return {
+    status: "not_run",
+    stdout: "",
+    stderr: "",
+    reason: `the program ended with status ${result.status}${why.length > 300 ? `${why.slice(0, 300)}...` : why}, so the tests did not run`,
+  };
 }
 
 function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
@@ -292,13 +412,39 @@ function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
     status: outcome.status,
     stdout: active.stdout,
     stderr: active.stderr,
-    outputTruncated: outcome.status === "output_limit",
+    // output_limit is also the status of a dropped result; only the output cap cuts output.
+    outputTruncated: outcome.status === "output_limit" && outcome.error?.name === "OutputLimitError",
     durationMs: outcome.durationMs,
     language: active.language,
   };
-  if (outcome.resultJson !== undefined) result.result = JSON.parse(outcome.resultJson) as JsonValue;
+  if (outcome.resultJson !== undefined) {
+    // The worker measured the result already; the host measures again before it parses
+    // anything, because it trusts nothing that comes out of the worker.
+    const bytes = Buffer.byteLength(outcome.resultJson);
+    if (bytes > active.controls.maxResultBytes) {
+      result.status = "output_limit";
+      result.error = resultLimitError(bytes, active.controls.maxResultBytes);
+      return result;
+    }
+    result.result = JSON.parse(outcome.resultJson) as JsonValue;
+  }
   if (outcome.error) result.error = outcome.error;
+  if (outcome.tests) result.tests = { ...outcome.tests, stdout: "", stderr: "" };
   return result;
+}
+
+/** The result of a request its caller cancelled (before it started, or while it ran). */
+export function cancelledResult(language: Language, signal: AbortSignal | undefined, started: boolean, durationMs = 0): ExecutionResult {
+  return {
+    status: "cancelled",
+    stdout: "",
+    stderr: "",
+    outputTruncated: false,
+    error: cancelledError(signal, started),
+    durationMs,
+    language,
+    hostCalls: 0,
+  };
 }
 
 function crashResult(language: Language, message: string, stdout: string, stderr: string, durationMs: number): ExecutionResult {

@@ -19,7 +19,13 @@ function bounded(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}... (${text.length - max} more characters)`;
 }
 
-const FRAME_LOCATION = new RegExp(`${USER_FILE_NAME.replace(".", "\\.")}:(\\d+)(?::(\\d+))?`);
+
+const locations = new Map<string, RegExp>();
+function frameLocation(fileName: string): RegExp {
+  let re = locations.get(fileName);
+  if (!re) locations.set(fileName, (re = new RegExp(`${fileName.replace(".", "\\.")}:(\\d+)(?::(\\d+))?`)));
+  return re;
+}
 
 /**
  * Builds an `ExecutionError` from the raw description the guest produced.
@@ -28,16 +34,16 @@ const FRAME_LOCATION = new RegExp(`${USER_FILE_NAME.replace(".", "\\.")}:(\\d+)(
  * locateError({ name: "ReferenceError", message: "'x' is not defined", stack: "    at <eval> (main.js:3:1)\n" });
  * // { name: "ReferenceError", message: "'x' is not defined", line: 3, column: 1, stack: "    at <eval> (main.js:3:1)" }
  */
-export function locateError(raw: { name: string; message: string; stack?: string }): ExecutionError {
+export function locateError(raw: { name: string; message: string; stack?: string }, fileName = USER_FILE_NAME): ExecutionError {
   const error: ExecutionError = { name: bounded(raw.name, MAX_NAME_CHARS), message: bounded(raw.message, MAX_MESSAGE_CHARS) };
   if (raw.stack === undefined) return error;
   const userFrames = raw.stack
     .split("\n")
-    .filter((line) => line.includes(USER_FILE_NAME))
+    .filter((line) => line.includes(fileName))
     .map((line) => bounded(line.trimEnd(), MAX_NAME_CHARS * 2));
   const first = userFrames[0];
   if (first !== undefined) {
-    const match = FRAME_LOCATION.exec(first);
+    const match = frameLocation(fileName).exec(first);
     if (match) {
       error.line = Number(match[1]);
       if (match[2] !== undefined) error.column = Number(match[2]);

@@ -16,6 +16,9 @@ export const PRELUDE_FILE_NAME = "sandbox-prelude.js";
 /** File name under which the user's code is evaluated; stack frames there are the user's. */
 export const USER_FILE_NAME = "main.js";
 
+/** File name under which a run's `tests` are evaluated; lines there are lines of the tests text. */
+export const TESTS_FILE_NAME = "tests.js";
+
 /**
  * Source of the eager part of the prelude, kept small because it is parsed for every run:
  * a function of `(bridge, librarySource, natives)` returning one dispatcher `helper(op, a, b)`:

@@ -4,7 +4,8 @@
  * the interrupt handler, it reads the output from here instead of losing it. This replaces a
  * message per run (which cost throughput) with a memory copy.
  *
- * Layout: Int32 at byte 0 = bytes of chunks committed; chunks from byte 8, each
+ * Layout: Int32 at byte 0 = bytes of chunks committed; Int32 at byte 4 = id of the run the
+ * worker has begun (for the host's watchdog); chunks from byte 8, each
  * [1 byte stream: 1 stdout, 2 stderr][4 bytes length, little-endian][UTF-8 bytes].
  */
 
@@ -29,10 +30,12 @@ export function createOutputMirrorBuffer(bytes = OUTPUT_MIRROR_BYTES): SharedArr
  */
 export class OutputMirror {
   private readonly used: Int32Array;
+  private readonly started: Int32Array;
   private readonly data: Buffer;
 
   constructor(buffer: SharedArrayBuffer) {
     this.used = new Int32Array(buffer, 0, 1);
+    this.started = new Int32Array(buffer, 4, 1);
     this.data = Buffer.from(buffer, HEADER_BYTES);
   }
 
@@ -47,6 +50,16 @@ export class OutputMirror {
     // Published only after the bytes are in place, so a reader never sees a partial chunk.
     Atomics.store(this.used, 0, at + CHUNK_HEADER_BYTES + bytes);
     return true;
+  }
+
+  /** Records that the worker has begun run `runId` (its own deadline counts from now). */
+  markStarted(runId: number): void {
+    Atomics.store(this.started, 0, runId);
+  }
+
+  /** The id of the run the worker last began. */
+  startedRunId(): number {
+    return Atomics.load(this.started, 0);
   }
 
   /** Forgets everything (the output was sent, or a new run starts). */

@@ -3,7 +3,8 @@
  * and session runs always grant the same things.
  */
 import type { ResolvedRunOptions } from "../types.js";
-import type { HostToWorker } from "./protocol.js";
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TOTAL_FILE_BYTES } from "../options.js";
+import type { HostToWorker, WorkerRunLimits } from "./protocol.js";
 
 /** The worker message of a run. `runId` is assigned by the worker that sends it. */
 export type RunRequest = Extract<HostToWorker, { type: "run" }>;
@@ -27,8 +28,22 @@ export function runRequest(code: string, language: RunRequest["language"], o: Re
     globalNames,
     hostFunctionNames,
     grantedNames: [...globalNames, ...hostFunctionNames],
+    ...workerLimits(o),
+    ...(o.tests !== undefined ? { tests: o.tests } : {}),
+    ...(o.files !== undefined ? { files: o.files } : {}),
+  };
+}
+
+/** The limits of a run as the worker enforces them. */
+export function workerLimits(o: ResolvedRunOptions): WorkerRunLimits {
+  return {
     timeoutMs: o.timeoutMs,
     memoryLimitBytes: o.memoryLimitBytes,
     maxOutputBytes: o.maxOutputBytes,
+    maxHostCallsInFlight: o.maxHostCallsInFlight,
+    maxHostCalls: o.maxHostCalls,
+    maxResultBytes: o.maxResultBytes,
+    maxFileBytes: o.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    maxTotalFileBytes: o.maxTotalFileBytes ?? DEFAULT_MAX_TOTAL_FILE_BYTES,
   };
 }

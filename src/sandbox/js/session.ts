@@ -6,7 +6,7 @@ import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } fr
 import { assertJsonValue, isIdentifier, resolveRunOptions } from "../options.js";
 import type { EngineSessionOptions, ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../types.js";
 import { EngineWorker } from "./engine-worker.js";
-import { runRequest } from "./run-request.js";
+import { runRequest, workerLimits } from "./run-request.js";
 
 /** Statuses after which a session's context is not trusted any more and the session ends. */
 const ENDING_STATUSES = new Set(["timeout", "memory_limit"]);
@@ -21,6 +21,10 @@ const ENDING_STATUSES = new Set(["timeout", "memory_limit"]);
  *   `export default` is the call's result.
  * - A call that times out, runs out of memory or crashes the engine ends the session: later
  *   calls throw `SandboxSessionEndedError`.
+ * - A call cancelled through `signal` while it runs ends the session the same way: its thread
+ *   is stopped mid-way through the code, so the context cannot be trusted. A call cancelled
+ *   before it started (still queued behind another call) returns `cancelled` and the session
+ *   goes on.
  * - Each session has its own worker thread (~16 MiB RSS): a session killed by the watchdog
  *   never takes another session down with it.
  *
@@ -42,7 +46,7 @@ export class JavaScriptSession implements SandboxSession {
     private readonly onDispose: (session: JavaScriptSession) => void,
   ) {
     this.worker = new EngineWorker(() => {
-      this.endedReason ??= "its engine stopped";
+      this.endedReason ??= this.worker.deathReason ?? "its engine stopped";
     });
     this.worker.post({ type: "session-open", memoryLimitBytes });
   }
@@ -101,9 +105,8 @@ export class JavaScriptSession implements SandboxSession {
           name,
           argsJson: JSON.stringify(args),
           hostFunctionNames: Object.keys(o.hostFunctions),
-          timeoutMs: o.timeoutMs,
-          memoryLimitBytes: o.memoryLimitBytes,
-          maxOutputBytes: o.maxOutputBytes,
+          ...workerLimits(o),
+          ...(o.files !== undefined ? { files: o.files } : {}),
         },
         this.language,
         o,

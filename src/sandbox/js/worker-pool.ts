@@ -4,12 +4,14 @@
  * Workers start lazily (or on `warm()`), so a pool that is never used costs nothing.
  */
 import type { ExecutionResult, Language } from "../types.js";
-import { EngineWorker, type RunControls, type WorkerRequest } from "./engine-worker.js";
+import { EngineWorker, cancelledResult, type RunControls, type WorkerRequest } from "./engine-worker.js";
 
 interface Queued {
   request: WorkerRequest;
   language: Language;
   controls: RunControls;
+  /** Listener that takes the job out of the queue if its caller aborts while it waits. */
+  onAbort?: () => void;
   resolve(result: ExecutionResult): void;
   reject(error: unknown): void;
 }
@@ -32,7 +34,22 @@ export class WorkerPool {
   /** Runs one request on the next free worker. Rejects only for faults of the host. */
   run(request: WorkerRequest, language: Language, controls: RunControls): Promise<ExecutionResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ request, language, controls, resolve, reject });
+      const signal = controls.signal;
+      if (signal?.aborted) {
+        resolve(cancelledResult(language, signal, false));
+        return;
+      }
+      const job: Queued = { request, language, controls, resolve, reject };
+      if (signal) {
+        job.onAbort = () => {
+          const i = this.queue.indexOf(job);
+          if (i === -1) return;
+          this.queue.splice(i, 1);
+          resolve(cancelledResult(language, signal, false));
+        };
+        signal.addEventListener("abort", job.onAbort, { once: true });
+      }
+      this.queue.push(job);
       this.pump();
     });
   }
@@ -59,6 +76,7 @@ export class WorkerPool {
       // context, while one that has waited longer has it ready.
       const worker = this.idle.shift()!;
       const job = this.queue.shift()!;
+      if (job.onAbort) job.controls.signal?.removeEventListener("abort", job.onAbort);
       void this.serve(worker, job);
     }
     if (this.queue.length > this.starting && this.workers.size + this.starting < this.size) this.spawn();

@@ -8,6 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { newQuickJSWASMModule, RELEASE_SYNC } from "quickjs-emscripten";
 import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 import { prepareJavaScript } from "./prepare.js";
+import { exposeTopLevelNames, markThrows } from "./tests-scope.js";
 import { GuestContext, SettleMode, type GuestHost } from "./guest-context.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
 import { OutputMirror } from "./output-mirror.js";
@@ -37,7 +38,16 @@ await warmUp();
  */
 async function warmUp(): Promise<void> {
   const silent: GuestHost = { output: () => undefined, call: () => undefined };
-  const limits = { timeoutMs: 5000, memoryLimitBytes: 16 * 1024 * 1024, maxOutputBytes: 1024 };
+  const limits = {
+    timeoutMs: 5000,
+    memoryLimitBytes: 16 * 1024 * 1024,
+    maxOutputBytes: 1024,
+    maxHostCallsInFlight: 1,
+    maxHostCalls: 1,
+    maxResultBytes: 1024,
+    maxFileBytes: 1024,
+    maxTotalFileBytes: 1024,
+  };
   const programs: [string, "javascript" | "typescript"][] = [
     ["const n: number = 1;\nconsole.log('warm', { n });\nn", "typescript"],
     ["const v = await Promise.resolve(1);\nexport default { v };", "javascript"],
@@ -48,7 +58,7 @@ async function warmUp(): Promise<void> {
     if (!prepared.ok) continue;
     const guest = new GuestContext(quickjs, limits.memoryLimitBytes, silent);
     const mode = prepared.kind === "script" ? SettleMode.Script : SettleMode.Module;
-    await guest.evaluate(0, prepared.code, prepared.kind, mode, limits, { hostFunctionNames: [] }, performance.now());
+    await guest.evaluate({ runId: 0, code: prepared.code, kind: prepared.kind, mode, limits, setup: { hostFunctionNames: [] }, startedMs: performance.now() });
     guest.takeOutput();
     guest.dispose();
   }
@@ -94,30 +104,36 @@ port.on("message", (message: HostToWorker) => {
 
 async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promise<void> {
   const startedMs = performance.now();
+  host.mirror?.markStarted(message.runId);
   const prepared = prepareJavaScript(message.code, message.language, { grantedNames: message.grantedNames });
   if (!prepared.ok) {
     finish(message.runId, { status: prepared.status, error: prepared.error, durationMs: performance.now() - startedMs }, undefined);
     return;
   }
   const guest = session ?? freshContext(message.memoryLimitBytes);
+  const withTests = message.tests !== undefined;
+  if (message.files) guest.openFiles(message.files, message);
   active = guest;
   let outcome: WorkerOutcome;
   try {
-    const mode = prepared.kind === "script" ? SettleMode.Script : session ? SettleMode.SessionModule : SettleMode.Module;
-    outcome = await guest.evaluate(
-      message.runId,
-      prepared.code,
-      prepared.kind,
+    // With tests, a module's top-level names become globals, so the tests can see them.
+    const mode = prepared.kind === "script" ? SettleMode.Script : session || withTests ? SettleMode.SessionModule : SettleMode.Module;
+    outcome = await guest.evaluate({
+      runId: message.runId,
+      code: withTests && prepared.kind === "module" ? exposeTopLevelNames(prepared.code) : prepared.code,
+      kind: prepared.kind,
       mode,
-      message,
-      { globalsJson: message.globalsJson, globalNames: message.globalNames, hostFunctionNames: message.hostFunctionNames },
+      limits: message,
+      setup: { globalsJson: message.globalsJson, globalNames: message.globalNames, hostFunctionNames: message.hostFunctionNames },
       startedMs,
-    );
+    });
+    if (message.tests !== undefined) outcome = await runTests(guest, message, message.tests, outcome, startedMs);
   } finally {
     active = undefined;
   }
+  const files = guest.closeFiles();
   if (session) {
-    finish(message.runId, outcome, guest);
+    finish(message.runId, outcome, guest, files);
     return;
   }
   // Dispose before reporting: a runtime that refuses to dispose (a leaked handle) may have
@@ -125,7 +141,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   // before it hands this worker the next run.
   const output = guest.takeOutput();
   const retiring = !tryDispose(guest);
-  post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}) });
+  post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}), ...(files ? { files } : {}) });
   if (retiring) process.exit(1);
   try {
     spare = new GuestContext(quickjs, message.memoryLimitBytes, host);
@@ -133,6 +149,48 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     // Not fatal here: the next run makes its context on demand and reports what fails then.
     spare = undefined;
   }
+}
+
+/**
+ * Runs a program's tests in its context, after it succeeded, as their own evaluation. The
+ * program's result stays the run's result; a limit the tests hit becomes the run's status.
+ */
+async function runTests(
+  guest: GuestContext,
+  message: Extract<HostToWorker, { type: "run" }>,
+  tests: string,
+  program: WorkerOutcome,
+  startedMs: number,
+): Promise<WorkerOutcome> {
+  if (program.status !== "success") {
+    const why = program.error ? `: ${program.error.name}: ${program.error.message}` : "";
+    const reason = `the program ended with status ${program.status}${why.length > 300 ? `${why.slice(0, 300)}...` : why}, so the tests did not run`;
+    return { ...program, tests: { status: "not_run", reason } };
+  }
+  // Everything the program wrote goes out before the marker; what follows is the tests'.
+  const programOutput = guest.takeOutput();
+  if (programOutput.stdout || programOutput.stderr) post({ type: "output", runId: message.runId, ...programOutput });
+  post({ type: "tests-begin", runId: message.runId });
+  const prepared = prepareJavaScript(tests, message.language, { grantedNames: message.grantedNames });
+  if (!prepared.ok) {
+    return { ...program, durationMs: performance.now() - startedMs, tests: { status: "failed", error: prepared.error } };
+  }
+  const outcome = await guest.evaluate({
+    runId: message.runId,
+    code: markThrows(prepared.code, prepared.kind),
+    kind: prepared.kind,
+    mode: prepared.kind === "script" ? SettleMode.Script : SettleMode.Module,
+    limits: message,
+    setup: { hostFunctionNames: message.hostFunctionNames },
+    startedMs,
+    tests: { outputBytesUsed: guest.lastOutputBytes },
+  });
+  const durationMs = performance.now() - startedMs;
+  if (outcome.status === "success") return { ...program, durationMs, tests: { status: "passed" } };
+  const failed = { status: "failed" as const, ...(outcome.error ? { error: outcome.error } : {}) };
+  // A limit the tests hit is the run's status; a test that threw is only the tests' failure.
+  if (outcome.status === "runtime_error") return { ...program, durationMs, tests: failed };
+  return { ...program, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}), durationMs, tests: failed };
 }
 
 function tryDispose(guest: GuestContext): boolean {
@@ -146,21 +204,30 @@ function tryDispose(guest: GuestContext): boolean {
 
 async function handleSessionCall(message: Extract<HostToWorker, { type: "session-call" }>): Promise<void> {
   const startedMs = performance.now();
+  host.mirror?.markStarted(message.runId);
   const guest = session;
   if (!guest) throw new Error("session-call before session-open");
+  if (message.files) guest.openFiles(message.files, message);
   active = guest;
   let outcome: WorkerOutcome;
   try {
-    outcome = await guest.invoke(message.runId, message.name, message.argsJson, message, message.hostFunctionNames, startedMs);
+    outcome = await guest.invoke({
+      runId: message.runId,
+      name: message.name,
+      argsJson: message.argsJson,
+      limits: message,
+      hostFunctionNames: message.hostFunctionNames,
+      startedMs,
+    });
   } finally {
     active = undefined;
   }
-  finish(message.runId, outcome, guest);
+  finish(message.runId, outcome, guest, guest.closeFiles());
 }
 
-function finish(runId: number, outcome: WorkerOutcome, guest: GuestContext | undefined): void {
+function finish(runId: number, outcome: WorkerOutcome, guest: GuestContext | undefined, files?: Record<string, Uint8Array>): void {
   const { stdout, stderr } = guest?.takeOutput() ?? { stdout: "", stderr: "" };
-  post({ type: "done", runId, outcome, stdout, stderr });
+  post({ type: "done", runId, outcome, stdout, stderr, ...(files ? { files } : {}) });
 }
 
 post({ type: "ready" });

@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EngineSetupError } from "./errors.js";
+import type { PackageSet } from "./wheels.js";
 
 const require = createRequire(import.meta.url);
 
@@ -21,6 +22,8 @@ export interface PythonPaths {
   runnerDir: string;
   /** Where a Pyodide memory snapshot is cached between processes. */
   snapshotFile: string;
+  /** Pure-Python packages installed before user code (wheels.ts); the snapshot file name carries their hash. */
+  packages?: PackageSet;
 }
 
 /**

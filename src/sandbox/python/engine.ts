@@ -6,14 +6,22 @@
 import { InvalidOptionError, SandboxDisposedError } from "../../errors.js";
 import type { CheckResult, EngineSessionOptions, ExecutionResult, LanguageEngine, ResolvedRunOptions, SandboxSession } from "../types.js";
 import { resolvePythonPaths, type PythonPaths } from "./deno-paths.js";
-import { assertNoHostFunctions } from "./limits.js";
+import { runLimits } from "./limits.js";
 import { PythonPool } from "./pool.js";
+import { extrasOfRun } from "./run-extras.js";
+import { loadWheels, snapshotFileFor } from "./wheels.js";
 import { createPythonSession } from "./session.js";
 
 /** Options of the Python engine. */
 export interface PythonEngineOptions {
   /** Deno processes kept with a ready interpreter (each ~320 MiB resident, measured). Default 1. */
   poolSize?: number;
+  /**
+   * Paths of pure-Python wheels (`.whl`, platform tag `any`) to install before user code runs,
+   * e.g. fetched beforehand with `pip download --no-deps`. Checked and unpacked at creation;
+   * installed once into the memory snapshot (whose file name carries a hash of the set).
+   */
+  wheels?: string[];
 }
 
 /** Default number of ready interpreters: memory matters more than parallelism here. */
@@ -23,7 +31,7 @@ export const DEFAULT_PYTHON_POOL_SIZE = 1;
  * Creates the Python engine. Every run gets a fresh interpreter (nothing leaks between runs);
  * `createSession` keeps one interpreter for a sequence of calls.
  *
- * @throws InvalidOptionError for a bad `poolSize`.
+ * @throws InvalidOptionError for a bad `poolSize`, or a wheel that is not a pure-Python wheel.
  * @example
  * const engine = createPythonEngine();
  * const result = await engine.run("print('hi')\n6 * 7", {
@@ -38,6 +46,7 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
   if (!Number.isInteger(poolSize) || poolSize < 1) {
     throw new InvalidOptionError("poolSize", options.poolSize, "a whole number of Python processes, at least 1");
   }
+  const packages = options.wheels !== undefined && options.wheels.length > 0 ? loadWheels(options.wheels) : undefined;
   let paths: PythonPaths | undefined;
   let pool: PythonPool | undefined;
   const sessions = new Set<SandboxSession>();
@@ -46,7 +55,9 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
   const assertAlive = () => {
     if (disposed) throw new SandboxDisposedError("The Python engine");
   };
-  const getPaths = () => (paths ??= resolvePythonPaths());
+  const withPackages = (base: PythonPaths): PythonPaths =>
+    packages ? { ...base, snapshotFile: snapshotFileFor(base.snapshotFile, packages), packages } : base;
+  const getPaths = () => (paths ??= withPackages(resolvePythonPaths()));
   const getPool = () => (pool ??= new PythonPool(getPaths(), poolSize));
 
   return {
@@ -54,15 +65,12 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
 
     async run(code: string, resolved: ResolvedRunOptions): Promise<ExecutionResult> {
       assertAlive();
-      assertNoHostFunctions(resolved.hostFunctions);
+      const extras = extrasOfRun(resolved);
       const p = getPool();
       const process = await p.acquire();
       try {
-        return await process.run(code, resolved.globals, {
-          timeoutMs: resolved.timeoutMs,
-          memoryLimitBytes: resolved.memoryLimitBytes,
-          maxOutputBytes: resolved.maxOutputBytes,
-        });
+        const { interpreterLost: _lost, ...result } = await process.run(code, resolved.globals, runLimits(resolved), resolved.signal, extras);
+        return result;
       } finally {
         p.release(process);
       }
@@ -90,7 +98,7 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
 
     async createSession(sessionOptions: EngineSessionOptions): Promise<SandboxSession> {
       assertAlive();
-      const session = await createPythonSession(getPaths(), { memoryLimitBytes: sessionOptions.memoryLimitBytes });
+      const session = await createPythonSession(getPaths(), sessionOptions);
       sessions.add(session);
       return session;
     },

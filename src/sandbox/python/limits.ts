@@ -1,37 +1,32 @@
-/** Limits of a Python session run or call, filled from the caller's options with the package defaults. */
-import { InvalidOptionError } from "../../errors.js";
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, resolveLimit } from "../options.js";
-import type { HostFunction, RunOptions } from "../types.js";
+/** Limits of a Python run or call: from resolved options to what the runner applies. */
+import { resolveRunOptions } from "../options.js";
+import type { EngineSessionOptions, ResolvedRunOptions, RunOptions } from "../types.js";
 import type { RunLimits } from "./deno/protocol.js";
 
 /**
- * Resolves the limits of a session run or call (engine runs get theirs already resolved).
+ * The limits the runner enforces for one run.
  *
- * @throws InvalidOptionError for a bad limit, or for host functions (JavaScript-only for now).
  * @example
- * resolvePythonLimits({ timeoutMs: 1000 }, 64 * 1024 * 1024).timeoutMs; // 1000
+ * runLimits(resolved).maxResultBytes; // 1048576 by default
  */
-export function resolvePythonLimits(options: Omit<RunOptions, "language" | "globals">, memoryLimitBytes: number): RunLimits {
-  assertNoHostFunctions(options.hostFunctions);
+export function runLimits(resolved: Pick<ResolvedRunOptions, "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes" | "maxResultBytes">): RunLimits {
   return {
-    timeoutMs: resolveLimit("timeoutMs", options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-    memoryLimitBytes: resolveLimit("memoryLimitBytes", options.memoryLimitBytes ?? memoryLimitBytes),
-    maxOutputBytes: resolveLimit("maxOutputBytes", options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES),
+    timeoutMs: resolved.timeoutMs,
+    memoryLimitBytes: resolved.memoryLimitBytes,
+    maxOutputBytes: resolved.maxOutputBytes,
+    maxResultBytes: resolved.maxResultBytes,
   };
 }
 
 /**
- * Host functions cannot be passed to Python yet: throws one clear `InvalidOptionError`.
- * (The runner protocol leaves room for them: a worker can post a "call" and wait for a reply.)
+ * Resolves the options of a session run or call: the call's own options win over the sandbox's
+ * `defaults`, which win over the session's memory limit and the package defaults.
  *
+ * @throws InvalidOptionError for a bad option.
  * @example
- * assertNoHostFunctions(options.hostFunctions);
+ * resolveSessionOptions({ timeoutMs: 1000 }, { language: "python", defaults: {}, memoryLimitBytes: 64 << 20 }).timeoutMs; // 1000
  */
-export function assertNoHostFunctions(hostFunctions: Record<string, HostFunction> | undefined): void {
-  if (hostFunctions === undefined || Object.keys(hostFunctions).length === 0) return;
-  throw new InvalidOptionError(
-    "hostFunctions",
-    Object.keys(hostFunctions),
-    'none with language "python": host functions are JavaScript/TypeScript-only for now (pass data in `globals` instead)',
-  );
+export function resolveSessionOptions(options: Omit<RunOptions, "language">, session: EngineSessionOptions): ResolvedRunOptions {
+  const { language: _language, ...defaults } = session.defaults;
+  return resolveRunOptions({ ...options, language: "python" }, { ...defaults, memoryLimitBytes: session.memoryLimitBytes });
 }

@@ -2,23 +2,29 @@
  * A Python session: one interpreter in its own Deno process whose globals survive between
  * calls, so generated functions can be defined once and called many times.
  */
-import { InvalidOptionError, SandboxDisposedError } from "../../errors.js";
-import { assertJsonValue, serializeGlobals } from "../options.js";
-import type { ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../types.js";
+import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } from "../../errors.js";
+import { assertJsonValue } from "../options.js";
+import type { EngineSessionOptions, ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../types.js";
 import type { PythonPaths } from "./deno-paths.js";
-import { DenoProcess } from "./deno-process.js";
-import { resolvePythonLimits } from "./limits.js";
+import { DenoProcess, type ProcessResult } from "./deno-process.js";
+import { resolveSessionOptions, runLimits } from "./limits.js";
+import { extrasOfRun } from "./run-extras.js";
 
 /**
  * Starts a session process and waits until its interpreter is ready.
  *
+ * - A call stopped by its soft interrupt (a timeout Python noticed) keeps the session's state.
+ * - A call whose interpreter or process had to be killed (a hard timeout, the memory limit,
+ *   an output flood, a fault, a cancellation) ends the session: later calls throw
+ *   `SandboxSessionEndedError`, as in a JavaScript session.
+ *
  * @example
- * const session = await createPythonSession(resolvePythonPaths(), { memoryLimitBytes: 64 * 1024 * 1024 });
+ * const session = await createPythonSession(resolvePythonPaths(), { language: "python", defaults: {}, memoryLimitBytes: 64 * 1024 * 1024 });
  * await session.run("def add(a, b):\n    return a + b");
  * (await session.call("add", [1, 2])).result; // 3
  * await session.dispose();
  */
-export async function createPythonSession(paths: PythonPaths, options: { memoryLimitBytes: number }): Promise<SandboxSession> {
+export async function createPythonSession(paths: PythonPaths, options: EngineSessionOptions): Promise<SandboxSession> {
   const process = new DenoProcess(paths, true);
   try {
     await process.whenReady();
@@ -26,21 +32,20 @@ export async function createPythonSession(paths: PythonPaths, options: { memoryL
     process.dispose();
     throw error;
   }
-  return new PythonSession(paths, process, options.memoryLimitBytes);
+  return new PythonSession(process, options);
 }
 
 class PythonSession implements SandboxSession {
   readonly language = "python" as const;
-  readonly #paths: PythonPaths;
-  readonly #memoryLimitBytes: number;
-  #process: DenoProcess;
+  readonly #options: EngineSessionOptions;
+  readonly #process: DenoProcess;
   #queue: Promise<unknown> = Promise.resolve();
   #disposed = false;
+  #endedReason: string | undefined;
 
-  constructor(paths: PythonPaths, process: DenoProcess, memoryLimitBytes: number) {
-    this.#paths = paths;
+  constructor(process: DenoProcess, options: EngineSessionOptions) {
     this.#process = process;
-    this.#memoryLimitBytes = memoryLimitBytes;
+    this.#options = options;
   }
 
   get disposed(): boolean {
@@ -48,50 +53,66 @@ class PythonSession implements SandboxSession {
   }
 
   run(code: string, options: Omit<RunOptions, "language"> = {}): Promise<ExecutionResult> {
-    this.#assertAlive();
+    this.#assertUsable();
     if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of Python source");
-    const { globals, ...rest } = options;
-    const limits = resolvePythonLimits(rest, this.#memoryLimitBytes);
-    const values = JSON.parse(serializeGlobals(globals)) as Record<string, JsonValue>;
-    return this.#serial(async (process) => process.run(code, values, limits));
+    const resolved = resolveSessionOptions(options, this.#options);
+    const extras = extrasOfRun(resolved);
+    return this.#serial((process) => process.run(code, resolved.globals, runLimits(resolved), resolved.signal, extras));
   }
 
   call(name: string, args: JsonValue[] = [], options: Omit<RunOptions, "language" | "globals"> = {}): Promise<ExecutionResult> {
-    this.#assertAlive();
+    this.#assertUsable();
     if (typeof name !== "string" || name.length === 0) throw new InvalidOptionError("name", name, "the name of a function defined in the session");
     if (!Array.isArray(args)) throw new InvalidOptionError("args", args, "an array of JSON values");
-    const limits = resolvePythonLimits(options, this.#memoryLimitBytes);
+    const resolved = resolveSessionOptions(options, this.#options);
+    const extras = extrasOfRun(resolved);
     assertJsonValue(args, "args");
-    return this.#serial(async (process) => process.call(name, args, limits));
+    return this.#serial((process) => process.call(name, args, runLimits(resolved), resolved.signal, extras));
   }
 
   functionNames(): Promise<string[]> {
-    this.#assertAlive();
-    return this.#serial(async (process) => process.functionNames());
+    this.#assertUsable();
+    return this.#serialRaw(async () => {
+      this.#assertUsable();
+      // The runner says "ready" just after a run's result: wait for it, like run and call do.
+      await this.#process.whenReady();
+      return this.#process.functionNames();
+    });
   }
 
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
+    this.#endedReason ??= "it was disposed";
     await this.#queue.catch(() => undefined);
     this.#process.dispose();
     await this.#process.exited;
   }
 
-  /** One request at a time; a process killed by a host limit is replaced (its state is lost). */
-  #serial<T>(work: (process: DenoProcess) => Promise<T>): Promise<T> {
-    const next = this.#queue.then(async () => {
-      if (!this.#process.alive) {
-        this.#process = new DenoProcess(this.#paths, true);
-      }
+  /** One call at a time; a call that cost the interpreter its state ends the session. */
+  #serial(work: (process: DenoProcess) => Promise<ProcessResult>): Promise<ExecutionResult> {
+    return this.#serialRaw(async () => {
+      this.#assertUsable();
       await this.#process.whenReady();
-      return work(this.#process);
+      const result = await work(this.#process);
+      if (result.interpreterLost || !this.#process.alive) {
+        this.#endedReason ??= `a call ended with status ${result.status} and its interpreter had to be stopped`;
+        this.#process.dispose();
+        if (result.error) result.error.message += "; the session has ended (its state is gone): create a new session";
+      }
+      delete result.interpreterLost;
+      return result;
     });
+  }
+
+  #serialRaw<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(task, task);
     this.#queue = next.catch(() => undefined);
     return next;
   }
 
-  #assertAlive(): void {
+  #assertUsable(): void {
     if (this.#disposed) throw new SandboxDisposedError("The Python session");
+    if (this.#endedReason !== undefined) throw new SandboxSessionEndedError(this.#endedReason);
   }
 }

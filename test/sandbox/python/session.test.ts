@@ -1,6 +1,6 @@
 /** Python sessions: one interpreter whose globals survive between calls. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidOptionError, SandboxDisposedError } from "../../../src/errors.js";
+import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } from "../../../src/errors.js";
 import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
 import type { LanguageEngine, SandboxSession } from "../../../src/sandbox/types.js";
 
@@ -47,12 +47,25 @@ describe("Python sessions", { timeout: 60_000 }, () => {
     expect((await session.call("hyp", [6, 8])).result).toBe(10);
   });
 
-  it("restarts the interpreter after a hard kill and says so", async () => {
-    const r = await session.run("import time\ntime.sleep(30)", { timeoutMs: 500 });
+  it("ends after a hard kill, like a JavaScript session (no silent restart with empty state)", async () => {
+    const doomed = await engine.createSession({ language: "python", defaults: {}, memoryLimitBytes: 64 * 1024 * 1024 });
+    await doomed.run("x = 1");
+    const r = await doomed.run("import time\ntime.sleep(30)", { timeoutMs: 500 });
     expect(r.status).toBe("timeout");
-    expect(r.error?.message).toMatch(/restarted/);
-    expect(await session.functionNames()).toEqual([]);
-    expect((await session.run("1 + 1")).result).toBe(2);
+    expect(r.error?.message).toMatch(/session has ended/);
+    expect(() => doomed.run("x")).toThrow(SandboxSessionEndedError);
+    expect(() => doomed.functionNames()).toThrow(SandboxSessionEndedError);
+    await doomed.dispose();
+  });
+
+  it("applies the sandbox's defaults; a call's own options win", async () => {
+    const strict = await engine.createSession({ language: "python", defaults: { maxOutputBytes: 100, timeoutMs: 20_000 }, memoryLimitBytes: 64 * 1024 * 1024 });
+    const capped = await strict.run("print('x' * 500)");
+    expect(capped.status).toBe("output_limit");
+    expect(capped.stdout.length).toBe(100);
+    const own = await strict.run("print('x' * 500)", { maxOutputBytes: 10_000 });
+    expect(own.status).toBe("success");
+    await strict.dispose();
   });
 
   it("checks arguments and refuses use after dispose", async () => {

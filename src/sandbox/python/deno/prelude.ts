@@ -14,15 +14,26 @@ export const FORBIDDEN_MODULES: readonly string[] = [
   "asyncio.subprocess", "_posixsubprocess", "posix", "nt",
 ];
 
-/** The prelude; defines `_cs_check`, `_cs_run`, `_cs_call` and `_cs_functions` in `__main__`. */
+/** The prelude; defines `_cs_check` and `_cs_functions` in `__main__` (runs and calls: prelude-run.ts). */
 export const PYTHON_PRELUDE = String.raw`
 import ast as _cs_ast, builtins as _cs_builtins, json as _cs_json, linecache as _cs_linecache
 import sys as _cs_sys, traceback as _cs_traceback, types as _cs_types
 
 _CS_FILE = "<code>"
 _CS_FORBIDDEN = set(_cs_json.loads(_CS_FORBIDDEN_JSON))
-_CS_STDLIB = set(_cs_sys.stdlib_module_names) | set(_cs_sys.builtin_module_names)
+_CS_PACKAGES = sorted(_cs_json.loads(globals().get("_CS_PACKAGES_JSON", "[]")))
+_CS_STDLIB = set(_cs_sys.stdlib_module_names) | set(_cs_sys.builtin_module_names) | set(_CS_PACKAGES)
 _CS_MAX_MESSAGE = 2000
+
+import os as _cs_os
+
+def _cs_no_processes(*args, **kwargs):
+    raise PermissionError("the sandbox has no processes: os.system, os.popen, fork and exec are unavailable")
+
+for _cs_name in ("system", "popen", "fork", "forkpty", "execv", "execve", "execl", "execle", "execlp",
+                 "execvp", "execvpe", "spawnv", "spawnve", "spawnl", "spawnle", "posix_spawn", "posix_spawnp"):
+    if hasattr(_cs_os, _cs_name):
+        setattr(_cs_os, _cs_name, _cs_no_processes)
 
 class _CsForbiddenImport(ImportError):
     pass
@@ -35,6 +46,9 @@ def _cs_import_problem(name):
                     "threads and the JavaScript bridge are unavailable. Use only pure standard-library "
                     "modules and return or print the data instead." % name)
     if parts[0] not in _CS_STDLIB:
+        if _CS_PACKAGES:
+            return ("module '%s' is not available: the sandbox runs the Python standard library and only these "
+                    "installed packages: %s (no installs). Rewrite it with those." % (name, ", ".join(_CS_PACKAGES)))
         return ("module '%s' is not available: the sandbox runs the Python standard library only "
                 "(no third-party packages, no installs). Rewrite it with the standard library." % name)
     return None
@@ -47,17 +61,18 @@ def _cs_error(name, message, line=None, column=None, stack=None):
     return err
 
 def _cs_syntax(e):
+    filename = e.filename or _CS_FILE
     line = e.lineno if isinstance(e.lineno, int) and e.lineno > 0 else None
     col = e.offset if isinstance(e.offset, int) and e.offset > 0 else None
     text = (e.text or "").rstrip("\n")
-    stack = '  File "%s", line %s\n    %s\n%s: %s' % (_CS_FILE, line, text.strip(), type(e).__name__, e.msg) if line else None
+    stack = '  File "%s", line %s\n    %s\n%s: %s' % (filename, line, text.strip(), type(e).__name__, e.msg) if line else None
     return {"status": "syntax_error", "error": _cs_error(type(e).__name__, e.msg, line, col, stack)}
 
-def _cs_parse(code):
+def _cs_parse(code, filename=_CS_FILE):
     """Returns (tree, None) or (None, outcome) for a syntax error or a forbidden import."""
     try:
-        tree = _cs_ast.parse(code, _CS_FILE, "exec")
-        compile(tree, _CS_FILE, "exec")
+        tree = _cs_ast.parse(code, filename, "exec")
+        compile(tree, filename, "exec", flags=_cs_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except SyntaxError as e:
         return None, _cs_syntax(e)
     except (ValueError, MemoryError, RecursionError) as e:
@@ -96,16 +111,20 @@ def _cs_new_namespace(extra):
     ns.update(extra)
     return ns
 
-def _cs_user_frames(tb):
-    return [f for f in _cs_traceback.extract_tb(tb) if f.filename == _CS_FILE]
+_CS_USER_FILES = (_CS_FILE, "<tests>")
 
-def _cs_exception(e):
-    if isinstance(e, SyntaxError) and e.filename == _CS_FILE:
+def _cs_user_frames(tb):
+    return [f for f in _cs_traceback.extract_tb(tb) if f.filename in _CS_USER_FILES]
+
+def _cs_exception(e, filename=_CS_FILE):
+    """Outcome for an exception; its line is the last frame in filename (the program or the tests)."""
+    if isinstance(e, SyntaxError) and e.filename in _CS_USER_FILES:
         return _cs_syntax(e)
     frames = _cs_user_frames(e.__traceback__)
     name = type(e).__name__
     message = str(e)
-    line = frames[-1].lineno if frames else None
+    own = [f for f in frames if f.filename == filename]
+    line = own[-1].lineno if own else None
     lines = ["Traceback (most recent call last):"] + [l.rstrip("\n") for l in _cs_traceback.format_list(frames[-20:])]
     lines.append("%s: %s" % (name, message) if message else name)
     if isinstance(e, _CsForbiddenImport):
@@ -117,81 +136,71 @@ def _cs_exception(e):
         status = "runtime_error"
     return {"status": status, "error": _cs_error(name, message or name, line, None, "\n".join(lines))}
 
-def _cs_result_json(value):
-    if value is None:
-        return None
-    try:
-        return _cs_json.dumps(value, allow_nan=False, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError, OverflowError):
-        return None
+_CS_SAFE_INT = 2 ** 53
 
-def _cs_exec(code, ns):
-    tree, bad = _cs_parse(code)
-    if bad:
-        return bad
-    _cs_linecache.cache[_CS_FILE] = (len(code), None, code.splitlines(True), _CS_FILE)
-    last = None
-    if tree.body and isinstance(tree.body[-1], _cs_ast.Expr):
-        last = _cs_ast.Expression(tree.body.pop().value)
+def _cs_exact(value, depth=0):
+    """Integers beyond 2**53 cannot cross as JSON numbers without rounding: they become decimal strings."""
+    if depth > 200:
+        raise RecursionError("result nested too deeply")
+    if isinstance(value, bool) or value is None or isinstance(value, (str, float)):
+        return value, False
+    if isinstance(value, int):
+        if -_CS_SAFE_INT <= value <= _CS_SAFE_INT:
+            return value, False
+        return str(value), True
+    if isinstance(value, dict):
+        out, changed = {}, False
+        for k, v in value.items():
+            out[k], c = _cs_exact(v, depth + 1)
+            changed = changed or c
+        return out, changed
+    if isinstance(value, (list, tuple)):
+        out, changed = [], False
+        for v in value:
+            x, c = _cs_exact(v, depth + 1)
+            out.append(x)
+            changed = changed or c
+        return out, changed
+    return value, False
+
+def _cs_result(out, value, max_bytes):
+    """Adds the JSON of a result to an outcome; over max_bytes the result is dropped and the run ends output_limit."""
+    if value is None:
+        return out
     try:
-        exec(compile(tree, _CS_FILE, "exec"), ns)
-        value = eval(compile(last, _CS_FILE, "eval"), ns) if last is not None else None
-    except SystemExit as e:
-        if e.code in (None, 0):
-            return {"status": "success"}
-        return {"status": "runtime_error", "error": _cs_error("SystemExit", "exit code %r" % (e.code,))}
-    except BaseException as e:
-        return _cs_exception(e)
-    out = {"status": "success"}
-    rj = _cs_result_json(value)
-    if rj is not None:
-        out["resultJson"] = rj
+        exact, changed = _cs_exact(value)
+        text = _cs_json.dumps(exact, allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError, OverflowError):
+        return out
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        return {"status": "output_limit", "error": _cs_error("OutputLimitError",
+            "the result's JSON is %d bytes, over the %d-byte result limit (maxResultBytes); it was dropped. "
+            "Return a summary (counts, a slice) instead of the whole value." % (size, max_bytes))}
+    if changed:
+        try:
+            _cs_sys.stderr.write("note: integers beyond 2**53 in the result are returned as exact decimal strings\n")
+        except BaseException:
+            pass
+    out["resultJson"] = text
     return out
+
+def _cs_flush():
+    for stream in (_cs_sys.stdout, _cs_sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+def _cs_install_scheduler(fn):
+    import pyodide.webloop as _w
+    _w.scheduleCallback = fn
 
 _cs_session_ns = None
 
-def _cs_run(code, globals_json, session):
-    global _cs_session_ns
-    extra = _cs_json.loads(globals_json)
-    if session:
-        if _cs_session_ns is None:
-            _cs_session_ns = _cs_new_namespace({})
-        _cs_session_ns.update(extra)
-        ns = _cs_session_ns
-    else:
-        ns = _cs_new_namespace(extra)
-    try:
-        return _cs_json.dumps(_cs_exec(code, ns))
-    finally:
-        _cs_sys.stdout.flush()
-        _cs_sys.stderr.flush()
-
-def _cs_call(name, args_json):
-    ns = _cs_session_ns or {}
-    fn = ns.get(name)
-    try:
-        if not callable(fn):
-            known = ", ".join(_cs_function_list()) or "none"
-            return _cs_json.dumps({"status": "runtime_error", "error": _cs_error(
-                "NameError", "no function named '%s' is defined in the session (defined functions: %s)" % (name, known))})
-        try:
-            value = fn(*_cs_json.loads(args_json))
-        except SystemExit as e:
-            return _cs_json.dumps({"status": "runtime_error", "error": _cs_error("SystemExit", "exit code %r" % (e.code,))})
-        except BaseException as e:
-            return _cs_json.dumps(_cs_exception(e))
-        out = {"status": "success"}
-        rj = _cs_result_json(value)
-        if rj is not None:
-            out["resultJson"] = rj
-        return _cs_json.dumps(out)
-    finally:
-        _cs_sys.stdout.flush()
-        _cs_sys.stderr.flush()
-
 def _cs_function_list():
     ns = _cs_session_ns or {}
-    return sorted(k for k, v in ns.items() if isinstance(v, _cs_types.FunctionType) and not k.startswith("__"))
+    return sorted(k for k, v in ns.items() if isinstance(v, _cs_types.FunctionType) and not k.startswith("__") and not getattr(v, "_cs_host", False))
 
 def _cs_functions():
     return _cs_json.dumps(_cs_function_list())

@@ -10,14 +10,43 @@ export interface RunLimits {
   timeoutMs: number;
   memoryLimitBytes: number;
   maxOutputBytes: number;
+  /** Longest JSON text of a result; a longer one is dropped and the run ends `output_limit`. */
+  maxResultBytes: number;
+}
+
+/** What a run or call adds to its limits: host functions, tests and files (see run-extras.ts). */
+export interface RunExtras {
+  /** Names of the host functions the guest may call (`await name(...)`). */
+  hostFunctionNames: string[];
+  /** Test code run after the program (runs only). */
+  tests?: string;
+  /** Files placed in the working directory before the program (base64); absent: keep the directory. */
+  files?: Record<string, string>;
+  /** Caps of the files sent back (the host checks them again on receipt). */
+  maxFileBytes: number;
+  maxTotalFileBytes: number;
 }
 
 /** Host -> runner. `id` pairs each request with its reply. */
 export type HostRequest =
-  | ({ type: "run"; id: number; code: string; globals: Record<string, JsonValue> } & RunLimits)
-  | ({ type: "call"; id: number; name: string; args: JsonValue[] } & RunLimits)
+  | ({ type: "run"; id: number; code: string; globals: Record<string, JsonValue> } & RunLimits & RunExtras)
+  | ({ type: "call"; id: number; name: string; args: JsonValue[] } & RunLimits & RunExtras)
   | { type: "check"; id: number; code: string }
-  | { type: "functions"; id: number };
+  | { type: "functions"; id: number }
+  /** Out of band: stop the run or call with this id (it replies with status "cancelled"). */
+  | { type: "cancel"; id: number }
+  /** The answer to a host call of run `id`; handled at once, not queued behind requests. */
+  | ({ type: "host-reply"; id: number; callId: number } & HostReply);
+
+/** The host's answer to one host call: a JSON value (absent for `undefined`), or an error. */
+export type HostReply = { ok: true; valueJson?: string } | { ok: false; name: string; message: string };
+
+/** What the tests of a run did, as the Python side reports it (the runner adds their output). */
+export interface PythonTestsOutcome {
+  status: "passed" | "failed" | "not_run";
+  error?: ExecutionError;
+  reason?: string;
+}
 
 /** What the Python side reports for one run, before the runner adds output and timing. */
 export interface PythonOutcome {
@@ -25,6 +54,8 @@ export interface PythonOutcome {
   /** JSON text of the result, when the last expression had a JSON value. */
   resultJson?: string;
   error?: ExecutionError;
+  /** Present when the run had tests. */
+  tests?: PythonTestsOutcome;
 }
 
 /** Runner -> host. */
@@ -43,22 +74,59 @@ export type RunnerMessage =
       durationMs: number;
       /** True when the interpreter was replaced during this request (hard kill or fault). */
       interpreterReset: boolean;
+      /** Output written while the tests ran, when the run had tests. */
+      testsStdout?: string;
+      testsStderr?: string;
+      /** The final file set (base64), when the run was given files; or why it was dropped. */
+      files?: Record<string, string>;
+      filesError?: string;
     }
+  /** The guest called host function `name` during run `id`. */
+  | { type: "host-call"; id: number; callId: number; name: string; argsJson: string }
   | { type: "checked"; id: number; outcome: PythonOutcome }
   | { type: "functions"; id: number; names: string[] }
   /** A fault of the runner itself (not of user code). */
   | { type: "fatal"; message: string };
 
-/** Runner main thread -> worker. */
+/**
+ * Runner main thread -> worker. The runner adds a fresh `nonce` to every request; the worker
+ * echoes it on every message it sends for that request (see `Nonced`).
+ */
 export type WorkerRequest =
-  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer }
-  | { type: "make-snapshot"; pyodideUrl: string }
-  | { type: "run"; code: string; globals: Record<string, JsonValue>; session: boolean; memoryLimitBytes: number; maxOutputBytes: number }
-  | { type: "call"; name: string; args: JsonValue[]; memoryLimitBytes: number; maxOutputBytes: number }
+  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer; packages: WorkerPackages }
+  | { type: "make-snapshot"; pyodideUrl: string; packages: WorkerPackages }
+  | { type: "run"; run: number; code: string; globals: Record<string, JsonValue>; session: boolean; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number; extras: WorkerRunExtras }
+  | { type: "call"; run: number; name: string; args: JsonValue[]; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number; extras: WorkerRunExtras }
+  /** Answer to host call `callId` of run `run` (sent with the run's nonce, which it does not replace). */
+  | ({ type: "host-reply"; run: number; callId: number } & HostReply)
+  /** The run passed a limit while Python waits on an await: stop it at its await (run's nonce too). */
+  | { type: "interrupt"; run: number }
   | { type: "check"; code: string }
   | { type: "functions" };
 
-/** Worker -> runner main thread. */
+/** Pure-Python packages to install into site-packages (see wheels.ts). */
+export interface WorkerPackages {
+  files: Record<string, Uint8Array>;
+  topLevel: string[];
+}
+
+/** The run extras as the worker gets them (files as bytes). */
+export interface WorkerRunExtras {
+  hostFunctionNames: string[];
+  tests?: string;
+  files?: Record<string, Uint8Array>;
+  maxFileBytes: number;
+  maxTotalFileBytes: number;
+}
+
+/**
+ * A message with the nonce of the request it belongs to. The runner drops (and treats as a
+ * fault) any worker message whose nonce is not the current request's: the guest shares the
+ * worker's realm and must not be able to forge a completion or output.
+ */
+export type Nonced<T> = T & { nonce: string };
+
+/** Worker -> runner main thread (each sent as `Nonced<WorkerMessage>`). */
 export type WorkerMessage =
   | { type: "ready" }
   | { type: "snapshot"; bytes: Uint8Array }
@@ -66,6 +134,9 @@ export type WorkerMessage =
   /** Output passed its cap; the worker dropped the rest and asks to be stopped. */
   | { type: "output-limit" }
   /** `fatal`: the interpreter hit a fault it cannot recover from; the runner replaces it. */
-  | { type: "done"; outcome: PythonOutcome; fatal: boolean }
+  | { type: "done"; outcome: PythonOutcome; fatal: boolean; files?: Array<[string, Uint8Array]>; filesError?: string }
+  /** Output from here on belongs to the tests. */
+  | { type: "phase"; run: number; phase: "tests" }
+  | { type: "host-call"; run: number; callId: number; name: string; argsJson: string }
   | { type: "functions"; names: string[] }
   | { type: "failed"; message: string };

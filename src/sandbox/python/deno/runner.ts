@@ -1,25 +1,30 @@
 /**
- * Main thread of the Deno runner process. The host starts it with every Deno permission
- * denied except reading the Pyodide files and this directory, so Python code (in a worker of
- * this process) cannot touch the host's files, network, environment or processes.
+ * Main thread of the Deno runner process: the supervisor. The host starts it with every Deno
+ * permission denied except reading the Pyodide files and this directory.
  *
- * This thread never runs Python: it keeps one interpreter worker ready, forwards requests,
- * and enforces the time and output limits from outside the worker: a soft interrupt
- * (Pyodide's interrupt buffer raises KeyboardInterrupt) first, then `terminate()`.
- * In pool mode every run gets a fresh worker, so nothing survives from one run to the next.
+ * This thread never runs Python and never trusts the worker that does: the worker's realm is
+ * reachable from Python. The supervisor decides on its own evidence when a run ended (a `done`
+ * carrying the run's nonce, which only the worker's closures hold), counts every byte of output
+ * against the cap, watches the process's memory, and stops runs that pass their time limit or
+ * are cancelled: a soft interrupt (Pyodide's interrupt buffer raises KeyboardInterrupt) first,
+ * then `terminate()`. In pool mode every run gets a fresh interpreter.
  */
-import type { HostRequest, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerRequest } from "./protocol.js";
+import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "./host-bridge.js";
+import type { HostRequest, Nonced, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerPackages, WorkerRequest } from "./protocol.js";
+import { encodeReturnedFiles } from "./returned-files.js";
+import { testsAfterStop } from "./run-phases.js";
 
 interface DenoApi {
   args: string[];
   stdin: { readable: ReadableStream<Uint8Array> };
   stdout: { writeSync(bytes: Uint8Array): number };
   readFile(path: string): Promise<Uint8Array>;
+  memoryUsage(): { rss: number };
   exit(code: number): never;
 }
 interface DenoWorker {
-  postMessage(message: WorkerRequest, transfer?: ArrayBuffer[]): void;
-  onmessage: ((event: { data: WorkerMessage }) => void) | null;
+  postMessage(message: WorkerRequest & { nonce: string }, transfer?: ArrayBuffer[]): void;
+  onmessage: ((event: { data: unknown }) => void) | null;
   onerror: ((event: { message?: string; preventDefault(): void }) => void) | null;
   terminate(): void;
 }
@@ -38,12 +43,24 @@ interface RunnerConfig {
 const config = JSON.parse(Deno.args[0] ?? "{}") as RunnerConfig;
 
 /** Time Python gets to unwind after the soft interrupt before its worker is terminated. */
-const HARD_KILL_GRACE_MS = 150;
+const HARD_KILL_GRACE_MS = 300;
+/** A cancelled run gets less: the caller is waiting (the host kills the process at 250 ms). */
+const CANCEL_GRACE_MS = 100;
+/** How often the supervisor samples the process's resident memory during a run. */
+const MEMORY_POLL_MS = 10;
+/**
+ * Resident memory a run may add beyond its limit before the supervisor terminates the worker
+ * (the JS side of output and results, allocator slack). The in-realm cap usually stops a
+ * program first with a MemoryError; this catches a guest that got around it.
+ */
+export const MEMORY_SLACK_BYTES = 48 * 1024 * 1024;
+const ERROR_TEXT_MAX = 8000;
+const STATUSES = new Set(["success", "syntax_error", "runtime_error", "timeout", "memory_limit", "output_limit", "forbidden", "cancelled"]);
 
 /**
- * Python in a worker can write to this process's stdout too (through the JavaScript bridge),
- * so every message to the host starts with a random token the host sent on stdin before any
- * Python ran; the host ignores lines without it (a guest cannot forge results or snapshots).
+ * Python in a worker may reach this process's stdout too, so every message to the host starts
+ * with a random token the host sent on stdin before any Python ran; the host ignores and
+ * counts bytes without it.
  */
 let channelToken = "";
 const encoder = new TextEncoder();
@@ -57,6 +74,10 @@ function newWorker(): DenoWorker {
   return new WorkerCtor(new URL("./worker.js", import.meta.url), { type: "module" });
 }
 
+function newNonce(): string {
+  return crypto.randomUUID();
+}
+
 async function obtainSnapshot(): Promise<Uint8Array | undefined> {
   if (config.snapshotPath) {
     try {
@@ -66,17 +87,20 @@ async function obtainSnapshot(): Promise<Uint8Array | undefined> {
     }
   }
   const maker = newWorker();
+  const nonce = newNonce();
   try {
     const bytes = await new Promise<Uint8Array>((resolve, reject) => {
       maker.onmessage = (event) => {
-        if (event.data.type === "snapshot") resolve(event.data.bytes);
-        else if (event.data.type === "failed") reject(new Error(event.data.message));
+        const data = event.data as Nonced<WorkerMessage>;
+        if (data?.nonce !== nonce) return;
+        if (data.type === "snapshot") resolve(data.bytes);
+        else if (data.type === "failed") reject(new Error(data.message));
       };
       maker.onerror = (event) => {
         event.preventDefault();
         reject(new Error(event.message ?? "snapshot worker failed"));
       };
-      maker.postMessage({ type: "make-snapshot", pyodideUrl: config.pyodideUrl });
+      maker.postMessage({ type: "make-snapshot", pyodideUrl: config.pyodideUrl, packages, nonce });
     });
     send({ type: "snapshot", base64: toBase64(bytes) });
     return bytes;
@@ -85,6 +109,12 @@ async function obtainSnapshot(): Promise<Uint8Array | undefined> {
   } finally {
     maker.terminate();
   }
+}
+
+function fromBase64Files(files: Record<string, string>): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const [path, base64] of Object.entries(files)) out[path] = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  return out;
 }
 
 function toBase64(bytes: Uint8Array): string {
@@ -103,16 +133,21 @@ interface Interpreter {
 }
 
 let snapshot: Uint8Array | undefined;
+/** Packages to install in every interpreter (the host's second line; see wheels.ts). */
+let packages: WorkerPackages = { files: {}, topLevel: [] };
 let current: Interpreter | undefined;
 
 function startInterpreter(): Interpreter {
   const worker = newWorker();
   const buffer = new SharedArrayBuffer(4);
+  const nonce = newNonce();
   const interpreter: Interpreter = { worker, interrupt: new Int32Array(buffer), ready: Promise.resolve(), dead: false };
   interpreter.ready = new Promise<void>((resolve, reject) => {
     worker.onmessage = (event) => {
-      if (event.data.type === "ready") resolve();
-      else if (event.data.type === "failed") reject(new Error(event.data.message));
+      const data = event.data as Nonced<WorkerMessage>;
+      if (data?.nonce !== nonce) return;
+      if (data.type === "ready") resolve();
+      else if (data.type === "failed") reject(new Error(data.message));
     };
     worker.onerror = (event) => {
       event.preventDefault();
@@ -121,12 +156,14 @@ function startInterpreter(): Interpreter {
   });
   // The worker gets its own copy by transfer (one copy, not two); the original is kept for later interpreters.
   const copy = snapshot?.slice();
-  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer }, copy ? [copy.buffer as ArrayBuffer] : []);
+  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, packages, nonce }, copy ? [copy.buffer as ArrayBuffer] : []);
   return interpreter;
 }
 
 function kill(interpreter: Interpreter): void {
   interpreter.dead = true;
+  interpreter.worker.onmessage = null;
+  interpreter.worker.onerror = null;
   interpreter.worker.terminate();
 }
 
@@ -153,37 +190,90 @@ interface Execution {
   outcome: PythonOutcome;
   stdout: string;
   stderr: string;
+  /** Output written after the run's tests started (runs with tests). */
+  testsStdout: string;
+  testsStderr: string;
+  files?: Record<string, string>;
+  filesError?: string;
   outputTruncated: boolean;
   durationMs: number;
   killed: boolean;
 }
 
-/** Sends one run or call to the interpreter and enforces its time and output limits. */
-function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLimits): Promise<Execution> {
+type StopReason = "timeout" | "output_limit" | "memory_limit" | "cancelled" | "forged";
+
+/** The run being served, so an out-of-band cancel can reach it. */
+let active: { id: number; stop(reason: StopReason): void } | undefined;
+
+/** The run whose host calls and replies are relayed (host request id, worker run number, nonce). */
+let relaying: { hostId: number; run: number; nonce: string; interpreter: Interpreter } | undefined;
+let runCounter = 0;
+
+/** Relays a host call of the worker to the host, after checking its shape and size (the guest may have shaped it). */
+function relayHostCall(message: Extract<WorkerMessage, { type: "host-call" }>): void {
+  const target = relaying;
+  if (!target || message.run !== target.run || !Number.isSafeInteger(message.callId)) return;
+  const refuse = (text: string) =>
+    target.interpreter.worker.postMessage({ type: "host-reply", run: target.run, callId: message.callId, ok: false, name: "HostCallError", message: text, nonce: target.nonce });
+  if (typeof message.name !== "string" || message.name.length > MAX_HOST_NAME_CHARS) return refuse("a host call needs the name of a host function");
+  if (typeof message.argsJson !== "string" || message.argsJson.length > MAX_HOST_ARGS_CHARS) {
+    return refuse(`host call arguments must be JSON text of at most ${MAX_HOST_ARGS_CHARS} characters`);
+  }
+  send({ type: "host-call", id: target.hostId, callId: message.callId, name: message.name, argsJson: message.argsJson });
+}
+
+/** Checks a `done` outcome's shape and sizes; the guest could have shaped it. */
+function validOutcome(outcome: unknown, maxResultBytes: number): outcome is PythonOutcome {
+  if (outcome === null || typeof outcome !== "object") return false;
+  const o = outcome as Record<string, unknown>;
+  if (typeof o.status !== "string" || !STATUSES.has(o.status)) return false;
+  if (o.resultJson !== undefined && (typeof o.resultJson !== "string" || o.resultJson.length > maxResultBytes)) return false;
+  if (o.error !== undefined) {
+    const e = o.error as Record<string, unknown> | null;
+    if (e === null || typeof e !== "object" || typeof e.name !== "string" || typeof e.message !== "string") return false;
+    if (e.name.length + e.message.length + (typeof e.stack === "string" ? e.stack.length : 0) > ERROR_TEXT_MAX + 1000) return false;
+  }
+  return true;
+}
+
+/** Sends one run or call to the interpreter and enforces its limits from outside the worker. */
+function execute(interpreter: Interpreter, id: number, request: WorkerRequest, limits: RunLimits): Promise<Execution> {
   return new Promise((resolve) => {
+    const nonce = newNonce();
     const startedAt = performance.now();
+    const run = request.type === "run" || request.type === "call" ? request.run : -1;
     let stdout = "";
     let stderr = "";
+    let testsStdout = "";
+    let testsStderr = "";
+    let phase: "program" | "tests" = "program";
+    let returned: { files: Record<string, string> } | { error: string } | undefined;
+    let outputBytes = 0;
     let outputTruncated = false;
-    let stopReason: "timeout" | "output_limit" | undefined;
+    let stopReason: StopReason | undefined;
     let hardTimer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
+    const baselineRss = Deno.memoryUsage().rss;
 
     const finish = (outcome: PythonOutcome | undefined, killed: boolean) => {
       if (settled) return;
       settled = true;
+      active = undefined;
+      if (relaying?.run === run) relaying = undefined;
       clearTimeout(softTimer);
+      clearInterval(memoryTimer);
       if (hardTimer !== undefined) clearTimeout(hardTimer);
       interpreter.worker.onmessage = null;
       interpreter.worker.onerror = null;
       const durationMs = performance.now() - startedAt;
       let final = outcome ?? { status: "runtime_error", error: { name: "InterpreterError", message: "the interpreter stopped without a result" } };
+      const how = killed ? "stopped (it did not stop on interrupt, so its interpreter was killed)" : "interrupted";
       if (stopReason === "timeout") {
         final = {
           status: "timeout",
           error: {
             name: "TimeoutError",
-            message: `execution passed the ${limits.timeoutMs} ms time limit and was ${killed ? "killed (it did not stop on interrupt)" : "interrupted"}; output up to that point is kept`,
+            message: `execution passed the ${limits.timeoutMs} ms time limit and was ${how}; output up to that point is kept`,
             ...(outcome?.error?.line !== undefined ? { line: outcome.error.line } : {}),
             ...(outcome?.error?.stack !== undefined && !killed ? { stack: outcome.error.stack } : {}),
           },
@@ -193,32 +283,97 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
           status: "output_limit",
           error: { name: "OutputLimitError", message: `output passed the ${limits.maxOutputBytes}-byte limit; output up to the limit is kept. Print less (summaries, not every item).` },
         };
+      } else if (stopReason === "memory_limit") {
+        final = {
+          status: "memory_limit",
+          error: { name: "MemoryError", message: `the program grew the interpreter's memory past the ${limits.memoryLimitBytes}-byte limit; its interpreter was stopped` },
+        };
+      } else if (stopReason === "cancelled") {
+        final = { status: "cancelled", error: { name: "CancelledError", message: `the run was cancelled by the caller and ${how}; output up to that point is kept` } };
+      } else if (stopReason === "forged") {
+        final = {
+          status: "runtime_error",
+          error: { name: "SandboxViolation", message: "the program sent a message to the supervisor that the interpreter did not send (forged); its interpreter was stopped" },
+        };
       }
-      resolve({ outcome: final, stdout, stderr, outputTruncated, durationMs, killed });
+      if (request.type === "run" && request.extras.tests !== undefined && (stopReason || killed || !final.tests)) {
+        final = { ...final, tests: testsAfterStop(final, phase) };
+      }
+      const files = returned === undefined ? {} : "files" in returned ? { files: returned.files } : { filesError: returned.error };
+      resolve({ outcome: final, stdout, stderr, testsStdout, testsStderr, outputTruncated, durationMs, killed, ...files });
     };
 
-    const stop = (reason: "timeout" | "output_limit") => {
+    const stop = (reason: StopReason) => {
       if (stopReason || settled) return;
       stopReason = reason;
-      Atomics.store(interpreter.interrupt, 0, 2);
-      hardTimer = setTimeout(() => {
+      if (reason === "memory_limit" || reason === "forged") {
+        // Evidence that the guest got around the worker's own checks: no second chance.
         kill(interpreter);
         finish(undefined, true);
-      }, HARD_KILL_GRACE_MS);
+        return;
+      }
+      Atomics.store(interpreter.interrupt, 0, 2);
+      // A Python that waits on an await never sees the interrupt buffer: the worker throws it in.
+      if (run >= 0) interpreter.worker.postMessage({ type: "interrupt", run, nonce });
+      hardTimer = setTimeout(
+        () => {
+          kill(interpreter);
+          finish(undefined, true);
+        },
+        reason === "cancelled" ? CANCEL_GRACE_MS : HARD_KILL_GRACE_MS,
+      );
+    };
+    active = { id, stop };
+
+    const addOutput = (stream: "stdout" | "stderr", text: string) => {
+      if (outputTruncated) return;
+      const bytes = encoder.encode(text);
+      let kept = text;
+      if (outputBytes + bytes.length > limits.maxOutputBytes) {
+        kept = new TextDecoder().decode(bytes.subarray(0, Math.max(0, limits.maxOutputBytes - outputBytes))).replace(/\uFFFD$/, "");
+        outputTruncated = true;
+      }
+      outputBytes += Math.min(bytes.length, limits.maxOutputBytes - outputBytes);
+      if (phase === "tests") {
+        if (stream === "stdout") testsStdout += kept;
+        else testsStderr += kept;
+      } else if (stream === "stdout") stdout += kept;
+      else stderr += kept;
+      if (outputTruncated) stop("output_limit");
     };
 
     interpreter.worker.onmessage = (event) => {
-      const message = event.data;
+      const message = event.data as Nonced<WorkerMessage> | null;
+      if (message === null || typeof message !== "object" || message.nonce !== nonce) {
+        stop("forged");
+        return;
+      }
       switch (message.type) {
         case "output":
-          if (message.stream === "stdout") stdout += message.text;
-          else stderr += message.text;
+          if ((message.stream === "stdout" || message.stream === "stderr") && typeof message.text === "string") addOutput(message.stream, message.text);
+          else stop("forged");
           return;
         case "output-limit":
           outputTruncated = true;
           stop("output_limit");
           return;
+        case "phase":
+          if (message.run === run) phase = "tests";
+          return;
+        case "host-call":
+          relayHostCall(message);
+          return;
         case "done":
+          if (typeof message.fatal !== "boolean" || !validOutcome(message.outcome, limits.maxResultBytes)) {
+            stop("forged");
+            return;
+          }
+          if ((request.type === "run" || request.type === "call") && request.extras.files !== undefined && !message.fatal) {
+            returned =
+              message.filesError !== undefined
+                ? { error: String(message.filesError).slice(0, 500) }
+                : encodeReturnedFiles(message.files, request.extras.maxFileBytes, request.extras.maxTotalFileBytes);
+          }
           if (message.fatal) {
             kill(interpreter);
             // Pyodide's fatal-error handler dumps interpreter frames to stdout: not the user's output.
@@ -229,20 +384,25 @@ function execute(interpreter: Interpreter, request: WorkerRequest, limits: RunLi
           return;
         case "failed":
           kill(interpreter);
-          finish({ status: "runtime_error", error: { name: "InterpreterError", message: message.message } }, true);
+          finish({ status: "runtime_error", error: { name: "InterpreterError", message: String(message.message).slice(0, 500) } }, true);
           return;
         default:
+          stop("forged");
           return;
       }
     };
     interpreter.worker.onerror = (event) => {
       event.preventDefault();
       kill(interpreter);
-      finish({ status: "runtime_error", error: { name: "InterpreterError", message: `the interpreter crashed: ${event.message ?? "unknown error"}` } }, true);
+      finish({ status: "runtime_error", error: { name: "InterpreterError", message: `the interpreter crashed: ${String(event.message ?? "unknown error").slice(0, 500)}` } }, true);
     };
     const softTimer = setTimeout(() => stop("timeout"), limits.timeoutMs);
+    const memoryTimer = setInterval(() => {
+      if (Deno.memoryUsage().rss - baselineRss > limits.memoryLimitBytes + MEMORY_SLACK_BYTES) stop("memory_limit");
+    }, MEMORY_POLL_MS);
     Atomics.store(interpreter.interrupt, 0, 0);
-    interpreter.worker.postMessage(request);
+    if (run >= 0) relaying = { hostId: id, run, nonce, interpreter };
+    interpreter.worker.postMessage({ ...request, nonce });
   });
 }
 
@@ -251,37 +411,64 @@ async function handle(request: HostRequest): Promise<void> {
   switch (request.type) {
     case "run":
     case "call": {
+      const limits: RunLimits = { timeoutMs: request.timeoutMs, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes, maxResultBytes: request.maxResultBytes };
+      const run = ++runCounter;
+      const extras = {
+        hostFunctionNames: request.hostFunctionNames,
+        ...(request.type === "run" && request.tests !== undefined ? { tests: request.tests } : {}),
+        ...(request.files !== undefined ? { files: fromBase64Files(request.files) } : {}),
+        maxFileBytes: request.maxFileBytes,
+        maxTotalFileBytes: request.maxTotalFileBytes,
+      };
       const workerRequest: WorkerRequest =
         request.type === "run"
-          ? { type: "run", code: request.code, globals: request.globals, session: config.session, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes }
-          : { type: "call", name: request.name, args: request.args, memoryLimitBytes: request.memoryLimitBytes, maxOutputBytes: request.maxOutputBytes };
-      const done = await execute(interpreter, workerRequest, request);
+          ? { type: "run", run, code: request.code, globals: request.globals, session: config.session, ...limits, extras }
+          : { type: "call", run, name: request.name, args: request.args, ...limits, extras };
+      const done = await execute(interpreter, request.id, workerRequest, limits);
       const reset = done.killed || interpreter.dead;
-      send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session });
+      const tests = request.type === "run" && request.tests !== undefined ? { testsStdout: done.testsStdout, testsStderr: done.testsStderr } : {};
+      const files = done.files !== undefined ? { files: done.files } : done.filesError !== undefined ? { filesError: done.filesError } : {};
+      send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session, ...tests, ...files });
       // Pool mode: a fresh interpreter for every run. Session mode: only after a kill.
       if (!config.session || interpreter.dead) replaceInterpreter();
       else send({ type: "ready" });
       return;
     }
     case "check": {
-      const done = await execute(interpreter, { type: "check", code: request.code }, { timeoutMs: 10_000, memoryLimitBytes: 256 * 1024 * 1024, maxOutputBytes: 0 });
+      const done = await execute(interpreter, request.id, { type: "check", code: request.code }, { timeoutMs: 10_000, memoryLimitBytes: 256 * 1024 * 1024, maxOutputBytes: 0, maxResultBytes: 0 });
       send({ type: "checked", id: request.id, outcome: done.outcome });
       if (interpreter.dead) replaceInterpreter();
       else send({ type: "ready" });
       return;
     }
     case "functions": {
+      const nonce = newNonce();
       const names = await new Promise<string[]>((resolve) => {
+        const timer = setTimeout(() => {
+          kill(interpreter);
+          resolve([]);
+        }, 10_000);
         interpreter.worker.onmessage = (event) => {
-          if (event.data.type === "functions") resolve(event.data.names);
+          const data = event.data as Nonced<WorkerMessage> | null;
+          clearTimeout(timer);
+          if (data?.nonce === nonce && data.type === "functions" && Array.isArray(data.names)) {
+            resolve(data.names.filter((n): n is string => typeof n === "string").slice(0, 10_000));
+          } else {
+            kill(interpreter);
+            resolve([]);
+          }
         };
-        interpreter.worker.postMessage({ type: "functions" });
+        interpreter.worker.postMessage({ type: "functions", nonce });
       });
       interpreter.worker.onmessage = null;
       send({ type: "functions", id: request.id, names });
-      send({ type: "ready" });
+      if (interpreter.dead) replaceInterpreter();
+      else send({ type: "ready" });
       return;
     }
+    case "cancel":
+    case "host-reply":
+      return;
   }
 }
 
@@ -310,6 +497,11 @@ async function main(): Promise<void> {
   const first = await lines.next();
   if (first.done) Deno.exit(0);
   channelToken = first.value.trim();
+  // The second line: the packages to install in every interpreter (wheels.ts).
+  const second = await lines.next();
+  if (second.done) Deno.exit(0);
+  const sent = JSON.parse(second.value) as { files: Record<string, string>; topLevel: string[] };
+  packages = { files: fromBase64Files(sent.files), topLevel: sent.topLevel };
   snapshot = await obtainSnapshot();
   current = startInterpreter();
   try {
@@ -320,9 +512,23 @@ async function main(): Promise<void> {
   }
   send({ type: "ready" });
   // Requests are handled one at a time, in order; the host sends the next after a reply.
+  // A cancel is handled at once: it names the run it stops.
   let queue = Promise.resolve();
   for await (const line of lines) {
     const request = JSON.parse(line) as HostRequest;
+    if (request.type === "cancel") {
+      if (active?.id === request.id) active.stop("cancelled");
+      continue;
+    }
+    if (request.type === "host-reply") {
+      // Answered at once: the run that waits for it holds the queue.
+      const target = relaying;
+      if (target && target.hostId === request.id) {
+        const { id: _id, type: _type, ...reply } = request;
+        target.interpreter.worker.postMessage({ ...reply, type: "host-reply", run: target.run, nonce: target.nonce });
+      }
+      continue;
+    }
     queue = queue.then(() => handle(request)).catch((error: unknown) => send({ type: "fatal", message: String(error) }));
   }
   // The host closed stdin (it exited or disposed us): answer what was asked, then stop.

@@ -1,55 +1,89 @@
 /**
- * Deno worker that owns one Pyodide interpreter. It runs inside the runner process, which
- * Deno started with every permission denied except reading the Pyodide files: that process
- * boundary is the sandbox. What this file adds is behaviour, not security: the memory cap on
- * WebAssembly growth, the output cap, and calls into the Python prelude.
+ * Deno worker that owns one Pyodide interpreter. It runs inside the runner process, which Deno
+ * started with every permission denied except reading the Pyodide files: that process boundary
+ * keeps the host's files, network, environment and processes out of reach.
+ *
+ * This realm is untrusted: Python can reach it (`importlib.import_module("js")`, proxies of
+ * Pyodide's own objects). So before any user code runs, this file captures what it needs
+ * (posting to the runner, timers, the real `Memory.prototype.grow`, `Reflect.apply`) in closures
+ * and strips the realm's globals: no `Deno`, no `postMessage`, no message listeners, no
+ * `Worker`, no network, and timers that exist only while a run is going. The runner does not
+ * believe this file either: every message carries the run's nonce, and the runner counts output,
+ * time and memory on its own side. What this file adds is precision (MemoryError at the cap,
+ * output cut at the exact byte), not the boundary.
  */
 import type { loadPyodide as LoadPyodide, PyodideAPI } from "pyodide";
 import type { PythonOutcome, WorkerMessage, WorkerRequest } from "./protocol.js";
+import { collectWorkDir, prepareWorkDir, type EmscriptenFs } from "./files.js";
+import { createHostBridge, replyText } from "./host-bridge.js";
+import { installPackages } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
+import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
 
-interface WorkerScope {
-  postMessage(message: WorkerMessage, transfer?: ArrayBuffer[]): void;
-  onmessage: ((event: { data: WorkerRequest }) => void) | null;
-}
-const scope = globalThis as unknown as WorkerScope;
-const WASM_PAGE_BYTES = 65536;
-
-// Memory cap: Pyodide's heap is WebAssembly memory, outside V8's heap limit, and Emscripten
-// grows it only through Memory.prototype.grow. Refusing growth past the cap makes malloc fail,
-// which Python turns into MemoryError. The host's RSS watchdog backs this up.
-let capBytes = Number.POSITIVE_INFINITY;
-let growRefused = false;
+type Fn = (...args: never[]) => unknown;
 interface WasmMemory {
   readonly buffer: ArrayBuffer;
   grow(deltaPages: number): number;
 }
-const memoryPrototype = (globalThis as unknown as { WebAssembly: { Memory: { prototype: WasmMemory } } }).WebAssembly.Memory.prototype;
+
+// ---- Captured before anything else runs in this realm ------------------------------------
+const realm = globalThis as unknown as Record<string, unknown>;
+const ReflectApply = Reflect.apply;
+const defineProperty = Object.defineProperty;
+const freeze = Object.freeze;
+const realPost = (realm.postMessage as Fn).bind(globalThis) as unknown as (message: unknown, transfer?: ArrayBuffer[]) => void;
+const realListen = (realm.addEventListener as Fn).bind(globalThis) as unknown as (type: string, listener: (event: { data: unknown }) => void) => void;
+const realSetTimeout = realm.setTimeout as (fn: () => void, ms?: number) => number;
+const realClearTimeout = realm.clearTimeout as (id: number) => void;
+const realSetInterval = realm.setInterval as (fn: () => void, ms?: number) => number;
+const AtomicsStore = Atomics.store;
+const JSONParse = JSON.parse;
+const JSONStringify = JSON.stringify;
+const memoryPrototype = (realm.WebAssembly as { Memory: { prototype: WasmMemory } }).Memory.prototype;
 const realGrow = memoryPrototype.grow;
-memoryPrototype.grow = function grow(this: WasmMemory, deltaPages: number): number {
-  if (this.buffer.byteLength + deltaPages * WASM_PAGE_BYTES > capBytes) {
+const memoryBufferGetter = Object.getOwnPropertyDescriptor(memoryPrototype, "buffer")!.get!;
+const byteLengthGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
+const WASM_PAGE_BYTES = 65536;
+
+// ---- Memory cap (precision only; the runner's RSS watchdog is the limit) ------------------
+// Pyodide's heap is WebAssembly memory, outside V8's heap limit, and Emscripten grows it
+// through Memory.prototype.grow. Refusing growth past the cap makes malloc fail, which Python
+// turns into MemoryError. Nothing here is looked up on guest-reachable objects at call time.
+let capBytes = Number.POSITIVE_INFINITY;
+let growRefused = false;
+function grow(this: WasmMemory, deltaPages: unknown): number {
+  const pages = Number(deltaPages);
+  const current = ReflectApply(byteLengthGetter, ReflectApply(memoryBufferGetter, this, []), []) as number;
+  if (!(pages >= 0) || current + pages * WASM_PAGE_BYTES > capBytes) {
     growRefused = true;
     throw new RangeError("codegen-sandbox: memory limit reached");
   }
-  return realGrow.call(this, deltaPages);
-};
+  return ReflectApply(realGrow, this, [pages]) as number;
+}
+memoryPrototype.grow = grow;
 
-let pyodide: PyodideAPI | undefined;
+// ---- Run scope: nonce, output, timers -----------------------------------------------------
+/** Nonce of the request being served; only messages carrying it are believed by the runner. */
+let nonce = "";
+let inRun = false;
+/** Timer ids are increasing integers: every timer made during a run lies in [firstTimer, ∞). */
+let firstTimer = 0;
 let interrupt: Int32Array | undefined;
-let baselineHeapBytes = 0;
 let outputBytes = 0;
 let maxOutputBytes = Number.POSITIVE_INFINITY;
 let outputLimitHit = false;
 const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
 
 function post(message: WorkerMessage, transfer?: ArrayBuffer[]): void {
-  scope.postMessage(message, transfer);
+  realPost({ ...message, nonce }, transfer);
 }
+/** Host calls, test phase and the end of a waiting run (host-bridge.ts); made before user code. */
+const bridge = createHostBridge((message) => post(message));
 
 function writer(stream: "stdout" | "stderr"): { write: (buffer: Uint8Array) => number } {
   return {
     write(buffer: Uint8Array): number {
-      if (outputLimitHit) return buffer.length;
+      if (outputLimitHit || !inRun) return buffer.length;
       let chunk = buffer;
       if (outputBytes + buffer.length > maxOutputBytes) {
         chunk = buffer.subarray(0, Math.max(0, maxOutputBytes - outputBytes));
@@ -61,12 +95,92 @@ function writer(stream: "stdout" | "stderr"): { write: (buffer: Uint8Array) => n
       if (outputLimitHit) {
         post({ type: "output-limit" });
         // Ask Python to stop at its next check; the runner kills the worker if it does not.
-        if (interrupt) Atomics.store(interrupt, 0, 2);
+        if (interrupt) AtomicsStore(interrupt, 0, 2);
       }
       return buffer.length;
     },
   };
 }
+
+/** Timers for the guest (and Pyodide's event loop): only during a run, all cleared at its end. */
+function scopedTimer(real: (fn: () => void, ms?: number) => number) {
+  return function timer(fn: unknown, ms?: unknown, ...args: unknown[]): number {
+    if (!inRun || typeof fn !== "function") return 0;
+    return real(() => {
+      if (inRun) ReflectApply(fn as Fn, undefined, args);
+    }, Number(ms) || 0);
+  };
+}
+const guestSetTimeout = scopedTimer(realSetTimeout);
+const guestSetInterval = scopedTimer(realSetInterval);
+function guestClearTimeout(id: unknown): void {
+  if (typeof id === "number" && id >= firstTimer) realClearTimeout(id);
+}
+/** Pyodide's event loop schedules through this (instead of a MessageChannel that cannot be cancelled). */
+function scheduleCallback(fn: unknown, ms?: unknown): void {
+  guestSetTimeout(fn, ms);
+}
+
+function beginRun(): void {
+  const probe = realSetTimeout(() => undefined, 0);
+  realClearTimeout(probe);
+  firstTimer = probe;
+  inRun = true;
+}
+
+/** Everything the run scheduled dies here: timers, intervals, event-loop callbacks. */
+function endRun(): void {
+  inRun = false;
+  const last = realSetTimeout(() => undefined, 0);
+  for (let id = firstTimer; id <= last; id++) realClearTimeout(id);
+}
+
+/** The realm the guest can see: no Deno, no messaging, no workers, no network, no real timers. */
+function stripRealm(): void {
+  const names = [
+    "Deno", "postMessage", "close", "addEventListener", "removeEventListener", "dispatchEvent",
+    "onmessage", "onmessageerror", "onerror", "onunhandledrejection", "Worker", "SharedWorker", "fetch", "Request",
+    "Response", "WebSocket", "WebSocketStream", "EventSource", "BroadcastChannel", "MessageChannel", "MessagePort",
+    "importScripts", "navigator", "caches", "indexedDB", "localStorage", "sessionStorage", "location",
+    "reportError", "setImmediate", "process", "require", "Buffer", "global",
+  ];
+  // Not "queueMicrotask": Deno's core replaces it lazily on first internal use (it deletes and
+  // redefines the global), so a non-configurable one makes message delivery during a run throw;
+  // it gives the guest nothing that Promise.resolve().then does not.
+  for (const name of names) {
+    try {
+      delete realm[name];
+      defineProperty(globalThis, name, { value: undefined, writable: false, configurable: false, enumerable: false });
+    } catch {
+      // A name that cannot be redefined stays undefined after the delete above.
+    }
+  }
+  const guestTimers: Record<string, unknown> = {
+    setTimeout: guestSetTimeout,
+    setInterval: guestSetInterval,
+    clearTimeout: guestClearTimeout,
+    clearInterval: guestClearTimeout,
+  };
+  for (const name of ["setTimeout", "setInterval", "clearTimeout", "clearInterval"]) {
+    delete realm[name];
+    defineProperty(globalThis, name, { value: guestTimers[name], writable: false, configurable: false, enumerable: true });
+  }
+  const silent = freeze({ log() {}, info() {}, warn() {}, error() {}, debug() {}, trace() {}, dir() {}, table() {}, assert() {} });
+  delete realm.console;
+  defineProperty(globalThis, "console", { value: silent, writable: false, configurable: false, enumerable: false });
+}
+
+/** What Python's `js` module shows (Pyodide's `jsglobals`): timers only. */
+const jsGlobals = freeze({
+  setTimeout: guestSetTimeout,
+  setInterval: guestSetInterval,
+  clearTimeout: guestClearTimeout,
+  clearInterval: guestClearTimeout,
+});
+
+// ---- Pyodide ---------------------------------------------------------------------------------
+let pyodide: PyodideAPI | undefined;
+let baselineHeapBytes = 0;
 
 function heapBytes(py: PyodideAPI): number {
   // `_module` is Pyodide's Emscripten module; its HEAPU8 views the whole WebAssembly memory.
@@ -78,6 +192,7 @@ async function load(pyodideUrl: string, snapshot: Uint8Array | undefined, makeSn
   // Pyodide under Deno reads its files by path, not by URL.
   return module.loadPyodide({
     indexURL: decodeURIComponent(new URL(pyodideUrl).pathname),
+    ...(makeSnapshot ? {} : { jsglobals: jsGlobals }),
     ...(snapshot ? { _loadSnapshot: snapshot } : {}),
     ...(makeSnapshot ? { _makeSnapshot: true } : {}),
   });
@@ -105,7 +220,8 @@ function faultOutcome(error: unknown): PythonOutcome {
       error: { name: "RecursionError", message: "maximum recursion depth exceeded (the interpreter's stack overflowed); use iteration or less recursion" },
     };
   }
-  if (text.includes("NotCapable") || text.includes("PermissionDenied")) {
+  // The realm has no Deno and no process: Emscripten's system() and friends fail on them.
+  if (text.includes("NotCapable") || text.includes("PermissionDenied") || /Deno is not defined|process is not defined|reading 'env'/.test(text)) {
     return {
       status: "runtime_error",
       error: { name: "PermissionError", message: `the sandbox denied a host operation (no files, network, environment or processes): ${text.slice(0, 300)}` },
@@ -114,7 +230,10 @@ function faultOutcome(error: unknown): PythonOutcome {
   return { status: "runtime_error", error: { name: "InterpreterError", message: `the Python interpreter failed: ${text.slice(0, 500)}` } };
 }
 
-function callPython(fn: string, args: unknown[], memoryLimitBytes: number, outputCap: number): { outcome: PythonOutcome; fatal: boolean } {
+/** Options passed to the prelude's entry points as one JSON object (easy to extend). */
+type EntryOptions = Record<string, unknown>;
+
+async function callPython(fn: string, first: string, options: EntryOptions, memoryLimitBytes: number, outputCap: number): Promise<{ outcome: PythonOutcome; fatal: boolean }> {
   const py = pyodide!;
   outputBytes = 0;
   outputLimitHit = false;
@@ -123,7 +242,9 @@ function callPython(fn: string, args: unknown[], memoryLimitBytes: number, outpu
   capBytes = baselineHeapBytes + memoryLimitBytes;
   try {
     const entry = entryPoint(py, fn);
-    const outcome = JSON.parse(entry(...args)) as PythonOutcome;
+    const returned = entry(first, JSONStringify(options)) as string | undefined;
+    // A run that waits on an await returns None and ends through the bridge's `done` hook.
+    const outcome = JSONParse(typeof returned === "string" ? returned : await bridge.waitDone()) as PythonOutcome;
     if (growRefused && outcome.status === "runtime_error") {
       return { outcome: { ...outcome, status: "memory_limit" }, fatal: false };
     }
@@ -136,53 +257,134 @@ function callPython(fn: string, args: unknown[], memoryLimitBytes: number, outpu
   }
 }
 
-scope.onmessage = (event) => {
-  const request = event.data;
+/** Runs one request's Python inside the run scope; `done` is posted from a fresh task, after the microtasks it left. */
+async function serve(work: () => Promise<{ outcome: PythonOutcome; fatal: boolean }>, after?: (fatal: boolean) => Partial<WorkerMessage>): Promise<void> {
+  beginRun();
+  let done: { outcome: PythonOutcome; fatal: boolean };
+  try {
+    done = await work();
+  } catch (error) {
+    done = { outcome: faultOutcome(error), fatal: true };
+  }
+  bridge.end();
+  realSetTimeout(() => {
+    endRun();
+    const extra = after?.(done.fatal) ?? {};
+    post({ ...extra, type: "done", outcome: done.outcome, fatal: done.fatal } as WorkerMessage);
+  }, 0);
+}
+
+realListen("message", (event) => {
+  const request = event.data as WorkerRequest & { nonce?: string };
+  // Host replies and interrupts belong to the run in progress: they carry its nonce and keep it.
+  if (request.type === "host-reply" || request.type === "interrupt") {
+    if (request.nonce === nonce) onRunMessage(request);
+    return;
+  }
+  nonce = typeof request.nonce === "string" ? request.nonce : "";
   void handle(request).catch((error: unknown) => {
     post({ type: "failed", message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
   });
-};
+});
+
+/** A host reply or an interrupt for the run in progress (already matched to its nonce). */
+function onRunMessage(request: Extract<WorkerRequest, { type: "host-reply" | "interrupt" }>): void {
+  if (!pyodide) return;
+  if (request.type === "host-reply") {
+    if (!bridge.isCurrent(request.run)) return;
+    try {
+      entryPoint(pyodide, "_cs_host_reply")(request.callId, replyText(request));
+    } catch {
+      // Python refused the reply (an interrupt pending); the runner's limit ends the run.
+    }
+    return;
+  }
+  // Python is idle at an await (a busy Python never lets this message in): throw the
+  // interrupt into the run's coroutine; a run that ignores it is killed by the runner.
+  if (!bridge.waiting(request.run) || !interrupt) return;
+  AtomicsStore(interrupt, 0, 0);
+  try {
+    entryPoint(pyodide, "_cs_interrupt")();
+  } catch {
+    // The run ends through the runner's hard kill.
+  }
+  if (bridge.waiting(request.run)) AtomicsStore(interrupt, 0, 2);
+}
 
 async function handle(request: WorkerRequest): Promise<void> {
   switch (request.type) {
     case "make-snapshot": {
       const py = await load(request.pyodideUrl, undefined, true);
+      installPackages(py, request.packages, true);
       const bytes = py.makeMemorySnapshot();
       post({ type: "snapshot", bytes }, [bytes.buffer as ArrayBuffer]);
       return;
     }
     case "init": {
       const py = await load(request.pyodideUrl, request.snapshot, false);
+      installPackages(py, request.packages, false);
       interrupt = new Int32Array(request.interruptBuffer);
       py.setInterruptBuffer(interrupt);
       py.setStdout(writer("stdout"));
       py.setStderr(writer("stderr"));
-      py.runPython(`_CS_FORBIDDEN_JSON = ${JSON.stringify(JSON.stringify(FORBIDDEN_MODULES))}\n${PYTHON_PRELUDE}`);
+      const api = (py as unknown as { _api: Record<string, unknown> })._api;
+      api.scheduleCallback = scheduleCallback;
+      py.runPython(
+        `_CS_FORBIDDEN_JSON = ${JSONStringify(JSONStringify(FORBIDDEN_MODULES))}\n_CS_PACKAGES_JSON = ${JSONStringify(JSONStringify(request.packages.topLevel))}\n${PYTHON_PRELUDE}\n${PYTHON_RUN_PRELUDE}`,
+      );
+      py.globals.set("_cs_hooks", bridge.hooks);
+      (py.globals.get("_cs_install_scheduler") as (fn: unknown) => void)(scheduleCallback);
       pyodide = py;
+      stripRealm();
       // One throwaway run pages in the code paths of a run, so the first real run is fast.
-      callPython("_cs_run", ["pass", "{}", false], 256 * 1024 * 1024, 0);
+      beginRun();
+      bridge.begin(0, []);
+      await callPython("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }, 256 * 1024 * 1024, 0);
+      bridge.end();
+      endRun();
       baselineHeapBytes = heapBytes(py);
       post({ type: "ready" });
       return;
     }
-    case "run": {
-      const { outcome, fatal } = callPython("_cs_run", [request.code, JSON.stringify(request.globals), request.session], request.memoryLimitBytes, request.maxOutputBytes);
-      post({ type: "done", outcome, fatal });
-      return;
-    }
+    case "run":
     case "call": {
-      const { outcome, fatal } = callPython("_cs_call", [request.name, JSON.stringify(request.args)], request.memoryLimitBytes, request.maxOutputBytes);
-      post({ type: "done", outcome, fatal });
+      const { extras } = request;
+      const fs = (pyodide as unknown as { FS: EmscriptenFs }).FS;
+      // Pool runs start from an empty working directory; a session keeps its files unless given new ones.
+      prepareWorkDir(fs, (request.type === "run" && !request.session) || extras.files !== undefined, extras.files);
+      bridge.begin(request.run, extras.hostFunctionNames);
+      const host = { hostFunctionNames: extras.hostFunctionNames };
+      const filesBack = (fatal: boolean): Partial<WorkerMessage> => {
+        if (extras.files === undefined || fatal) return {};
+        const back = collectWorkDir(fs, extras.maxFileBytes, extras.maxTotalFileBytes);
+        return "files" in back ? { files: back.files } : { filesError: back.error };
+      };
+      await serve(
+        () =>
+          request.type === "run"
+            ? callPython(
+                "_cs_run",
+                request.code,
+                { globals: request.globals, session: request.session, maxResultBytes: request.maxResultBytes, ...host, ...(extras.tests !== undefined ? { tests: extras.tests } : {}) },
+                request.memoryLimitBytes,
+                request.maxOutputBytes,
+              )
+            : callPython("_cs_call", request.name, { args: request.args, maxResultBytes: request.maxResultBytes, ...host }, request.memoryLimitBytes, request.maxOutputBytes),
+        filesBack,
+      );
       return;
     }
+    case "host-reply":
+    case "interrupt":
+      return;
     case "check": {
       const check = entryPoint(pyodide!, "_cs_check");
-      post({ type: "done", outcome: JSON.parse(check(request.code)) as PythonOutcome, fatal: false });
+      post({ type: "done", outcome: JSONParse(check(request.code)) as PythonOutcome, fatal: false });
       return;
     }
     case "functions": {
       const list = entryPoint(pyodide!, "_cs_functions");
-      post({ type: "functions", names: JSON.parse(list()) as string[] });
+      post({ type: "functions", names: JSONParse(list()) as string[] });
       return;
     }
   }

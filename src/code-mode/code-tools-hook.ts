@@ -1,0 +1,66 @@
+/**
+ * Tools callable from generated code, for one-shot runs outside code mode's own tool (the
+ * code-generation graph's execute node, `solve_with_code`): the prompt text with the signatures,
+ * and a run that gives the program its `tools` namespace.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { ExecutionResult, Language, RunOptions, Sandbox } from "../sandbox/types.js";
+import { pythonSignatures, typeScriptSignatures } from "./signatures.js";
+import { indexTools, toolHostFunctions, toolsSetupCode, type CodeModeTool } from "./tool-bridge.js";
+
+/** What the graph needs to let generated programs call tools. */
+export interface CodeToolsHook {
+  /** Prompt text: the callable tools and their signatures in `language`. */
+  promptSection(language: Language): Promise<string>;
+  /**
+   * TypeScript declarations of `tools` for the type check before a run (results typed `any`:
+   * a tool's output has no declared type, and `unknown` would fail every use of it).
+   */
+  typeDeclarations(): Promise<string>;
+  /** Runs `code` with `tools` defined; line numbers stay the program's. */
+  run(runner: Pick<Sandbox, "run">, code: string, options: RunOptions & { language: Language }, config?: RunnableConfig): Promise<ExecutionResult>;
+}
+
+/** Shifts Python line numbers back by the one setup line put before the program. */
+function withoutSetupLine(result: ExecutionResult): ExecutionResult {
+  if (!result.error) return result;
+  const error = { ...result.error };
+  if (error.line !== undefined) error.line = Math.max(1, error.line - 1);
+  if (error.stack) error.stack = error.stack.replace(/(File "<[^>]+>", line )(\d+)/g, (_m, head: string, n: string) => `${head}${Math.max(1, Number(n) - 1)}`);
+  return { ...result, error };
+}
+
+/**
+ * A hook for `tools`, or `undefined` when there are none. Throws `InvalidOptionError` for bad tools.
+ *
+ * @example
+ * ```ts
+ * const hook = codeToolsHook([getWeather], "tools");
+ * const result = await hook!.run(sandbox, "await tools.get_weather({ city: 'Oslo' })", { language: "javascript" });
+ * ```
+ */
+export function codeToolsHook(tools: readonly CodeModeTool[] | undefined, option = "tools"): CodeToolsHook | undefined {
+  const byName = indexTools(tools, option);
+  if (byName.size === 0) return undefined;
+  const list = [...byName.values()];
+  const names = [...byName.keys()];
+  let declarations: Promise<string> | undefined;
+  return {
+    async promptSection(language) {
+      const signatures = language === "python" ? pythonSignatures(list) : await (declarations ??= typeScriptSignatures(list));
+      const how = language === "python" ? "`await tools.<name>(**kwargs)`" : "`await tools.<name>(input)`";
+      return `The program may call these tools with ${how} (they run outside the sandbox; a bad input or a failing tool raises an exception):\n${signatures}`;
+    },
+    async typeDeclarations() {
+      return (await (declarations ??= typeScriptSignatures(list))).replace(/\): Promise<unknown>;/g, "): Promise<any>;");
+    },
+    async run(runner, code, options, config) {
+      const hostFunctions = { ...options.hostFunctions, ...toolHostFunctions(byName, { config, record: [] }) };
+      if (options.language === "python") {
+        const result = await runner.run(`${toolsSetupCode(names, "python")}\n${code}`, { ...options, hostFunctions });
+        return withoutSetupLine(result);
+      }
+      return runner.run(`${toolsSetupCode(names, options.language)} ${code}`, { ...options, hostFunctions });
+    },
+  };
+}

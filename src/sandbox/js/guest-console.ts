@@ -1,0 +1,130 @@
+/**
+ * The guest's `console`, made by the host on first use: its methods format strings, numbers
+ * and booleans on the host; only other values go through the prelude's `inspect`. The guest
+ * may replace `console`; the replacement is held until the context ends.
+ */
+import type { QuickJSHandle } from "quickjs-emscripten-core";
+import type { GuestHelpers } from "./guest-helpers.js";
+import { HelperOp } from "./guest-helpers.js";
+import type { GuestRuntime } from "./guest-runtime.js";
+
+const UNPRINTABLE = "[value that cannot be printed]";
+
+/** Where console methods write. */
+export interface ConsoleSink {
+  /** False when no run is in progress or the run was stopped: the write is dropped unformatted. */
+  accepts(): boolean;
+  write(stream: "stdout" | "stderr", text: string): void;
+}
+
+/** The `console` global of one context. */
+export class GuestConsole {
+  /** The guest's `console` (ours, or what the guest assigned), once first read. */
+  private handle: QuickJSHandle | undefined;
+
+  constructor(
+    private readonly guest: GuestRuntime,
+    private readonly helpers: GuestHelpers,
+    private readonly sink: ConsoleSink,
+  ) {
+    const ctx = guest.context;
+    ctx.defineProp(ctx.global, "console", {
+      get: () => {
+        this.handle ??= this.make();
+        return this.handle.dup();
+      },
+      set: (value: QuickJSHandle) => {
+        this.handle?.dispose();
+        this.handle = value.dup();
+      },
+      configurable: true,
+      enumerable: false,
+    });
+  }
+
+  /** Releases the held `console` (before the context is disposed). */
+  dispose(): void {
+    this.handle?.dispose();
+    this.handle = undefined;
+  }
+
+  /** Formats console arguments like Node: strings raw, numbers and booleans as text, the rest inspected. */
+  format(args: QuickJSHandle[]): string {
+    const ctx = this.guest.context;
+    let text = "";
+    for (let i = 0; i < args.length; i++) {
+      const h = args[i];
+      let piece: string;
+      switch (ctx.typeof(h)) {
+        case "string":
+          piece = ctx.getString(h);
+          break;
+        case "number": {
+          const n = ctx.getNumber(h);
+          piece = Object.is(n, -0) ? "-0" : String(n);
+          break;
+        }
+        case "boolean":
+          piece = ctx.sameValue(h, ctx.true) ? "true" : "false";
+          break;
+        case "undefined":
+          piece = "undefined";
+          break;
+        default:
+          piece = this.inspect(h);
+      }
+      text += i > 0 ? ` ${piece}` : piece;
+    }
+    return text;
+  }
+
+  private make(): QuickJSHandle {
+    const ctx = this.guest.context;
+    const object = ctx.newObject();
+    const methods: [string, "stdout" | "stderr"][] = [
+      ["log", "stdout"],
+      ["info", "stdout"],
+      ["debug", "stdout"],
+      ["warn", "stderr"],
+      ["error", "stderr"],
+      ["trace", "stderr"],
+    ];
+    for (const [name, stream] of methods) {
+      using fn = ctx.newFunction(name, (...args: QuickJSHandle[]) => {
+        if (this.sink.accepts()) this.sink.write(stream, `${this.format(args)}\n`);
+      });
+      ctx.setProp(object, name, fn);
+    }
+    using assert = ctx.newFunction("assert", (condition?: QuickJSHandle, ...rest: QuickJSHandle[]) => {
+      if (condition !== undefined && this.truthy(condition)) return;
+      if (!this.sink.accepts()) return;
+      this.sink.write("stderr", rest.length > 0 ? `Assertion failed: ${this.format(rest)}\n` : "Assertion failed\n");
+    });
+    ctx.setProp(object, "assert", assert);
+    return object;
+  }
+
+  private inspect(h: QuickJSHandle): string {
+    return this.helpers.text(HelperOp.Inspect, h) ?? UNPRINTABLE;
+  }
+
+  private truthy(h: QuickJSHandle): boolean {
+    const ctx = this.guest.context;
+    switch (ctx.typeof(h)) {
+      case "boolean":
+        return ctx.sameValue(h, ctx.true);
+      case "number": {
+        const n = ctx.getNumber(h);
+        return n !== 0 && !Number.isNaN(n);
+      }
+      case "string":
+        return ctx.getString(h) !== "";
+      case "undefined":
+        return false;
+      case "bigint":
+        return this.inspect(h) !== "0n";
+      default:
+        return !ctx.sameValue(h, ctx.null);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The run's files in the interpreter's in-memory file system (Emscripten MEMFS; nothing here
+ * touches a disk): `WORK_DIR` is emptied and filled before the program and is the working
+ * directory of every run; afterwards its regular files are read back, bounded. The runner
+ * checks the caps again on receipt (this code runs in the guest's realm).
+ */
+
+/** The working directory of every run (Pyodide's own default, empty in a fresh interpreter). */
+export const WORK_DIR = "/home/pyodide";
+/** Most files (and directories) read back from one run. */
+export const MAX_FILE_COUNT = 10_000;
+/** Deepest directory nesting read back. */
+const MAX_DEPTH = 32;
+
+/** The part of Emscripten's FS used here. */
+export interface EmscriptenFs {
+  mkdirTree(path: string): void;
+  readdir(path: string): string[];
+  lstat(path: string): { mode: number; size: number };
+  isDir(mode: number): boolean;
+  isFile(mode: number): boolean;
+  unlink(path: string): void;
+  rmdir(path: string): void;
+  writeFile(path: string, data: Uint8Array): void;
+  readFile(path: string): Uint8Array;
+  chdir(path: string): void;
+}
+
+/**
+ * Makes `WORK_DIR` the working directory; empties it when `clear`, then writes `files`.
+ *
+ * @example
+ * prepareWorkDir(py.FS, true, { "data/in.txt": bytes });
+ */
+export function prepareWorkDir(fs: EmscriptenFs, clear: boolean, files: Record<string, Uint8Array> | undefined): void {
+  fs.mkdirTree(WORK_DIR);
+  if (clear) removeContents(fs, WORK_DIR, 0);
+  for (const [path, bytes] of Object.entries(files ?? {})) {
+    const full = `${WORK_DIR}/${path}`;
+    const slash = full.lastIndexOf("/");
+    if (slash > WORK_DIR.length) fs.mkdirTree(full.slice(0, slash));
+    fs.writeFile(full, bytes);
+  }
+  fs.chdir(WORK_DIR);
+}
+
+function removeContents(fs: EmscriptenFs, dir: string, depth: number): void {
+  for (const name of fs.readdir(dir)) {
+    if (name === "." || name === "..") continue;
+    const path = `${dir}/${name}`;
+    const { mode } = fs.lstat(path);
+    if (fs.isDir(mode) && depth < MAX_DEPTH * 4) {
+      removeContents(fs, path, depth + 1);
+      fs.rmdir(path);
+    } else {
+      fs.unlink(path);
+    }
+  }
+}
+
+/**
+ * Reads back every regular file under `WORK_DIR` (symbolic links and other kinds are skipped),
+ * or says why the set is over a cap.
+ */
+export function collectWorkDir(fs: EmscriptenFs, maxFileBytes: number, maxTotalFileBytes: number): { files: Array<[string, Uint8Array]> } | { error: string } {
+  const files: Array<[string, Uint8Array]> = [];
+  let total = 0;
+  let seen = 0;
+  const walk = (dir: string, prefix: string, depth: number): string | undefined => {
+    for (const name of fs.readdir(dir)) {
+      if (name === "." || name === "..") continue;
+      if (++seen > MAX_FILE_COUNT) return `the program left more than ${MAX_FILE_COUNT} files and directories`;
+      const path = `${dir}/${name}`;
+      const relative = prefix ? `${prefix}/${name}` : name;
+      const { mode, size } = fs.lstat(path);
+      if (fs.isDir(mode)) {
+        if (depth >= MAX_DEPTH) return `the program nested directories deeper than ${MAX_DEPTH} levels`;
+        const problem = walk(path, relative, depth + 1);
+        if (problem) return problem;
+      } else if (fs.isFile(mode)) {
+        if (size > maxFileBytes) return `file ${relative.slice(0, 200)} is ${size} bytes, over the ${maxFileBytes}-byte maxFileBytes limit`;
+        total += size;
+        if (total > maxTotalFileBytes) return `the files add up to more than the ${maxTotalFileBytes}-byte maxTotalFileBytes limit`;
+        files.push([relative, fs.readFile(path)]);
+      }
+    }
+    return undefined;
+  };
+  try {
+    fs.mkdirTree(WORK_DIR);
+    const problem = walk(WORK_DIR, "", 0);
+    return problem ? { error: problem } : { files };
+  } catch (error) {
+    return { error: `the files could not be read back (${String(error).slice(0, 200)})` };
+  }
+}

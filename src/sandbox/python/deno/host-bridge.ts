@@ -1,0 +1,93 @@
+/**
+ * The worker's end of host calls and run phases: the JavaScript object Python gets as
+ * `_cs_hooks` (see prelude-run.ts). It is made, with `post` captured, before any user code
+ * runs; the guest can call it, but only to ask for a host call (which the runner and the
+ * host bound, count and time), to mark where test output starts, or to end its own run.
+ */
+import type { HostReply, WorkerMessage } from "./protocol.js";
+
+/** Longest host function name and argument JSON that cross to the runner (the runner checks again). */
+export const MAX_HOST_NAME_CHARS = 200;
+export const MAX_HOST_ARGS_CHARS = 1024 * 1024;
+
+/** What Python calls; every argument is checked, since the guest can call these too. */
+export interface PythonHooks {
+  hostCall(name: unknown, argsJson: unknown): number | string;
+  phase(name: unknown): void;
+  done(outcomeJson: unknown): void;
+}
+
+/** The reply as the JSON text Python reads: `{"ok":true,"value":...}` or `{"ok":false,"name":...,"message":...}`. */
+export function replyText(reply: HostReply): string {
+  if (reply.ok) return reply.valueJson === undefined ? '{"ok":true}' : `{"ok":true,"value":${reply.valueJson}}`;
+  return JSON.stringify({ ok: false, name: reply.name, message: reply.message });
+}
+
+/**
+ * Per-worker bridge: one run at a time. `begin` starts a run and returns a promise that the
+ * run's `done` hook settles (used only when the run waits on an await).
+ *
+ * @example
+ * const bridge = createHostBridge((m) => postMessage(m));
+ * py.globals.set("_cs_hooks", bridge.hooks);
+ */
+export function createHostBridge(post: (message: WorkerMessage) => void) {
+  let run = -1;
+  let nextCallId = 1;
+  let hostNames = new Set<string>();
+  let settle: ((outcomeJson: string) => void) | undefined;
+  let finished: Promise<string> = Promise.resolve("");
+
+  const hooks: PythonHooks = Object.freeze<PythonHooks>({
+    hostCall(name, argsJson) {
+      if (run < 0) return "no run is active: host functions can be called only while the run that received them lasts";
+      if (typeof name !== "string" || !hostNames.has(name)) return `no host function named ${String(name).slice(0, 80)} in this run`;
+      if (typeof argsJson !== "string") return "host call arguments must be JSON text";
+      if (argsJson.length > MAX_HOST_ARGS_CHARS) {
+        return `the arguments of ${name}() are ${argsJson.length} characters of JSON, over the ${MAX_HOST_ARGS_CHARS}-character limit; pass less data`;
+      }
+      const callId = nextCallId++;
+      post({ type: "host-call", run, callId, name, argsJson });
+      return callId;
+    },
+    phase(name) {
+      if (run >= 0 && name === "tests") post({ type: "phase", run, phase: "tests" });
+    },
+    done(outcomeJson) {
+      const resolve = settle;
+      settle = undefined;
+      resolve?.(typeof outcomeJson === "string" ? outcomeJson : "");
+    },
+  });
+
+  return {
+    hooks,
+    /** Starts run `id` with these host function names. */
+    begin(id: number, names: readonly string[]): void {
+      run = id;
+      hostNames = new Set(names.filter((n) => n.length <= MAX_HOST_NAME_CHARS));
+      finished = new Promise<string>((resolve) => {
+        settle = resolve;
+      });
+    },
+    /** The outcome JSON of the current run, once its `done` hook is called. */
+    waitDone(): Promise<string> {
+      return finished;
+    },
+    /** True when `id` is the run in progress. */
+    isCurrent(id: number): boolean {
+      return id === run && run >= 0;
+    },
+    /** True while run `id` has not called `done` (it waits on an await, or has not started waiting). */
+    waiting(id: number): boolean {
+      return id === run && run >= 0 && settle !== undefined;
+    },
+    end(): void {
+      run = -1;
+      hostNames = new Set();
+      settle = undefined;
+    },
+  };
+}
+
+export type HostBridge = ReturnType<typeof createHostBridge>;

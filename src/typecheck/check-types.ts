@@ -1,0 +1,118 @@
+/**
+ * A real type check of generated TypeScript with the TypeScript compiler, before it runs.
+ *
+ * The compiler is imported lazily (nothing loads `typescript` until the first check) and kept
+ * warm: one LanguageService per process whose library files are parsed once and reused, so a
+ * check re-parses only the program and the sandbox's declarations when they change.
+ *
+ * Compiler settings: ES2023 library without the DOM, `strict` except `noImplicitAny` (models
+ * often leave parameters unannotated, and that runs fine) and `useUnknownInCatchVariables`
+ * (`catch (e) { e.message }` is common and harmless here). Top-level `await` is allowed, as
+ * the sandbox allows it.
+ */
+import type * as TS from "typescript";
+
+/** The compiler's API object (what `import("typescript")` gives as its default export). */
+type Compiler = typeof import("typescript");
+import { sandboxDeclarations, type SandboxDeclarationsOptions } from "./declarations.js";
+import type { TypeCheckResult, TypeDiagnostic } from "./types.js";
+
+/** Options of `checkTypes`: what the program is given, and how many errors to report. */
+export interface TypeCheckOptions extends SandboxDeclarationsOptions {
+  /** Errors reported at most. Default 10. */
+  maxDiagnostics?: number;
+}
+
+const PROGRAM_FILE = "/codegen-sandbox/program.ts";
+const DECLARATIONS_FILE = "/codegen-sandbox/sandbox-globals.d.ts";
+
+// Top-level await in a file TypeScript sees as a script: the sandbox runs such code as a module.
+const IGNORED_CODES = new Set([1375, 1378, 1431, 1432]);
+
+let checker: Promise<WarmChecker> | undefined;
+
+/**
+ * Type-checks `code` as TypeScript for the sandbox: its globals, the `files` API (with
+ * `files`), host functions and extra `declarations` are declared to the compiler. Returns the
+ * errors with 1-based line and column in `code`. Never throws for errors in `code`.
+ *
+ * @example
+ * ```ts
+ * const result = await checkTypes('const n: number = "one";');
+ * // { ok: false, diagnostics: [{ line: 1, column: 7, code: 2322, message: "Type 'string' is not assignable to type 'number'." }], durationMs: ... }
+ * ```
+ */
+export async function checkTypes(code: string, options: TypeCheckOptions = {}): Promise<TypeCheckResult> {
+  checker ??= import("typescript").then((module) => new WarmChecker(module.default));
+  const warm = await checker;
+  return warm.check(code, sandboxDeclarations(options), options.maxDiagnostics ?? 10);
+}
+
+class WarmChecker {
+  private readonly files = new Map<string, { text: string; version: number }>();
+  private readonly libSnapshots = new Map<string, TS.IScriptSnapshot | undefined>();
+  private readonly service: TS.LanguageService;
+
+  constructor(private readonly ts: Compiler) {
+    const options: TS.CompilerOptions = {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      lib: ["lib.es2023.d.ts"],
+      strict: true,
+      noImplicitAny: false,
+      useUnknownInCatchVariables: false,
+      noEmit: true,
+      skipLibCheck: true,
+      types: [],
+      allowJs: false,
+    };
+    this.files.set(PROGRAM_FILE, { text: "", version: 0 });
+    this.files.set(DECLARATIONS_FILE, { text: "", version: 0 });
+    const host: TS.LanguageServiceHost = {
+      getScriptFileNames: () => [DECLARATIONS_FILE, PROGRAM_FILE],
+      getScriptVersion: (name) => String(this.files.get(name)?.version ?? 0),
+      getScriptSnapshot: (name) => {
+        const own = this.files.get(name);
+        if (own !== undefined) return ts.ScriptSnapshot.fromString(own.text);
+        if (!this.libSnapshots.has(name)) {
+          const text = ts.sys.readFile(name);
+          this.libSnapshots.set(name, text === undefined ? undefined : ts.ScriptSnapshot.fromString(text));
+        }
+        return this.libSnapshots.get(name);
+      },
+      getCurrentDirectory: () => "/codegen-sandbox",
+      getCompilationSettings: () => options,
+      getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+      fileExists: (name) => this.files.has(name) || ts.sys.fileExists(name),
+      readFile: (name) => this.files.get(name)?.text ?? ts.sys.readFile(name),
+    };
+    this.service = ts.createLanguageService(host, ts.createDocumentRegistry());
+  }
+
+  check(code: string, declarations: string, maxDiagnostics: number): TypeCheckResult {
+    const startedAt = performance.now();
+    this.update(PROGRAM_FILE, code);
+    this.update(DECLARATIONS_FILE, declarations);
+    const found = [...this.service.getSyntacticDiagnostics(PROGRAM_FILE), ...this.service.getSemanticDiagnostics(PROGRAM_FILE)];
+    const diagnostics: TypeDiagnostic[] = [];
+    for (const d of found) {
+      if (IGNORED_CODES.has(d.code) || d.category !== this.ts.DiagnosticCategory.Error) continue;
+      const position = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
+      diagnostics.push({
+        line: position.line + 1,
+        column: position.character + 1,
+        code: d.code,
+        message: this.ts.flattenDiagnosticMessageText(d.messageText, " "),
+      });
+      if (diagnostics.length >= maxDiagnostics) break;
+    }
+    const durationMs = Math.round((performance.now() - startedAt) * 100) / 100;
+    return diagnostics.length === 0 ? { ok: true, durationMs } : { ok: false, diagnostics, durationMs };
+  }
+
+  private update(name: string, text: string): void {
+    const entry = this.files.get(name)!;
+    if (entry.text === text) return;
+    this.files.set(name, { text, version: entry.version + 1 });
+  }
+}

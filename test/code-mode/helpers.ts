@@ -1,0 +1,30 @@
+/**
+ * Scripted agents for code-mode tests: a `fakeModel()` whose turns are code calls or a final
+ * answer, each message with its own id (two fake models both number their messages from 0, and
+ * the messages reducer would merge equal ids across processes).
+ */
+import { AIMessage } from "@langchain/core/messages";
+import { fakeModel } from "@langchain/core/testing";
+import { randomUUID } from "node:crypto";
+
+/** One model turn: run code, or answer. */
+export type Turn = { code: string; language?: "javascript" | "typescript" | "python" } | string;
+
+/** A scripted model that plays `turns` in order. */
+export function scriptedCodeModel(...turns: Turn[]) {
+  let model = fakeModel();
+  for (const turn of turns) {
+    const id = randomUUID();
+    model =
+      typeof turn === "string"
+        ? model.respond(new AIMessage({ id, content: turn }))
+        : model.respond(
+            new AIMessage({
+              id,
+              content: "",
+              tool_calls: [{ name: "execute_code", args: { language: turn.language ?? "javascript", code: turn.code }, id: `call-${id}`, type: "tool_call" }],
+            }),
+          );
+  }
+  return model;
+}
