@@ -160,6 +160,26 @@ const run: BenchSection = async () => {
       });
     }
 
+    // isolation: "module": a fresh WASM instance per run, against the default fresh context.
+    {
+      const isolated = createSandbox({ poolSize: 1, isolation: "module" });
+      try {
+        await isolated.warm();
+        await timeEach(5, () => isolated.run(ONE_LINER));
+        const samples = await timeEach(40, () => isolated.run(ONE_LINER));
+        const contextSamples = await timeEach(40, () => sandbox.run(ONE_LINER));
+        rows.push({
+          section: SECTION,
+          metric: 'fresh-run latency, one-line program, isolation: "module"',
+          ours: p50p95(samples),
+          baseline: p50p95(contextSamples),
+          baselineName: 'isolation: "context" (default)',
+        });
+      } finally {
+        await isolated.dispose();
+      }
+    }
+
     // Compute-bound: recursive fib(25).
     {
       await timeEach(3, () => sandbox.run(FIB));
@@ -180,7 +200,8 @@ const run: BenchSection = async () => {
       const value = jsonValueOfSize(1024 * 1024);
       const text = JSON.stringify(value);
       const roundTrip = async () => {
-        const result = await sandbox.run("data", { globals: { data: value } });
+        // The value is a little over 1 MiB, past the default result cap (maxResultBytes).
+        const result = await sandbox.run("data", { globals: { data: value }, maxResultBytes: 2 * 1024 * 1024 });
         if (result.status !== "success" || (result.result as JsonValue[]).length !== (value as JsonValue[]).length) {
           throw new Error(`1 MB round trip failed: ${result.status} ${JSON.stringify(result.error)}`);
         }

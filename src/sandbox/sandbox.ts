@@ -59,7 +59,11 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
   const wheels = options.python?.wheels;
   if (wheels !== undefined) loadWheels(wheels);
 
-  const javascript = createJavaScriptEngine({ poolSize });
+  const isolation = options.isolation ?? "context";
+  if (isolation !== "context" && isolation !== "module") {
+    throw new InvalidOptionError("isolation", options.isolation, '"context" (a fresh QuickJS context per run) or "module" (a fresh WASM instance per run)');
+  }
+  const javascript = createJavaScriptEngine({ poolSize, isolation });
   // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~180 MB each)
   // and keep the Python engine's own default.
   const python = lazyEngine(["python"], async () =>

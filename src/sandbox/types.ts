@@ -230,6 +230,13 @@ export interface SandboxOptions {
   poolSize?: number;
   /** Defaults for every run of this sandbox (a run's own options win). */
   defaults?: Omit<RunOptions, "hostFunctions" | "globals">;
+  /**
+   * What a JavaScript/TypeScript pool run gets fresh. `"context"` (default): a fresh QuickJS
+   * runtime and context in the worker's reused WASM instance (one linear memory for all runs
+   * of that worker). `"module"`: a fresh WASM instance for every run as well (costs a few to
+   * tens of milliseconds per run; see the bench). Sessions always have their own.
+   */
+  isolation?: "context" | "module";
   /** Options of the Python engine. */
   python?: {
     /**

@@ -58,7 +58,9 @@ interface Active {
   timeoutMs: number;
   controls: RunControls;
   /** Aborted when the request ends, whatever its status: host functions learn it through `currentHostCall()`. */
-  ended: AbortController;
+  ended?: AbortController;
+  /** True once the request ended (any status). */
+  over: boolean;
   /** Host calls started on the host for this request, and those still running. */
   hostCalls: number;
   hostCallsInFlight: number;
@@ -101,7 +103,7 @@ export class EngineWorker {
   private deadReason: string | undefined;
   private readonly onDeath: (worker: EngineWorker) => void;
 
-  constructor(onDeath: (worker: EngineWorker) => void) {
+  constructor(onDeath: (worker: EngineWorker) => void, isolation: "context" | "module" = "context") {
     this.onDeath = onDeath;
     const outputMirror = createOutputMirrorBuffer();
     this.mirror = new OutputMirror(outputMirror);
@@ -113,7 +115,7 @@ export class EngineWorker {
       execArgv: [],
       env: {},
       resourceLimits: WORKER_RESOURCE_LIMITS,
-      workerData: { outputMirror },
+      workerData: { outputMirror, isolation },
     });
     // A starting worker keeps the process alive (someone awaits it); once ready and idle it
     // never does, and it is ref'd again only while it serves a request.
@@ -182,7 +184,7 @@ export class EngineWorker {
         language,
         timeoutMs: request.timeoutMs,
         controls,
-        ended: new AbortController(),
+        over: false,
         hostCalls: 0,
         hostCallsInFlight: 0,
         ...(request.files ? { files: request.files } : {}),
@@ -256,7 +258,7 @@ export class EngineWorker {
 
   private async callHost(active: Active, callId: number, name: string, argsJson: string): Promise<void> {
     // No host call starts after its run ended (the message may trail the run's end).
-    if (this.active !== active || active.ended.signal.aborted) return;
+    if (this.active !== active || active.over) return;
     const { hostFunctions } = active.controls;
     const fn = Object.hasOwn(hostFunctions, name) ? hostFunctions[name] : undefined;
     // The worker enforces the same limits; the host counts again because it trusts nothing
@@ -272,6 +274,9 @@ export class EngineWorker {
       active.hostCallsInFlight++;
       try {
         const args = JSON.parse(argsJson) as JsonValue[];
+        // Made on the first host call only: most runs make none, and an AbortController with
+        // its abort() costs measurable microseconds on the one-line run.
+        active.ended ??= new AbortController();
         const value: unknown = await withHostCall({ signal: active.ended.signal, name }, () => fn!(...args));
         reply = { type: "reply", runId: active.runId, callId, ok: true, valueJson: value === undefined ? undefined : JSON.stringify(value) };
       } catch (error) {
@@ -356,7 +361,8 @@ export class EngineWorker {
     clearTimeout(active.watchdog);
     if (active.onAbort) active.controls.signal?.removeEventListener("abort", active.onAbort);
     this.active = undefined;
-    active.ended.abort();
+    active.over = true;
+    active.ended?.abort();
     result.hostCalls = active.hostCalls;
     // A request given files always reports a file set: unchanged when the worker sent none.
     if (active.files && !result.files) result.files = active.files;

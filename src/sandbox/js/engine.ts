@@ -22,6 +22,8 @@ import { WorkerPool } from "./worker-pool.js";
 export interface JavaScriptEngineOptions {
   /** Worker threads of the run pool (sessions have their own threads). */
   poolSize: number;
+  /** `"module"`: a fresh WASM instance per pool run (see `SandboxOptions.isolation`). Default `"context"`. */
+  isolation?: "context" | "module";
 }
 
 /** The JavaScript engine, with the diagnostics that tests and benchmarks read. */
@@ -41,7 +43,7 @@ export interface JavaScriptEngine extends LanguageEngine {
  * await engine.dispose();
  */
 export function createJavaScriptEngine(options: JavaScriptEngineOptions): JavaScriptEngine {
-  const pool = new WorkerPool(options.poolSize);
+  const pool = new WorkerPool(options.poolSize, options.isolation ?? "context");
   const sessions = new Set<JavaScriptSession>();
   let disposed = false;
 

@@ -24,7 +24,10 @@ export class WorkerPool {
   private starting = 0;
   private closed = false;
 
-  constructor(readonly size: number) {}
+  constructor(
+    readonly size: number,
+    private readonly isolation: "context" | "module" = "context",
+  ) {}
 
   /** Number of live worker threads (for tests and diagnostics). */
   get liveWorkers(): number {
@@ -83,7 +86,7 @@ export class WorkerPool {
   }
 
   private spawn(): void {
-    const worker = new EngineWorker((dead) => this.forget(dead));
+    const worker = new EngineWorker((dead) => this.forget(dead), this.isolation);
     this.workers.add(worker);
     this.starting++;
     worker.ready.then(

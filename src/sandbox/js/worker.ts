@@ -20,7 +20,10 @@ function post(message: WorkerToHost): void {
   port!.postMessage(message);
 }
 
-const mirrorBuffer = (workerData as { outputMirror?: SharedArrayBuffer } | null)?.outputMirror;
+const data = workerData as { outputMirror?: SharedArrayBuffer; isolation?: "context" | "module" } | null;
+const mirrorBuffer = data?.outputMirror;
+/** "module": every pool run gets a WASM instance of its own, dropped after the run. */
+const freshModulePerRun = data?.isolation === "module";
 
 const host: GuestHost = {
   mirror: mirrorBuffer ? new OutputMirror(mirrorBuffer) : undefined,
@@ -73,7 +76,8 @@ let active: GuestContext | undefined;
  */
 let spare: GuestContext | undefined;
 
-function freshContext(memoryLimitBytes: number): GuestContext {
+async function freshContext(memoryLimitBytes: number): Promise<GuestContext> {
+  if (freshModulePerRun) return new GuestContext(await newQuickJSWASMModule(RELEASE_SYNC), memoryLimitBytes, host);
   const guest = spare;
   spare = undefined;
   if (!guest) return new GuestContext(quickjs, memoryLimitBytes, host);
@@ -110,7 +114,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     finish(message.runId, { status: prepared.status, error: prepared.error, durationMs: performance.now() - startedMs }, undefined);
     return;
   }
-  const guest = session ?? freshContext(message.memoryLimitBytes);
+  const guest = session ?? (await freshContext(message.memoryLimitBytes));
   const withTests = message.tests !== undefined;
   if (message.files) guest.openFiles(message.files, message);
   active = guest;
@@ -143,6 +147,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   const retiring = !tryDispose(guest);
   post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}), ...(files ? { files } : {}) });
   if (retiring) process.exit(1);
+  if (freshModulePerRun) return;
   try {
     spare = new GuestContext(quickjs, message.memoryLimitBytes, host);
   } catch {

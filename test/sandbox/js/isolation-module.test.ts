@@ -1,0 +1,24 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { createSandbox, InvalidOptionError } from "../../../src/index.js";
+
+const sandbox = createSandbox({ poolSize: 1, isolation: "module" });
+afterAll(() => sandbox.dispose());
+
+describe('createSandbox({ isolation: "module" })', () => {
+  it("runs every pool run in a WASM instance of its own, with the same results", async () => {
+    const first = await sandbox.run("globalThis.leak = 'x'.repeat(1000); console.log('one'); 6 * 7");
+    expect(first).toMatchObject({ status: "success", stdout: "one\n", result: 42 });
+    const second = await sandbox.run("typeof leak");
+    expect(second.result).toBe("undefined");
+    const host = await sandbox.run("await add(2, 3)", { hostFunctions: { add: (a, b) => Number(a) + Number(b) } });
+    expect(host.result).toBe(5);
+    const timeout = await sandbox.run("for (;;) {}", { timeoutMs: 200 });
+    expect(timeout.status).toBe("timeout");
+    expect((await sandbox.run("1 + 1")).result).toBe(2);
+    expect(sandbox.liveWorkerCount()).toBe(1);
+  });
+
+  it("refuses an unknown isolation", () => {
+    expect(() => createSandbox({ isolation: "process" as "module" })).toThrow(InvalidOptionError);
+  });
+});
