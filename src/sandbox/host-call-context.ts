@@ -31,3 +31,34 @@ export function currentHostCall(): HostCallContext | undefined {
 export function withHostCall<T>(context: HostCallContext, fn: () => T): T {
   return storage.run(context, fn);
 }
+
+/** Longest host error message that crosses into the guest (the rest of a host error never does). */
+const MAX_HOST_ERROR_MESSAGE_CHARS = 2000;
+
+/**
+ * Name and message of whatever a host function threw, for the guest; nothing else of the host
+ * (no stack, no other fields) crosses. Reading them must not throw itself (a value like
+ * `Object.create(null)` has no string form, a getter may throw): a throw here would be an
+ * unhandled rejection in the host and leave the guest waiting.
+ */
+export function describeHostFailure(error: unknown): { name: string; message: string } {
+  const read = (key: "name" | "message"): unknown => {
+    try {
+      return (error as Record<string, unknown> | null)?.[key];
+    } catch {
+      return undefined;
+    }
+  };
+  const name = read("name");
+  const message = read("message");
+  let text: string;
+  if (typeof message === "string") text = message;
+  else {
+    try {
+      text = String(error);
+    } catch {
+      text = "the host function failed with a value that cannot be described";
+    }
+  }
+  return { name: typeof name === "string" ? name.slice(0, 100) : "Error", message: text.slice(0, MAX_HOST_ERROR_MESSAGE_CHARS) };
+}

@@ -7,7 +7,7 @@
 import { Worker } from "node:worker_threads";
 import type { ExecutionResult, JsonValue, Language, ResolvedRunOptions, TestsOutcome } from "../types.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
-import { withHostCall } from "../host-call-context.js";
+import { describeHostFailure, withHostCall } from "../host-call-context.js";
 import { cancelledError, resultLimitError, timeoutError } from "./error-description.js";
 import { hostCallLimitError } from "./host-bridge.js";
 import { invalidFileSetReason } from "./file-store.js";
@@ -465,29 +465,3 @@ function crashResult(language: Language, message: string, stdout: string, stderr
   };
 }
 
-/**
- * Name and message of whatever a host function threw. Reading them must not throw itself
- * (a value like `Object.create(null)` has no string form, a getter may throw): a throw here
- * would be an unhandled rejection in the host and leave the guest waiting.
- */
-function describeHostFailure(error: unknown): { name: string; message: string } {
-  const read = (key: "name" | "message"): unknown => {
-    try {
-      return (error as Record<string, unknown> | null)?.[key];
-    } catch {
-      return undefined;
-    }
-  };
-  const name = read("name");
-  const message = read("message");
-  let text: string;
-  if (typeof message === "string") text = message;
-  else {
-    try {
-      text = String(error);
-    } catch {
-      text = "the host function failed with a value that cannot be described";
-    }
-  }
-  return { name: typeof name === "string" ? name : "Error", message: text };
-}

@@ -3,13 +3,10 @@
  * (calls in flight, calls per run), where each call gets its `AbortSignal`, and where every
  * call's arguments and value are checked. The guest only asks; the broker decides.
  */
-import { withHostCall } from "../host-call-context.js";
+import { describeHostFailure, withHostCall } from "../host-call-context.js";
 import type { HostFunction, JsonValue } from "../types.js";
 import { MAX_HOST_ARGS_CHARS } from "./deno/host-bridge.js";
 import type { HostReply } from "./deno/protocol.js";
-
-/** Longest error message of a host function passed to the guest. */
-const MAX_ERROR_MESSAGE_CHARS = 2000;
 
 /** Limits of one run's host calls. */
 export interface HostCallLimits {
@@ -118,25 +115,3 @@ function encodeValue(name: string, value: unknown, maxBytes: number): HostReply 
   return { ok: true, valueJson: json };
 }
 
-/** Name and message of whatever a host function threw; nothing else of the host (no stack) crosses. */
-function describeHostFailure(error: unknown): { name: string; message: string } {
-  const read = (key: "name" | "message"): unknown => {
-    try {
-      return (error as Record<string, unknown> | null)?.[key];
-    } catch {
-      return undefined;
-    }
-  };
-  const name = read("name");
-  const message = read("message");
-  let text: string;
-  if (typeof message === "string") text = message;
-  else {
-    try {
-      text = String(error);
-    } catch {
-      text = "the host function failed with a value that cannot be described";
-    }
-  }
-  return { name: typeof name === "string" ? name.slice(0, 100) : "Error", message: text.slice(0, MAX_ERROR_MESSAGE_CHARS) };
-}
