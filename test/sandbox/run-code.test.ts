@@ -202,6 +202,25 @@ describe("limits", () => {
     expect(own).toMatchObject({ status: "runtime_error", error: { message: "Uncaught null" } });
   });
 
+  it("decides a thrown null from what the run threw, not from the source text", async () => {
+    // A null thrown through a variable, or from a function, is the code's own error.
+    const viaVariable = await run("const nothing = null;\nthrow nothing;");
+    expect(viaVariable).toMatchObject({ status: "runtime_error", error: { message: "Uncaught null", line: 2 } });
+    const fromFunction = await run("function fail(v) { throw v; }\nfail(null);");
+    expect(fromFunction).toMatchObject({ status: "runtime_error", error: { message: "Uncaught null" } });
+    const async = await run("async function fail() { const v = null; throw v; }\nawait fail();");
+    expect(async.status).toBe("runtime_error");
+    // A program that throws elsewhere but runs out of memory is still memory_limit.
+    const bomb = await run(
+      "function check(x) { if (x < 0) throw new Error('negative'); }\nconst m = new Map();\nfor (let i = 0; ; i++) { check(i); m.set(i, 'v' + i); }",
+      { memoryLimitBytes: 16 * MiB, timeoutMs: 20000 },
+    );
+    expect(bomb.status).toBe("memory_limit");
+    // A Map bomb inside a function: the memory is freed while the stack unwinds.
+    const local = await run("(() => { const m = new Map(); for (let i = 0; ; i++) m.set(i, 'v' + i); })()", { memoryLimitBytes: 16 * MiB, timeoutMs: 20000 });
+    expect(local.status).toBe("memory_limit");
+  });
+
   it("keeps error text bounded", async () => {
     const r = await run("throw new Error('x'.repeat(1e6));", { timeoutMs: 10000 });
     expect(r.status).toBe("runtime_error");

@@ -13,8 +13,8 @@ import type { RunState } from "./run-state.js";
 /** Headroom granted while describing an out-of-memory error, so the description can allocate. */
 const OOM_DESCRIBE_HEADROOM_BYTES = 4 * 1024 * 1024;
 
-/** Source that may throw `null` on purpose (see describeThrown). */
-export const THROWS_NULL = /\bthrow\s+null\b|\breject\s*\(\s*null\s*\)/;
+/** Source that may reject a promise with `null` on purpose (see describeThrown). */
+export const REJECTS_NULL = /\breject\s*\(\s*null\s*\)/;
 
 /** An error as the guest's prelude describes it, before it is located in the user's source. */
 export interface RawError {
@@ -39,8 +39,9 @@ export function describeThrown(guest: GuestRuntime, helpers: GuestHelpers, run: 
   guest.liftMemoryLimit(OOM_DESCRIBE_HEADROOM_BYTES);
   // QuickJS throws a bare `null` when it runs out of memory while already handling an
   // out-of-memory error (e.g. growing a Map's table), and the memory is freed again by the
-  // time we could measure it. A program may `throw null` itself, so a null counts as out
-  // of memory only for code with no `throw null` / `reject(null)` in it.
+  // time we could measure it. The run records every `throw` the code itself makes (its
+  // throws are marked, see worker.ts), so a null the code threw, directly or through a
+  // variable, is its own; a literal `reject(null)` in the source counts as the code's too.
   if (run?.nullMeansOutOfMemory && ctx.sameValue(thrown, ctx.null)) return { name: "InternalError", message: "out of memory" };
   const json = helpers.text(HelperOp.Describe, thrown);
   return json === undefined ? undefined : parseRaw(json);

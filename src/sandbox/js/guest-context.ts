@@ -27,7 +27,7 @@ import {
   neverSettledOutcome,
   parseRaw,
   resultLimitOutcome,
-  THROWS_NULL,
+  REJECTS_NULL,
 } from "./error-description.js";
 import { checkDeadline, shouldInterrupt, waitForReply } from "./deadline.js";
 import { newRunState, type RunState } from "./run-state.js";
@@ -115,11 +115,11 @@ export class GuestContext {
     const phase = o.tests
       ? { fileName: TESTS_FILE_NAME, discardResult: true, outputBytes: o.tests.outputBytesUsed }
       : { fileName: USER_FILE_NAME };
-    return this.withRun(newRunState(o.runId, o.limits, o.startedMs, !THROWS_NULL.test(o.code), phase), () => {
+    return this.withRun(newRunState(o.runId, o.limits, o.startedMs, !REJECTS_NULL.test(o.code), phase), () => {
       const ctx = this.guest.context;
       const setupError = this.setUp(o.setup);
       if (setupError) return setupError;
-      if (o.tests) this.defineThrowMark();
+      if (o.tests || o.code.includes(THROW_MARK_NAME)) this.defineThrowMark();
       const evaluated = ctx.evalCode(o.code, phase.fileName, { type: o.kind === "module" ? "module" : "global" });
       if (evaluated.error) return evaluated.error;
       using value = evaluated.value;
@@ -209,6 +209,8 @@ export class GuestContext {
     using mark = ctx.newFunction(THROW_MARK_NAME, (line: QuickJSHandle, value: QuickJSHandle) => {
       const run = this.current;
       if (run && ctx.typeof(line) === "number") run.throwLine = ctx.getNumber(line);
+      // The code itself threw null: a null that ends the run is this one, not out of memory.
+      if (run && value !== undefined && ctx.sameValue(value, ctx.null)) run.nullMeansOutOfMemory = false;
       return value?.dup();
     });
     ctx.defineProp(ctx.global, THROW_MARK_NAME, { value: mark, configurable: true, enumerable: false });

@@ -124,7 +124,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     const mode = prepared.kind === "script" ? SettleMode.Script : session || withTests ? SettleMode.SessionModule : SettleMode.Module;
     outcome = await guest.evaluate({
       runId: message.runId,
-      code: withTests && prepared.kind === "module" ? exposeTopLevelNames(prepared.code) : prepared.code,
+      code: markProgramThrows(withTests && prepared.kind === "module" ? exposeTopLevelNames(prepared.code) : prepared.code, prepared.kind),
       kind: prepared.kind,
       mode,
       limits: message,
@@ -236,3 +236,12 @@ function finish(runId: number, outcome: WorkerOutcome, guest: GuestContext | und
 }
 
 post({ type: "ready" });
+
+/**
+ * The program with each `throw X` marked (see tests-scope.ts), so that the run knows whether
+ * the program itself threw `null`: QuickJS also throws a bare `null` when it runs out of memory
+ * (see describeThrown). Source without `throw` is left alone and costs nothing.
+ */
+function markProgramThrows(code: string, kind: "script" | "module"): string {
+  return /\bthrow\b/.test(code) ? markThrows(code, kind) : code;
+}
