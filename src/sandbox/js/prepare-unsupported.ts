@@ -16,7 +16,7 @@
  * runs as `tsc` would run it.
  */
 import type { Node } from "acorn";
-import { parse as parseJs } from "acorn";
+import { parse as parseJs } from "./acorn.js";
 import { sucrase, type SucraseToken } from "./sucrase.js";
 import type { ExecutionError } from "../types.js";
 import { walkNodes } from "./prepare-walk.js";

@@ -4,7 +4,8 @@
  * and module, and makes a module's last expression its result. Every line keeps its number,
  * so errors QuickJS reports point into the caller's source.
  */
-import { parse, type Comment, type Options, type Program } from "acorn";
+import type { Comment, Options, Program } from "acorn";
+import { parse } from "./acorn.js";
 import { sucrase } from "./sucrase.js";
 import type { ExecutionError } from "../types.js";
 import { addDefaultExport } from "./prepare-default-export.js";

@@ -12,7 +12,8 @@
  *   thrown. Each `throw X` in the tests becomes `throw MARK(line, X)`, where `MARK` records the
  *   line on the host and returns `X` unchanged.
  */
-import { parse, type Node, type Program } from "acorn";
+import type { Node, Program } from "acorn";
+import { parse } from "./acorn.js";
 import { walkNodes, type AnyNode } from "./prepare-walk.js";
 
 /** Name of the host function the rewritten `throw`s call; defined only while tests run. */
