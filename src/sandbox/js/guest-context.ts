@@ -169,7 +169,8 @@ export class GuestContext {
   /** Names of global functions the guest's code defined (not built-ins, not host functions). */
   functionNames(): string[] {
     const json = this.helpers.text(HelperOp.FunctionNames);
-    return json === undefined ? [] : (JSON.parse(json) as string[]);
+    // The throw mark (see defineThrowMark) is ours, not the code's.
+    return json === undefined ? [] : (JSON.parse(json) as string[]).filter((name) => name !== THROW_MARK_NAME);
   }
 
   /** Settles a host-function call of the current run with the host's answer. */
