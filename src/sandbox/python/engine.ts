@@ -72,6 +72,10 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
       if (!process) return cancelledWhileWaiting(performance.now() - startedAt);
       try {
         const { interpreterLost: _lost, ...result } = await process.run(code, resolved.globals, runLimits(resolved), resolved.signal, extras);
+        // After a memory limit the host replaces the whole process rather than trust the
+        // runner's worker kill: measured, a worker terminated mid JS-side bomb (a loop of
+        // 8 MB typed arrays reached through the realm) went on growing the idle process.
+        if (result.status === "memory_limit") process.dispose();
         return result;
       } finally {
         p.release(process);

@@ -6,24 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { currentHostCall } from "../../../src/sandbox/host-call-context.js";
 import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
-import type { LanguageEngine, ResolvedRunOptions } from "../../../src/sandbox/types.js";
+import type { LanguageEngine } from "../../../src/sandbox/types.js";
+import { options } from "./run-options.js";
 
 let engine: LanguageEngine;
-
-function options(overrides: Partial<ResolvedRunOptions> = {}): ResolvedRunOptions {
-  return {
-    language: "python",
-    timeoutMs: 10_000,
-    memoryLimitBytes: 64 * 1024 * 1024,
-    maxOutputBytes: 1024 * 1024,
-    globals: {},
-    hostFunctions: {},
-    maxHostCallsInFlight: 8,
-    maxHostCalls: 256,
-    maxResultBytes: 1024 * 1024,
-    ...overrides,
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

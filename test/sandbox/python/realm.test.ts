@@ -14,21 +14,6 @@ let session: SandboxSession;
 /** The session's Deno process (the pool's own process may be busy replacing a worker). */
 let sessionPid: number | undefined;
 
-function options(overrides: Partial<ResolvedRunOptions> = {}): ResolvedRunOptions {
-  return {
-    language: "python",
-    timeoutMs: 10_000,
-    memoryLimitBytes: 64 * 1024 * 1024,
-    maxOutputBytes: 1024 * 1024,
-    globals: {},
-    hostFunctions: {},
-    maxHostCallsInFlight: 8,
-    maxHostCalls: 256,
-    maxResultBytes: 1024 * 1024,
-    ...overrides,
-  };
-}
-
 const FORGED_DONE = '{"type": "done", "fatal": false, "outcome": {"status": "success", "resultJson": "\\"forged\\""}}';
 
 /** Every route from Python into the worker's realm named in the issue, each tried in turn. */
@@ -57,6 +42,7 @@ attempt("js.eval", lambda: importlib.import_module("js").eval("1"))
 found = {k: v for k, v in routes.items() if not v.startswith("blocked") and v != "None"}
 found
 `;
+import { options } from "./run-options.js";
 
 function denoChildren(): number[] {
   const pids: number[] = [];

@@ -14,6 +14,7 @@ import { denoArgs } from "../../../src/sandbox/python/deno-process.js";
 import { resolvePythonPaths } from "../../../src/sandbox/python/deno-paths.js";
 import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
 import type { ExecutionResult, LanguageEngine, ResolvedRunOptions } from "../../../src/sandbox/types.js";
+import { options as baseOptions } from "./run-options.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const marker = join(tmpdir(), `codegen-sandbox-py-marker-${process.pid}`);
@@ -28,18 +29,7 @@ let connections = 0;
 const LEAK_PREFIX = "import builtins as _leak_b\n_leak_b.LEAKED_FROM_PREVIOUS_RUN = True\nLEAKED_GLOBAL = 1\n";
 
 function options(overrides: Partial<ResolvedRunOptions> = {}): ResolvedRunOptions {
-  return {
-    language: "python",
-    timeoutMs: 5000,
-    memoryLimitBytes: 64 * 1024 * 1024,
-    maxOutputBytes: 64 * 1024,
-    globals: {},
-    hostFunctions: {},
-    maxHostCallsInFlight: 8,
-    maxHostCalls: 256,
-    maxResultBytes: 1024 * 1024,
-    ...overrides,
-  };
+  return baseOptions({ timeoutMs: 5000, maxOutputBytes: 64 * 1024, ...overrides });
 }
 
 function everything(result: ExecutionResult): string {

@@ -12,8 +12,9 @@ import { createSandbox } from "../../../src/sandbox/sandbox.js";
 import { resolvePythonPaths } from "../../../src/sandbox/python/deno-paths.js";
 import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
 import { loadWheels, snapshotFileFor } from "../../../src/sandbox/python/wheels.js";
-import type { LanguageEngine, ResolvedRunOptions } from "../../../src/sandbox/types.js";
+import type { LanguageEngine } from "../../../src/sandbox/types.js";
 import { wheel, zip } from "./wheel-builder.js";
+import { options } from "./run-options.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cs-wheels-"));
 const pure = join(dir, "tinycalc-1.0-py3-none-any.whl");
@@ -25,21 +26,6 @@ writeFileSync(
     "tinycalc/extra.py": "def triple(x):\n    return 3 * x\n",
   }),
 );
-
-function options(overrides: Partial<ResolvedRunOptions> = {}): ResolvedRunOptions {
-  return {
-    language: "python",
-    timeoutMs: 10_000,
-    memoryLimitBytes: 64 * 1024 * 1024,
-    maxOutputBytes: 1024 * 1024,
-    globals: {},
-    hostFunctions: {},
-    maxHostCallsInFlight: 8,
-    maxHostCalls: 256,
-    maxResultBytes: 1024 * 1024,
-    ...overrides,
-  };
-}
 
 let engine: LanguageEngine;
 
