@@ -31,19 +31,25 @@ async function main(argv: string[]): Promise<number> {
   return command.run(rest);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`codegen-sandbox: ${error.message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    // A fault of the host or a misuse error from the library: one line, no stack.
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    process.stderr.write(`codegen-sandbox: ${message}\n`);
-    process.exitCode = 1;
-  },
-);
+// The command holds the process open until it settles: between reading stdin and the sandbox
+// starting its first engine there can be a moment with no ref'd handle, and Node would then
+// exit early with nothing printed (seen with `exec --language python -`).
+const keepAlive = setInterval(() => undefined, 1 << 30);
+main(process.argv.slice(2))
+  .finally(() => clearInterval(keepAlive))
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      if (error instanceof UsageError) {
+        process.stderr.write(`codegen-sandbox: ${error.message}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      // A fault of the host or a misuse error from the library: one line, no stack.
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      process.stderr.write(`codegen-sandbox: ${message}\n`);
+      process.exitCode = 1;
+    },
+  );
