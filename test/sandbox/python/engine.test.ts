@@ -2,22 +2,12 @@
  * Ordinary behaviour of the Python engine: output, results, errors with lines, syntax errors,
  * forbidden imports, unicode, globals, fresh state per run, check(), and the misuse errors.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InvalidOptionError, SandboxDisposedError } from "../../../src/errors.js";
 import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
-import type { LanguageEngine } from "../../../src/sandbox/types.js";
-import { options } from "./run-options.js";
+import { options, useWarmPythonEngine } from "./support.js";
 
-let engine: LanguageEngine;
-
-beforeAll(async () => {
-  engine = createPythonEngine({ poolSize: 1 });
-  await engine.warm();
-}, 180_000);
-
-afterAll(async () => {
-  await engine?.dispose();
-});
+const engine = useWarmPythonEngine();
 
 describe("Python engine", { timeout: 60_000 }, () => {
   it("captures stdout and stderr and returns the last expression as JSON", async () => {

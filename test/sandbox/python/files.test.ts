@@ -3,25 +3,14 @@
  * `os.listdir`, `pathlib`), read back whole after it, binary exact, capped on the way in and
  * on the way back (checked by the host), and never left for the next run.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../../../src/errors.js";
 import { resolveFiles } from "../../../src/sandbox/options.js";
-import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
-import type { LanguageEngine } from "../../../src/sandbox/types.js";
-import { options } from "./run-options.js";
+import { options, useWarmPythonEngine } from "./support.js";
 
-let engine: LanguageEngine;
+const engine = useWarmPythonEngine();
 
 const text = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
-
-beforeAll(async () => {
-  engine = createPythonEngine({ poolSize: 1 });
-  await engine.warm();
-}, 180_000);
-
-afterAll(async () => {
-  await engine?.dispose();
-});
 
 describe("Python files", { timeout: 60_000 }, () => {
   it("reads given files with open, os.listdir and pathlib, and returns the final set", async () => {

@@ -3,24 +3,13 @@
  * Python exceptions, the in-flight and per-run budgets, the abort signal at the run's end, time
  * spent waiting counted against the time limit, and sessions.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { currentHostCall } from "../../../src/sandbox/host-call-context.js";
-import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
-import type { LanguageEngine } from "../../../src/sandbox/types.js";
-import { options } from "./run-options.js";
+import { options, useWarmPythonEngine } from "./support.js";
 
-let engine: LanguageEngine;
+const engine = useWarmPythonEngine();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-beforeAll(async () => {
-  engine = createPythonEngine({ poolSize: 1 });
-  await engine.warm();
-}, 180_000);
-
-afterAll(async () => {
-  await engine?.dispose();
-});
 
 describe("Python host functions", { timeout: 60_000 }, () => {
   it("passes JSON copies in and out and counts the calls", async () => {

@@ -42,7 +42,7 @@ attempt("js.eval", lambda: importlib.import_module("js").eval("1"))
 found = {k: v for k, v in routes.items() if not v.startswith("blocked") and v != "None"}
 found
 `;
-import { options } from "./run-options.js";
+import { options } from "./support.js";
 
 function denoChildren(): number[] {
   const pids: number[] = [];

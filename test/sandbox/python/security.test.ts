@@ -14,7 +14,7 @@ import { denoArgs } from "../../../src/sandbox/python/deno-process.js";
 import { resolvePythonPaths } from "../../../src/sandbox/python/deno-paths.js";
 import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
 import type { ExecutionResult, LanguageEngine, ResolvedRunOptions } from "../../../src/sandbox/types.js";
-import { options as baseOptions } from "./run-options.js";
+import { options as baseOptions } from "./support.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const marker = join(tmpdir(), `codegen-sandbox-py-marker-${process.pid}`);

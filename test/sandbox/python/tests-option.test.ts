@@ -4,23 +4,12 @@
  * reason; whatever the tests raise is a test failure located in the tests' text; a limit hit
  * during the tests is the run's status with the tests `failed`.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
-import type { LanguageEngine } from "../../../src/sandbox/types.js";
-import { options } from "./run-options.js";
+import { describe, expect, it } from "vitest";
+import { options, useWarmPythonEngine } from "./support.js";
 
-let engine: LanguageEngine;
+const engine = useWarmPythonEngine();
 
 const ADD = "def add(a, b):\n    return a + b\nprint(add(20, 22))\nadd(1, 1)";
-
-beforeAll(async () => {
-  engine = createPythonEngine({ poolSize: 1 });
-  await engine.warm();
-}, 180_000);
-
-afterAll(async () => {
-  await engine?.dispose();
-});
 
 describe("Python tests option", { timeout: 60_000 }, () => {
   it("runs the tests after the program and keeps their output apart", async () => {

@@ -3,21 +3,10 @@
  * result (awaited when it is an await), errors keep their lines, and a never-settling await
  * ends with `timeout` without losing the interpreter's health.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
-import type { LanguageEngine } from "../../../src/sandbox/types.js";
-import { options } from "./run-options.js";
+import { describe, expect, it } from "vitest";
+import { options, useWarmPythonEngine } from "./support.js";
 
-let engine: LanguageEngine;
-
-beforeAll(async () => {
-  engine = createPythonEngine({ poolSize: 1 });
-  await engine.warm();
-}, 180_000);
-
-afterAll(async () => {
-  await engine?.dispose();
-});
+const engine = useWarmPythonEngine();
 
 describe("Python top-level await", { timeout: 60_000 }, () => {
   it("awaits at the top level and returns the last expression, awaited", async () => {

@@ -14,7 +14,7 @@ import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
 import { loadWheels, snapshotFileFor } from "../../../src/sandbox/python/wheels.js";
 import type { LanguageEngine } from "../../../src/sandbox/types.js";
 import { wheel, zip } from "./wheel-builder.js";
-import { options } from "./run-options.js";
+import { options } from "./support.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cs-wheels-"));
 const pure = join(dir, "tinycalc-1.0-py3-none-any.whl");

@@ -1,0 +1,51 @@
+/**
+ * Shared pieces of the Python engine tests. The resolved options they hand to `engine.run`: the package's defaults
+ * with a 10 s limit. Built directly, not through `resolveRunOptions`, so a test can give the
+ * engine exactly what it wants to check.
+ */
+import { afterAll, beforeAll } from "vitest";
+import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
+import type { LanguageEngine, ResolvedRunOptions } from "../../../src/sandbox/types.js";
+
+/** Options of one Python engine run, with `overrides` on top. */
+export function options(overrides: Partial<ResolvedRunOptions> = {}): ResolvedRunOptions {
+  return {
+    language: "python",
+    timeoutMs: 10_000,
+    memoryLimitBytes: 64 * 1024 * 1024,
+    maxOutputBytes: 1024 * 1024,
+    globals: {},
+    hostFunctions: {},
+    maxHostCallsInFlight: 8,
+    maxHostCalls: 256,
+    maxResultBytes: 1024 * 1024,
+    ...overrides,
+  };
+}
+
+/**
+ * A warm Python engine (one process) for a test file: started before its tests, disposed after
+ * them. The returned engine forwards to it.
+ */
+export function useWarmPythonEngine(): LanguageEngine {
+  let engine: LanguageEngine | undefined;
+  beforeAll(async () => {
+    engine = createPythonEngine({ poolSize: 1 });
+    await engine.warm();
+  }, 180_000);
+  afterAll(async () => {
+    await engine?.dispose();
+  });
+  const current = (): LanguageEngine => {
+    if (!engine) throw new Error("the Python engine is used outside the file's tests");
+    return engine;
+  };
+  return {
+    languages: ["python"],
+    run: (code, o) => current().run(code, o),
+    check: (code, language) => current().check(code, language),
+    warm: () => current().warm(),
+    createSession: (o) => current().createSession(o),
+    dispose: () => current().dispose(),
+  };
+}
