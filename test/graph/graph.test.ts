@@ -6,26 +6,13 @@ import { codeGenRunContext, createCodeGenGraph, createCodeGenGraphBuilder } from
 import type { ApprovalRequest, CodeGenEvent } from "../../src/graph/index.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
 import { InvalidOptionError } from "../../src/errors.js";
-import { fence, scriptedModel as scripted } from "../support/scripted-model.js";
+import { fence, scriptedModel as scripted, promptRecorder } from "../support/scripted-model.js";
 
 afterAll(async () => {
   await disposeDefaultSandbox();
 });
 
 const noWait = { sleep: async () => {} };
-
-/** Records the last user message of every model call. */
-function promptRecorder() {
-  const prompts: string[] = [];
-  const callbacks = [
-    {
-      handleChatModelStart(_llm: unknown, messages: { content: unknown }[][]) {
-        prompts.push(String(messages[0].at(-1)?.content));
-      },
-    },
-  ];
-  return { prompts, callbacks };
-}
 
 describe("code-generation graph (real sandbox, scripted models)", () => {
   it("solves a task on the first attempt", async () => {

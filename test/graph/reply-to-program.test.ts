@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { createCodeGenGraph } from "../../src/graph/index.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
+import { promptRecorder } from "../support/scripted-model.js";
 
 afterAll(async () => {
   await disposeDefaultSandbox();
@@ -9,19 +10,6 @@ afterAll(async () => {
 
 const fence = "```";
 const scripted = (...replies: string[]) => new FakeListChatModel({ responses: replies });
-
-/** Records the last user message of every model call. */
-function promptRecorder() {
-  const prompts: string[] = [];
-  const callbacks = [
-    {
-      handleChatModelStart(_llm: unknown, messages: { content: unknown }[][]) {
-        prompts.push(String(messages[0]!.at(-1)?.content));
-      },
-    },
-  ];
-  return { prompts, callbacks };
-}
 
 describe("the graph reads one program per reply", () => {
   it("a reply that quotes the buggy line and then gives the fixed program succeeds at once", async () => {

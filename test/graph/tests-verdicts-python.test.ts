@@ -5,24 +5,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createCodeGenGraph } from "../../src/graph/index.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
-import { fence, scriptedModel } from "../support/scripted-model.js";
+import { fence, scriptedModel, promptRecorder } from "../support/scripted-model.js";
 
 afterAll(async () => {
   await disposeDefaultSandbox();
 });
-
-/** Records the last user message of every model call. */
-function promptRecorder() {
-  const prompts: string[] = [];
-  const callbacks = [
-    {
-      handleChatModelStart(_llm: unknown, messages: { content: unknown }[][]) {
-        prompts.push(String(messages[0]!.at(-1)?.content));
-      },
-    },
-  ];
-  return { prompts, callbacks };
-}
 
 const phases = (attempts: { phase: string; status: string }[]) => attempts.map((a) => [a.phase, a.status]);
 

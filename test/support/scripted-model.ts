@@ -27,3 +27,19 @@ export function scriptedOpenAIModel(baseURL: string, fields: ChatOpenAIFields = 
   return new ChatOpenAI({ model: "scripted-model", apiKey: "test", maxRetries: 0, ...fields, configuration: { baseURL, ...fields.configuration } });
 }
 
+
+/**
+ * Callbacks that record the last user message of every model call (what the model was told),
+ * for assertions on generate and refine prompts.
+ */
+export function promptRecorder() {
+  const prompts: string[] = [];
+  const callbacks = [
+    {
+      handleChatModelStart(_llm: unknown, messages: { content: unknown }[][]) {
+        prompts.push(String(messages[0]!.at(-1)?.content));
+      },
+    },
+  ];
+  return { prompts, callbacks };
+}
