@@ -8,7 +8,8 @@ import { Worker } from "node:worker_threads";
 import type { ExecutionResult, JsonValue, Language, ResolvedRunOptions, TestsOutcome } from "../types.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "./protocol.js";
 import { describeHostFailure, withHostCall } from "../host-call-context.js";
-import { cancelledError, resultLimitError, timeoutError } from "./error-description.js";
+import { cancelledResult } from "../cancelled.js";
+import { resultLimitError, timeoutError } from "./error-description.js";
 import { hostCallLimitError } from "./host-bridge.js";
 import { invalidFileSetReason } from "./file-store.js";
 import { OutputMirror, createOutputMirrorBuffer } from "./output-mirror.js";
@@ -439,19 +440,6 @@ function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
   return result;
 }
 
-/** The result of a request its caller cancelled (before it started, or while it ran). */
-export function cancelledResult(language: Language, signal: AbortSignal | undefined, started: boolean, durationMs = 0): ExecutionResult {
-  return {
-    status: "cancelled",
-    stdout: "",
-    stderr: "",
-    outputTruncated: false,
-    error: cancelledError(signal, started),
-    durationMs,
-    language,
-    hostCalls: 0,
-  };
-}
 
 function crashResult(language: Language, message: string, stdout: string, stderr: string, durationMs: number): ExecutionResult {
   return {

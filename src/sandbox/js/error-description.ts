@@ -112,25 +112,6 @@ export function neverSettledOutcome(run: RunState): WorkerOutcome {
   };
 }
 
-/**
- * The error reported for a run its caller cancelled (through `signal`). The signal's reason is
- * quoted when it is a string or an error with a message, cut short.
- */
-export function cancelledError(signal: AbortSignal | undefined, started: boolean): ExecutionError {
-  const reason: unknown = signal?.reason;
-  let why = "";
-  if (typeof reason === "string") why = reason;
-  else if (reason instanceof Error && reason.name !== "AbortError") why = reason.message;
-  if (why.length > 200) why = `${why.slice(0, 200)}...`;
-  return {
-    name: "CancelledError",
-    message:
-      (started ? "the run was cancelled by its caller and stopped" : "the run was cancelled by its caller before it started") +
-      (why ? ` (${why})` : "") +
-      "; run it again if it is still needed",
-  };
-}
-
 /** The error reported for a run that passed its time limit. */
 export function timeoutError(timeoutMs: number): ExecutionError {
   return {

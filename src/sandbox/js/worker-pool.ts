@@ -4,7 +4,8 @@
  * Workers start lazily (or on `warm()`), so a pool that is never used costs nothing.
  */
 import type { ExecutionResult, Language } from "../types.js";
-import { EngineWorker, cancelledResult, type RunControls, type WorkerRequest } from "./engine-worker.js";
+import { cancelledResult } from "../cancelled.js";
+import { EngineWorker, type RunControls, type WorkerRequest } from "./engine-worker.js";
 
 interface Queued {
   request: WorkerRequest;

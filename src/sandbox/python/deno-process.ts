@@ -15,6 +15,7 @@ import { HostCallBroker } from "./host-calls.js";
 import { noExtras, type PythonRunExtras } from "./run-extras.js";
 import { extrasLineBytes, finishResult, requestExtras } from "./run-result.js";
 import { TokenLineReader } from "./stdout-reader.js";
+import { cancelledResult } from "../cancelled.js";
 
 /** Extra time past `timeoutMs` before the host kills the whole process (the runner stops the run itself at +150 ms). */
 export const HOST_KILL_GRACE_MS = 1500;
@@ -219,7 +220,7 @@ export class DenoProcess {
   async #execute(request: HostRequest & { type: "run" | "call" }, limits: RunLimits, signal: AbortSignal | undefined, extras: PythonRunExtras): Promise<ProcessResult> {
     const startedAt = performance.now();
     const isRun = request.type === "run";
-    if (signal?.aborted) return finishResult(cancelledBeforeStart(), undefined, extras, isRun, 0);
+    if (signal?.aborted) return finishResult(cancelledResult("python", signal, false), undefined, extras, isRun, 0);
     const broker = new HostCallBroker(extras.hostFunctions, extras, (callId, reply) => this.#sendHostReply(request.id, callId, reply));
     this.#brokers.set(request.id, broker);
     let cancelKill: ReturnType<typeof setTimeout> | undefined;
@@ -489,17 +490,6 @@ function toExecutionResult(
   return result;
 }
 
-function cancelledBeforeStart(): ProcessResult {
-  return {
-    status: "cancelled",
-    stdout: "",
-    stderr: "",
-    outputTruncated: false,
-    error: { name: "CancelledError", message: "the run was cancelled by the caller before it started" },
-    durationMs: 0,
-    language: "python",
-  };
-}
 
 function killedResult(reason: "timeout" | "memory_limit" | "output_limit" | "cancelled", limits: RunLimits, durationMs: number, rawFlood: boolean): ExecutionResult {
   const status: ExecutionStatus = reason;

@@ -11,6 +11,7 @@ import { PythonPool } from "./pool.js";
 import { extrasOfRun } from "./run-extras.js";
 import { loadWheels, snapshotFileFor } from "./wheels.js";
 import { createPythonSession } from "./session.js";
+import { cancelledResult } from "../cancelled.js";
 
 /** Options of the Python engine. */
 export interface PythonEngineOptions {
@@ -69,7 +70,7 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
       const p = getPool();
       const startedAt = performance.now();
       const process = await p.acquire(resolved.signal);
-      if (!process) return cancelledWhileWaiting(performance.now() - startedAt);
+      if (!process) return cancelledResult("python", resolved.signal, false, performance.now() - startedAt);
       try {
         const { interpreterLost: _lost, ...result } = await process.run(code, resolved.globals, runLimits(resolved), resolved.signal, extras);
         // After a memory limit the host replaces the whole process rather than trust the
@@ -117,14 +118,3 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
   };
 }
 
-function cancelledWhileWaiting(durationMs: number): ExecutionResult {
-  return {
-    status: "cancelled",
-    stdout: "",
-    stderr: "",
-    outputTruncated: false,
-    error: { name: "CancelledError", message: "the run was cancelled by the caller while it waited for a free interpreter; it never started" },
-    durationMs,
-    language: "python",
-  };
-}
