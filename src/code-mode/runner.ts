@@ -9,7 +9,7 @@ import { SandboxSessionEndedError } from "../errors.js";
 import { getSharedSandbox } from "../sandbox/run-code.js";
 import type { ExecutionResult, HostFunction, Language, RunOptions, Sandbox, SandboxSession } from "../sandbox/types.js";
 import { persistTopLevel } from "./persist-declarations.js";
-import { diffFiles, filesToBytes, type FileCaps, type FilesChange, type StoredFiles } from "./files.js";
+import { diffFiles, filesToBytes, type FileCaps, type FilesChange, type ThreadFiles } from "./files.js";
 import { SessionCache, type LiveSession } from "./session-cache.js";
 import type { CodeCell } from "./state.js";
 import { runWithTools, toolHostFunctions, toolsSetupCode, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
@@ -47,7 +47,7 @@ export interface CellRequest {
   /** The thread's replay log (from state). */
   cells: CodeCell[];
   /** The thread's files (from state, with caller-given files). */
-  files: StoredFiles;
+  files: ThreadFiles;
 }
 
 /** How a restore went. */

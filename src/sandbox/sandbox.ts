@@ -64,7 +64,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
     throw new InvalidOptionError("isolation", options.isolation, '"context" (a fresh QuickJS context per run) or "module" (a fresh WASM instance per run)');
   }
   const javascript = createJavaScriptEngine({ poolSize, isolation });
-  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~180 MB each)
+  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~240 MiB each, docs/python.md)
   // and keep the Python engine's own default.
   const python = lazyEngine(["python"], async () =>
     (await import("./python/host/engine.js")).createPythonEngine(wheels !== undefined ? { wheels } : {}),

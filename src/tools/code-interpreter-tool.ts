@@ -10,12 +10,12 @@ import { Command, getCurrentTaskInput } from "@langchain/langgraph";
 import { InvalidOptionError } from "../errors.js";
 import type { ExecutionResult, HostFunction, JsonValue, Language, Sandbox } from "../sandbox/types.js";
 import {
-  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_THREAD_FILE_BYTES,
   DEFAULT_MAX_THREAD_FILES_BYTES,
   filesFromOption,
   mergeFiles,
-  type FilesUpdate,
-  type StoredFiles,
+  type ThreadFilesUpdate,
+  type ThreadFiles,
 } from "../code-mode/files.js";
 import { CodeModeRunner, type CellLimits, type CellOutcome, type Persistence } from "../code-mode/runner.js";
 import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
@@ -160,7 +160,7 @@ export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = 
     sandbox: options.sandbox as Pick<Sandbox, "run" | "createSession"> | undefined,
     limits,
     caps: {
-      maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_THREAD_FILE_BYTES,
       maxThreadFilesBytes: options.maxThreadFilesBytes ?? DEFAULT_MAX_THREAD_FILES_BYTES,
     },
     maxSessions: options.maxSessions ?? 16,
@@ -175,7 +175,7 @@ export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = 
     const state = persistence === "thread" ? readState(runtime) : {};
     const config = (runtime?.config ?? runtime) as ToolRuntime["config"] | undefined;
     const threadId = config?.configurable?.thread_id as string | undefined;
-    const files: StoredFiles = mergeFiles(callerFiles, state.files as FilesUpdate | undefined);
+    const files: ThreadFiles = mergeFiles(callerFiles, state.files as ThreadFilesUpdate | undefined);
     return runner.run({
       code: input.code,
       language: input.language,

@@ -14,7 +14,7 @@ export {
 export { codeModeMiddleware, type CodeModeMiddlewareOptions } from "./code-mode-middleware.js";
 export { codeModeToolSignatures } from "../code-mode/describe.js";
 export { codeModeStateFields, codeModeStateSchema, type CodeCell, type CodeModeState } from "../code-mode/state.js";
-export type { StoredFile, StoredFiles, FilesUpdate } from "../code-mode/files.js";
+export type { ThreadFile, ThreadFiles, ThreadFilesUpdate } from "../code-mode/files.js";
 export type { CodeModeTool, RecordedToolCall } from "../code-mode/tool-bridge.js";
 export type { Persistence } from "../code-mode/runner.js";
 export {

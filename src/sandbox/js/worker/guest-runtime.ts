@@ -14,8 +14,9 @@ import "./dispose-symbol.js";
 import type { CallResult } from "./call-result.js";
 
 /**
- * QuickJS's own stack limit. FACTS: 512 KiB or more (or unset) overflows the thread's native
- * stack inside WASM and later aborts the module; 256 KiB ends with a clean InternalError.
+ * QuickJS's own stack limit. Measured when the engine was chosen: 512 KiB or more (or unset)
+ * overflows the thread's native stack inside WASM and later aborts the module; 256 KiB ends
+ * with a clean InternalError (docs/security.md, "Guest stack").
  */
 export const MAX_STACK_SIZE_BYTES = 256 * 1024;
 
