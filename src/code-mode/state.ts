@@ -7,7 +7,7 @@ import { z } from "zod";
 import { ReducedValue, StateSchema } from "@langchain/langgraph";
 import { LANGUAGES, type JsonValue, type Language } from "../sandbox/types.js";
 import { mergeFiles, type ThreadFilesUpdate, type ThreadFiles } from "./files.js";
-import type { RecordedToolCall } from "./tool-bridge.js";
+import type { RecordedToolCall } from "./tool-types.js";
 
 /** One cell of the replay log. */
 export interface CodeCell {
@@ -31,6 +31,7 @@ const jsonValue = z.custom<JsonValue>(() => true);
 const recordedCall = z.object({
   name: z.string(),
   input: jsonValue,
+  inputSha256: z.string().optional(),
   output: jsonValue.optional(),
   error: z.object({ name: z.string(), message: z.string() }).optional(),
 });

@@ -4,25 +4,34 @@
  * the caller's RunnableConfig; their results are recorded so a thread's cells can be replayed
  * later without calling the tools again.
  */
-import { ToolInputParsingException, type StructuredToolInterface } from "@langchain/core/tools";
+import { ToolInputParsingException } from "@langchain/core/tools";
+import type { CodeModeTool, RecordedToolCall } from "./tool-types.js";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { isGraphBubbleUp, isGraphInterrupt, type Command } from "@langchain/langgraph";
 import { InvalidOptionError } from "../errors.js";
-import { currentHostCall } from "../sandbox/host-call-context.js";
+import { currentHostCall, describeHostFailure } from "../sandbox/host-call-context.js";
+import { planCommand } from "./command-updates.js";
+import { canSendWrites, childToolConfig, codeDepth, freshState, sendWrites, taskInput } from "./graph-task.js";
+import { codeModeStateFields } from "./state.js";
+import { answerOfMessage, invokeForCode, type ToolAnswer } from "./tool-invocation.js";
+import { decodeEncoded, defaultToolResultCaps, encodeBounded, formatBytes, inputDigest, type ToolResultCaps } from "./tool-results.js";
 import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox } from "../sandbox/types.js";
 
-/** A LangChain tool that code may call: anything made with `tool()` or a `StructuredTool`. */
-export type CodeModeTool = Pick<StructuredToolInterface, "name" | "description" | "schema" | "invoke">;
-
-/** One tool call a cell made, with what it returned (or the error the guest saw). */
-export interface RecordedToolCall {
-  name: string;
-  input: JsonValue;
-  output?: JsonValue;
-  error?: { name: string; message: string };
-}
+export type { CodeModeTool, RecordedToolCall } from "./tool-types.js";
 
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HOST_PREFIX = "__tool_";
+
+/**
+ * Checks that `name` can be `tools.<name>` in every language: an identifier, not starting with
+ * `__` (Python's special names such as `__init__` would break the namespace, and `__proto__`
+ * would be JavaScript's prototype).
+ */
+export function checkToolName(name: string, option: string): void {
+  if (!TOOL_NAME.test(name) || name.startsWith("__")) {
+    throw new InvalidOptionError(option, name, "a tool name that is an identifier (letters, digits, _) not starting with __, so code can call tools.<name>");
+  }
+}
 
 /** Checks tool names (they become `tools.<name>` in the guest) and returns the tools by name. */
 export function indexTools(tools: readonly CodeModeTool[] | undefined, option = "tools"): Map<string, CodeModeTool> {
@@ -33,9 +42,7 @@ export function indexTools(tools: readonly CodeModeTool[] | undefined, option = 
     if (!t || typeof t.invoke !== "function" || typeof t.name !== "string") {
       throw new InvalidOptionError(option, t, "LangChain tools (made with tool() or StructuredTool)");
     }
-    if (!TOOL_NAME.test(t.name)) {
-      throw new InvalidOptionError(`${option}[].name`, t.name, "a tool name that is an identifier (letters, digits, _), so code can call tools.<name>");
-    }
+    checkToolName(t.name, `${option}[].name`);
     if (byName.has(t.name)) throw new InvalidOptionError(option, t.name, "tools with distinct names");
     byName.set(t.name, t);
   }
@@ -59,30 +66,19 @@ export class ReplayMismatchError extends GuestToolError {
   }
 }
 
-function toJson(value: unknown, toolName: string): JsonValue {
-  if (value === undefined) return null;
-  if (typeof value === "string") return value;
-  // A message-like result (a tool that returned a ToolMessage) gives its content.
-  if (value !== null && typeof value === "object" && "content" in value && "lc_kwargs" in value) {
-    return toJson((value as { content: unknown }).content, toolName);
-  }
-  try {
-    const text = JSON.stringify(value);
-    return text === undefined ? null : (JSON.parse(text) as JsonValue);
-  } catch (error) {
-    throw new GuestToolError("ToolOutputError", `tool ${toolName} returned a value that is not JSON (${(error as Error).message})`);
-  }
-}
+/** Error names the guest sees for the refusals of code mode (the outcome text explains them). */
+export const INTERRUPT_ERROR = "InterruptNotSupportedError";
+/** Past one of the caps on tool results. */
+export const RESULT_LIMIT_ERROR = "ToolResultLimitError";
+/** A name given to the middleware that the agent has no tool for. */
+export const NOT_AVAILABLE_ERROR = "ToolNotAvailableError";
 
-/** Config for a nested tool call: the caller's callbacks, tags, metadata and signal, no tool call id. */
-function childConfig(config: RunnableConfig | undefined, signal: AbortSignal | undefined): RunnableConfig {
-  const out: RunnableConfig = {};
-  if (config?.callbacks !== undefined) out.callbacks = config.callbacks;
-  if (config?.tags !== undefined) out.tags = config.tags;
-  if (config?.metadata !== undefined) out.metadata = config.metadata;
-  if (config?.configurable !== undefined) out.configurable = config.configurable;
-  if (signal !== undefined) out.signal = signal;
-  return out;
+/** How deep code → tool → code may nest before tool calls from code are refused. */
+export const MAX_CODE_NESTING = 4;
+
+/** Code mode's own state channels: a tool's Command from code does not write them. */
+function ownedChannels(): Set<string> {
+  return new Set(Object.keys(codeModeStateFields).filter((key) => key !== "files"));
 }
 
 function combinedSignal(signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
@@ -96,15 +92,25 @@ function describe(error: unknown): { name: string; message: string } {
     return { name: "ToolInputError", message: error.message.replace(/\s+/g, " ").trim() };
   }
   if (error instanceof GuestToolError) return { name: error.name, message: error.message };
-  const e = error as { name?: unknown; message?: unknown } | null;
-  const name = typeof e?.name === "string" && e.name ? e.name : "ToolError";
-  const message = typeof e?.message === "string" ? e.message : String(error);
-  return { name, message: message.length > 2000 ? `${message.slice(0, 2000)}...` : message };
+  return describeHostFailure(error);
+}
+
+function interruptSummary(error: unknown): string {
+  const interrupts = (error as { interrupts?: { value?: unknown }[] }).interrupts;
+  const value = Array.isArray(interrupts) ? interrupts[0]?.value : undefined;
+  if (value === undefined) return "";
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : (JSON.stringify(value) ?? "");
+  } catch {
+    return "";
+  }
+  return text ? `: ${text.length > 200 ? `${text.slice(0, 197)}...` : text}` : "";
 }
 
 /** What a set of host functions for one run needs. */
 export interface ToolHostOptions {
-  /** The config of the code tool's own call (callbacks → child runs; signal → stop). */
+  /** The config of the code tool's own call (callbacks → child runs; signal → stop; the graph task). */
   config?: RunnableConfig;
   /** Extra signal that ends every call (the run's). */
   signal?: AbortSignal;
@@ -112,15 +118,118 @@ export interface ToolHostOptions {
   record: RecordedToolCall[];
   /** When set, answer from this recording instead of calling the tools (replay). */
   replay?: RecordedToolCall[];
+  /** Caps on what the guest receives. Default: code mode's (1 MiB per result, 4 MiB per cell). */
+  caps?: ToolResultCaps;
+  /** The state the code tool was called with (the tools see it; default: the graph task's input). */
+  state?: Record<string, unknown>;
+  /**
+   * What a tool's `Command` does: `"apply"` (its writes join the code tool's graph task) or
+   * `"refuse"` (the guest gets an error). Default: apply inside a LangGraph task, refuse outside.
+   */
+  commands?: "apply" | "refuse";
+}
+
+/** The bookkeeping of one run's tool calls: the cell's budget, the state the tools see. */
+class RunTools {
+  private usedBytes = 0;
+  private calls = 0;
+  private readonly written = new Set<string>();
+  readonly caps: ToolResultCaps;
+  private readonly owned = ownedChannels();
+  private readonly parentId: string;
+
+  constructor(private readonly options: ToolHostOptions) {
+    this.caps = options.caps ?? defaultToolResultCaps();
+    const config = options.config as (RunnableConfig & { toolCallId?: unknown; toolCall?: { id?: unknown } }) | undefined;
+    const id = config?.toolCallId ?? config?.toolCall?.id;
+    this.parentId = typeof id === "string" && id ? id : "code";
+  }
+
+  private refuseOverCell(name: string, adding: number): never {
+    throw new GuestToolError(
+      RESULT_LIMIT_ERROR,
+      `this cell's tool calls would hold ${formatBytes(this.usedBytes + adding)} of inputs and results, over the ${formatBytes(this.caps.maxCellBytes)} cap per cell (${this.caps.cellOption}); tools.${name} was not given this. Ask the tools for less (a page, a filter, a summary), split the work over several cells, or raise ${this.caps.cellOption}.`,
+    );
+  }
+
+  /**
+   * Puts the call's input in its log entry and counts it against the cell's cap. An input larger
+   * than a result may be is kept as its hash (a replay can still match it), and so is any input
+   * of a call refused for the cap.
+   */
+  admitInput(name: string, input: JsonValue, entry: RecordedToolCall): void {
+    const json = JSON.stringify(input) ?? "null";
+    const bytes = Buffer.byteLength(json);
+    const asDigest = () => {
+      entry.input = null;
+      entry.inputSha256 = inputDigest(json);
+    };
+    if (bytes > this.caps.maxResultBytes) asDigest();
+    else entry.input = input;
+    const storedBytes = entry.inputSha256 === undefined ? bytes : 64;
+    if (this.usedBytes + storedBytes > this.caps.maxCellBytes) {
+      asDigest();
+      this.refuseOverCell(name, storedBytes);
+    }
+    this.usedBytes += storedBytes;
+  }
+
+  /** The guest's value of a tool's answer, within the caps; throws the guest's error past them. */
+  admitOutput(name: string, value: unknown): JsonValue {
+    const encoded = encodeBounded(value, this.caps.maxResultBytes);
+    if ("failure" in encoded) {
+      if (encoded.failure.kind === "not_json") {
+        throw new GuestToolError("ToolOutputError", `tools.${name} returned a value that is not JSON (${encoded.failure.reason})`);
+      }
+      throw new GuestToolError(
+        RESULT_LIMIT_ERROR,
+        `tools.${name} returned at least ${formatBytes(encoded.failure.atLeastBytes)} of JSON, over the ${formatBytes(this.caps.maxResultBytes)} cap per tool result (${this.caps.resultOption}); it was not passed to the code. Ask the tool for less (a page, a filter, a summary), or raise ${this.caps.resultOption}.`,
+      );
+    }
+    if (this.usedBytes + encoded.bytes > this.caps.maxCellBytes) this.refuseOverCell(name, encoded.bytes);
+    this.usedBytes += encoded.bytes;
+    return decodeEncoded(encoded);
+  }
+
+  /** The config of the next call: its own tool call id, the state with this cell's writes so far. */
+  nextCall(name: string, input: JsonValue, signal: AbortSignal | undefined): { config: RunnableConfig; toolCallId: string } {
+    this.calls += 1;
+    const toolCallId = `${this.parentId}/tools.${name}/${this.calls}`;
+    const base = this.options.state ?? taskInput(this.options.config);
+    const state = base === undefined ? undefined : freshState(this.options.config, base, [...this.written]);
+    return { toolCallId, config: childToolConfig(this.options.config, { toolCallId, name, args: input, state, signal }) };
+  }
+
+  /** Applies a tool's Command from code; returns the answer the guest gets. */
+  applyCommand(name: string, command: Command, toolCallId: string): Exclude<ToolAnswer, { kind: "command" }> | undefined {
+    const applies = this.options.commands ?? (canSendWrites(this.options.config) ? "apply" : "refuse");
+    if (applies === "refuse") {
+      throw new GuestToolError(
+        "ToolError",
+        `tools.${name} returned a LangGraph Command (a state update), but this code is not running inside a LangGraph graph whose state it could update; call ${name} directly instead`,
+      );
+    }
+    const plan = planCommand(command, toolCallId, this.owned);
+    if (!plan.ok) throw new GuestToolError("ToolError", `tools.${name} returned a LangGraph Command that cannot be applied from code: ${plan.reason}; call ${name} directly instead`);
+    if (plan.writes.length > 0) {
+      sendWrites(this.options.config, plan.writes);
+      for (const [key] of plan.writes) this.written.add(key);
+    }
+    return plan.answer ? answerOfMessage(plan.answer) : undefined;
+  }
 }
 
 /**
  * Host functions `__tool_<name>` for `tools`: input validated by the tool's schema, the tool run
- * with the caller's config, output returned as JSON, errors as name + message only.
+ * as LangGraph's ToolNode runs it (a child run of the code tool, with its own tool call id, the
+ * state and the caller's signal), its answer capped and returned as JSON, a `Command` applied to
+ * the graph task, interrupts refused, errors as name + message only. Every call is recorded with
+ * exactly what the guest received.
  */
 export function toolHostFunctions(tools: Map<string, CodeModeTool>, options: ToolHostOptions): Record<string, HostFunction> {
   const functions: Record<string, HostFunction> = {};
   const used = new Set<number>();
+  const run = new RunTools(options);
   for (const [name, t] of tools) {
     functions[`${HOST_PREFIX}${name}`] = async (...args: JsonValue[]) => {
       const input = args[0] ?? {};
@@ -128,7 +237,10 @@ export function toolHostFunctions(tools: Map<string, CodeModeTool>, options: Too
         // The first unused recorded call with the same name and input: calls made in parallel
         // may be asked for in another order than they were recorded.
         const key = JSON.stringify(input);
-        const index = options.replay.findIndex((r, i) => !used.has(i) && r.name === name && JSON.stringify(r.input) === key);
+        const digest = inputDigest(key);
+        const index = options.replay.findIndex(
+          (r, i) => !used.has(i) && r.name === name && (r.inputSha256 !== undefined ? r.inputSha256 === digest : JSON.stringify(r.input) === key),
+        );
         const recorded = index < 0 ? undefined : options.replay[index];
         if (!recorded) {
           throw new ReplayMismatchError(
@@ -139,21 +251,39 @@ export function toolHostFunctions(tools: Map<string, CodeModeTool>, options: Too
         if (recorded.error) throw new GuestToolError(recorded.error.name, recorded.error.message);
         return recorded.output ?? null;
       }
-      const signal = combinedSignal([options.config?.signal, options.signal, currentHostCall()?.signal]);
+      const hostCall = currentHostCall();
+      const signal = combinedSignal([options.config?.signal, options.signal, hostCall?.signal]);
       // Recorded in the order the guest made the calls; filled in when each one settles.
-      const entry: RecordedToolCall = { name, input };
+      const entry: RecordedToolCall = { name, input: null };
       options.record.push(entry);
       try {
+        run.admitInput(name, input, entry);
         signal?.throwIfAborted();
-        const raw: unknown = await t.invoke(input as never, childConfig(options.config, signal));
-        if (raw !== null && typeof raw === "object" && "lg_name" in raw && (raw as { lg_name: unknown }).lg_name === "Command") {
-          throw new GuestToolError("ToolError", `tool ${name} returns a LangGraph Command (a state update) and cannot be called from code`);
+        if (codeDepth(options.config) >= MAX_CODE_NESTING) {
+          throw new GuestToolError("ToolError", `tools.${name} was not called: code calling tools that run code is nested ${MAX_CODE_NESTING} levels deep, the most code mode allows`);
         }
-        const output = toJson(raw, name);
+        const call = run.nextCall(name, input, signal);
+        const raw = await invokeForCode(t, input, call.config);
+        const answer = raw.kind === "command" ? (run.applyCommand(name, raw.command, call.toolCallId) ?? { kind: "value" as const, value: null }) : raw;
+        if (answer.kind === "error_message") throw new GuestToolError("ToolError", answer.text.length > 2000 ? `${answer.text.slice(0, 2000)}...` : answer.text);
+        const output = run.admitOutput(name, answer.value);
+        if (hostCall?.signal.aborted) {
+          // The run ended while the tool ran: the guest never gets this value, so it is not kept.
+          entry.error = { name: "RunEnded", message: "the run ended before this tool call returned" };
+          return null;
+        }
         entry.output = output;
         return output;
       } catch (error) {
-        const described = describe(error);
+        let described = describe(error);
+        if (isGraphInterrupt(error)) {
+          described = {
+            name: INTERRUPT_ERROR,
+            message: `tools.${name} asked to pause the graph for input (a LangGraph interrupt${interruptSummary(error)}); interrupts are not supported from code, because a resumed graph runs the whole cell again and would repeat the tool calls made before it. Call ${name} as a normal tool call, outside code.`,
+          };
+        } else if (isGraphBubbleUp(error)) {
+          described = { name: "ToolError", message: `tools.${name} tried to send a Command to a parent graph, which code cannot do; call ${name} directly instead` };
+        }
         entry.error = described;
         throw new GuestToolError(described.name, described.message);
       }
