@@ -13,6 +13,7 @@ import { diffFiles, filesToBytes, type FileCaps, type FilesChange, type ThreadFi
 import { SessionCache, type LiveSession } from "./session-cache.js";
 import type { CodeCell } from "./state.js";
 import { runWithTools, toolHostFunctions, toolsSetupCode, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
+import { capsForRun, type ToolResultCaps } from "./tool-results.js";
 
 /** How state is kept between calls: `"none"` (every call starts fresh) or `"thread"`. */
 export type Persistence = "none" | "thread";
@@ -33,6 +34,8 @@ export interface CodeModeRunnerOptions {
   caps: FileCaps;
   /** Live sessions kept in this process. */
   maxSessions: number;
+  /** Caps on tool results (default: code mode's). */
+  toolCaps?: ToolResultCaps;
 }
 
 /** One cell to run. */
@@ -44,6 +47,8 @@ export interface CellRequest {
   threadId?: string;
   /** The code tool's own config (callbacks, signal) for tool calls. */
   config?: RunnableConfig;
+  /** The tools of this call (every name of the runner's `tools`), when they are resolved per call. */
+  tools?: Map<string, CodeModeTool>;
   /** The thread's replay log (from state). */
   cells: CodeCell[];
   /** The thread's files (from state, with caller-given files). */
@@ -94,7 +99,12 @@ export class CodeModeRunner {
     if (signal) o.signal = signal;
     const hostFunctions = {
       ...this.options.hostFunctions,
-      ...toolHostFunctions(this.options.tools, { config: request.config, record, replay }),
+      ...toolHostFunctions(request.tools ?? this.options.tools, {
+        config: request.config,
+        record,
+        replay,
+        caps: capsForRun(this.options.toolCaps, request.language, this.options.limits.maxResultBytes),
+      }),
     };
     if (Object.keys(hostFunctions).length > 0) o.hostFunctions = hostFunctions;
     return o;

@@ -41,16 +41,24 @@ export async function invokeForCode(tool: CodeModeTool, input: unknown, config: 
   return classify(value, (tool as { responseFormat?: unknown }).responseFormat === "content_and_artifact");
 }
 
+/** A message's content as code wants it: text blocks joined into one string, other content as it is. */
+function textOf(content: unknown): unknown {
+  if (!Array.isArray(content) || content.length === 0) return content;
+  const allText = content.every((b) => b !== null && typeof b === "object" && (b as { type?: unknown }).type === "text" && typeof (b as { text?: unknown }).text === "string");
+  return allText ? content.map((b) => (b as { text: string }).text).join("") : content;
+}
+
 function classify(value: unknown, contentAndArtifact: boolean): ToolAnswer {
   if (isCommand(value)) return { kind: "command", command: value };
-  if (contentAndArtifact && Array.isArray(value) && value.length === 2) return { kind: "value", value: value[0] };
+  if (contentAndArtifact && Array.isArray(value) && value.length === 2) return { kind: "value", value: textOf(value[0]) };
   if (BaseMessage.isInstance(value)) {
     const status = (value as { status?: unknown }).status;
-    const content = value.content;
+    const content = textOf(value.content);
     if (status === "error") return { kind: "error_message", text: typeof content === "string" ? content : JSON.stringify(content) };
     return { kind: "value", value: content };
   }
-  return { kind: "value", value };
+  // A tool that returns content blocks (as deepagents' read_file does) gives its text.
+  return { kind: "value", value: textOf(value) };
 }
 
 /** The guest's value of a message a Command carried as the tool's answer. */

@@ -36,6 +36,18 @@ export function defaultToolResultCaps(): ToolResultCaps {
   };
 }
 
+/**
+ * The caps of one run in `language`: Python's engine also refuses any value passed into the
+ * sandbox over the run's `maxResultBytes`, so a tool result there is capped by the smaller of
+ * the two (and the error names the one that binds), and what the guest would not receive is
+ * never recorded.
+ */
+export function capsForRun(caps: ToolResultCaps | undefined, language: string, runMaxResultBytes: number | undefined): ToolResultCaps {
+  const base = caps ?? defaultToolResultCaps();
+  if (language !== "python" || runMaxResultBytes === undefined || runMaxResultBytes >= base.maxResultBytes) return base;
+  return { ...base, maxResultBytes: runMaxResultBytes, resultOption: "maxResultBytes" };
+}
+
 /** Why a value could not be handed to the guest. */
 export type EncodeFailure = { kind: "too_large"; atLeastBytes: number } | { kind: "not_json"; reason: string };
 

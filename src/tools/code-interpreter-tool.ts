@@ -20,7 +20,11 @@ import {
 import { CodeModeRunner, type CellLimits, type CellOutcome, type Persistence } from "../code-mode/runner.js";
 import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
-import { indexTools, type CodeModeTool, type RecordedToolCall } from "../code-mode/tool-bridge.js";
+import type { CodeModeTool, RecordedToolCall } from "../code-mode/tool-types.js";
+import { parseToolSpecs, type ToolSpecs } from "../code-mode/tool-resolution.js";
+import { DEFAULT_MAX_TOOL_BYTES_PER_CELL, DEFAULT_MAX_TOOL_RESULT_BYTES } from "../code-mode/tool-results.js";
+import { graphScope } from "../code-mode/graph-task.js";
+import { DEFAULT_MAX_RESULT_BYTES } from "../sandbox/options.js";
 import { DEFAULT_MAX_CONTENT_CHARS } from "../feedback/truncate.js";
 import { resolveLimit } from "../sandbox/options.js";
 import { executeCodeSchemaFor, resolveLanguages, type ExecuteCodeInput } from "./schemas.js";
@@ -40,6 +44,18 @@ export interface CodeInterpreterToolOptions {
   memoryLimitBytes?: number;
   /** Output kept per run. Default: the sandbox's (1 MiB). */
   maxOutputBytes?: number;
+  /**
+   * Cap of a cell's result JSON (the last expression's value), and in Python of every value
+   * passed into the sandbox. Code mode sets it on every run it makes. Default 1 MiB.
+   */
+  maxResultBytes?: number;
+  /**
+   * Cap of one tool result's JSON as the code receives it (past it the code gets a
+   * `ToolResultLimitError` naming this option, and nothing of the result is kept). Default 1 MiB.
+   */
+  maxToolResultBytes?: number;
+  /** Cap of all of one cell's tool calls together, inputs and results as JSON. Default 4 MiB. */
+  maxToolBytesPerCell?: number;
   /** JSON values the code sees as globals. */
   globals?: Record<string, JsonValue>;
   /** Host functions the code may call with `await name(...)`. */
@@ -136,15 +152,29 @@ function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, withFiles: bo
  * ```
  */
 export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = {}) {
+  return buildCodeInterpreterTool(options, { specs: parseToolSpecs(options.tools, "tools", options.name ?? "execute_code", false) });
+}
+
+/** How the middleware gives the code tool the agent's tools, resolved per call. */
+export interface CodeToolWiring {
+  specs: ToolSpecs;
+  /** The tools of the call `runtime` belongs to (by name, every name of `specs`). */
+  resolveTools?: (runtime: Partial<ToolRuntime> | undefined) => Map<string, CodeModeTool>;
+}
+
+/** `createCodeInterpreterTool` with its tools given as checked specs (the middleware's way in). */
+export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOptions, "tools">, wiring: CodeToolWiring) {
   const languages = resolveLanguages(options.languages);
-  for (const key of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes", "maxContentChars", "maxFileBytes", "maxThreadFilesBytes", "maxHostCalls", "maxHostCallsInFlight", "maxSessions"] as const) {
+  for (const key of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes", "maxResultBytes", "maxToolResultBytes", "maxToolBytesPerCell", "maxContentChars", "maxFileBytes", "maxThreadFilesBytes", "maxHostCalls", "maxHostCallsInFlight", "maxSessions"] as const) {
     checkPositive(key, options[key]);
   }
   const persistence = options.persistence ?? "none";
   if (persistence !== "none" && persistence !== "thread") {
     throw new InvalidOptionError("persistence", persistence, '"none" (every call starts fresh) or "thread" (state kept per LangGraph thread)');
   }
-  const tools = indexTools(options.tools);
+  const tools = new Map<string, CodeModeTool>(wiring.specs.instances);
+  // Names resolve per call; until then each answers that it is not available.
+  if (wiring.resolveTools) for (const [name, t] of wiring.resolveTools(undefined)) tools.set(name, t);
   if (options.sandbox && typeof options.sandbox.createSession !== "function" && persistence === "thread") {
     throw new InvalidOptionError("sandbox", options.sandbox, 'a sandbox with createSession (persistence "thread" keeps a session per thread)');
   }
@@ -154,6 +184,7 @@ export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = 
   for (const key of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes", "maxHostCalls", "maxHostCallsInFlight", "globals"] as const) {
     if (options[key] !== undefined) (limits as Record<string, unknown>)[key] = options[key];
   }
+  limits.maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   const runner = new CodeModeRunner({
     tools,
     hostFunctions: options.hostFunctions ?? {},
@@ -164,6 +195,12 @@ export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = 
       maxThreadFilesBytes: options.maxThreadFilesBytes ?? DEFAULT_MAX_THREAD_FILES_BYTES,
     },
     maxSessions: options.maxSessions ?? 16,
+    toolCaps: {
+      maxResultBytes: options.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
+      resultOption: "maxToolResultBytes",
+      maxCellBytes: options.maxToolBytesPerCell ?? DEFAULT_MAX_TOOL_BYTES_PER_CELL,
+      cellOption: "maxToolBytesPerCell",
+    },
   });
   const schema = executeCodeSchemaFor(languages);
   const hostFunctionNames = Object.keys(options.hostFunctions ?? {});
@@ -173,15 +210,22 @@ export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = 
 
   const run = async (input: ExecuteCodeInput, runtime: Partial<ToolRuntime> | undefined): Promise<CellOutcome> => {
     const state = persistence === "thread" ? readState(runtime) : {};
-    const config = (runtime?.config ?? runtime) as ToolRuntime["config"] | undefined;
-    const threadId = config?.configurable?.thread_id as string | undefined;
+    // The tool's own config (not `runtime.config`, the node's): tool calls from code are child
+    // runs of this call, with its signal and the graph task's state.
+    const config = runtime as ToolRuntime["config"] | undefined;
+    const thread = config?.configurable?.thread_id as string | undefined;
+    // A graph run inside a tool (a subagent) has its own code state: its scope is part of the key,
+    // so it never waits on the session of the cell that called it.
+    const scope = graphScope(config);
+    const threadId = thread === undefined ? undefined : scope ? `${String(thread)}\u0000${scope}` : String(thread);
     const files: ThreadFiles = mergeFiles(callerFiles, state.files as ThreadFilesUpdate | undefined);
     return runner.run({
       code: input.code,
       language: input.language,
       persistence,
-      threadId: threadId === undefined ? undefined : String(threadId),
+      threadId,
       config,
+      ...(wiring.resolveTools ? { tools: wiring.resolveTools(runtime) } : {}),
       cells: (state.codeCells ?? []) as CodeCell[],
       files,
     });
