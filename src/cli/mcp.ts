@@ -150,12 +150,13 @@ export const mcpCommand: Command = {
         if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") throw new UsageError(`mcp: cannot listen on ${values.host ?? "127.0.0.1"}:${port ?? 8765} (${code}); choose another --port or --host`);
         throw error;
       }
-      say(`serving MCP (Streamable HTTP) at ${http.url.href}`);
-      if (http.tokenGenerated) say(`token (send "Authorization: Bearer <token>"; set CODEGEN_MCP_TOKEN to choose it): ${http.token}`);
-      else say("token: the one in CODEGEN_MCP_TOKEN");
       if (!isLoopbackHost(values.host ?? "127.0.0.1")) {
         say(`WARNING: --allow-remote: ${values.host} may be reachable from other machines. Anyone with the token can run code here, and plain HTTP carries the token unencrypted: put a TLS proxy in front.`);
       }
+      if (http.tokenGenerated) say(`token (send "Authorization: Bearer <token>"; set CODEGEN_MCP_TOKEN to choose it): ${http.token}`);
+      else say("token: the one in CODEGEN_MCP_TOKEN");
+      // Last, so that whoever waits for this line has everything above it.
+      say(`serving MCP (Streamable HTTP) at ${http.url.href}`);
       await stop.promise;
       say("stopping");
       await http.close();
