@@ -16,7 +16,7 @@ describe("source layout", () => {
   });
 
   it("CLI subcommands import neither main.ts nor each other", () => {
-    const commands = ["cli/solve.ts", "cli/demo.ts", "cli/exec.ts", "cli/eval.ts"];
+    const commands = ["cli/solve.ts", "cli/demo.ts", "cli/exec.ts", "cli/eval.ts", "cli/mcp.ts"];
     for (const command of commands) {
       const imports = graph.get(command) ?? [];
       expect(imports.filter((target) => target === "cli/main.ts" || commands.includes(target)), command).toEqual([]);
