@@ -35,7 +35,8 @@ const INITIALIZE = JSON.stringify({
 /** A raw POST to the endpoint, with headers we choose (fetch cannot set Host). */
 function post(url: URL, headers: Record<string, string>, body = INITIALIZE): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
+    // agent: false: a socket per request, so the 413 case (a body never sent) taints no later request.
+    const req = request(url, { method: "POST", agent: false, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
       let text = "";
       res.on("data", (chunk: Buffer) => (text += chunk.toString()));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
@@ -120,6 +121,22 @@ describe("codegen-sandbox mcp --http", { timeout: 60_000 }, () => {
     // Over the body cap (room for the default 32 MiB of files as base64, plus 8 MiB).
     const huge = await post(server.url, { ...auth, "content-length": String(60 * 1024 * 1024) }, "");
     expect(huge.status).toBe(413);
+    await expectAlive(client);
+  });
+
+  it("keeps at most 32 MCP connections: a flood of initializes evicts the longest-idle one", async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const ids: string[] = [];
+    for (let i = 0; i < 34; i++) {
+      const response = await post(server.url, auth);
+      expect(response.status).toBe(200);
+      ids.push(String(response.headers["mcp-session-id"]));
+    }
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const headers = (id: string) => ({ ...auth, "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" });
+    expect((await post(server.url, headers(ids[0]!), list)).status).toBe(404);
+    expect((await post(server.url, headers(ids.at(-1)!), list)).status).toBe(200);
+    // The test's own client has an open request stream, so it was never the one evicted.
     await expectAlive(client);
   });
 
