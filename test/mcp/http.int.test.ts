@@ -89,7 +89,8 @@ describe("codegen-sandbox mcp --http", { timeout: 60_000 }, () => {
   });
 
   it("answers 401 without the token or with a wrong one", async () => {
-    for (const headers of [{}, { authorization: "Bearer wrong-token-0123456789" }, { authorization: `Basic ${TOKEN}` }, { authorization: `Bearer ${TOKEN}x` }]) {
+    const variants: Record<string, string>[] = [{}, { authorization: "Bearer wrong-token-0123456789" }, { authorization: `Basic ${TOKEN}` }, { authorization: `Bearer ${TOKEN}x` }];
+    for (const headers of variants) {
       const response = await post(server.url, headers);
       expect(response.status, JSON.stringify(headers)).toBe(401);
       expect(response.headers["www-authenticate"]).toMatch(/^Bearer/);
