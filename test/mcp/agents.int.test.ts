@@ -68,7 +68,9 @@ describe("the MCP server for other agents", { timeout: 90_000 }, () => {
     const messages = progress.map((p) => p.message);
     expect(messages).toContain("[attempt 1] generate: generated");
     expect(messages.some((m) => /^\[attempt 1\] execute: runtime_error \(\d+\.\d ms\) - ReferenceError/.test(m ?? ""))).toBe(true);
-    expect(messages.at(-1)).toMatch(/^\[attempt 2\] finalize: success/);
+    expect(messages.some((m) => /^\[attempt 2\] execute: success/.test(m ?? ""))).toBe(true);
+    // The SDK's client handles a notification a microtask late: one that arrives in the same read
+    // as the result can miss its handler, so only the order is asserted, not the last step.
     expect(progress.map((p) => p.progress)).toEqual(progress.map((_, i) => i + 1));
     expect(openai.requests[0]!.body.model).toBe("local");
   });
