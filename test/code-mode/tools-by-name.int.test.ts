@@ -106,7 +106,7 @@ describe("the agent's tools from code, by name (deepagents)", { timeout: 120_000
     const subagentCall = model.calls[1]!.messages;
     expect(String(subagentCall.at(-1)!.content)).toBe("Summarise /notes.txt in one word");
     // The recorded calls: exactly what the code received.
-    expect(message.artifact.toolCalls?.map((c) => [c.name, c.error?.name])).toEqual([
+    expect(message.artifact.toolCalls?.map((c: { name: string; error?: { name: string } }) => [c.name, c.error?.name])).toEqual([
       ["write_file", undefined],
       ["read_file", undefined],
       ["task", undefined],
