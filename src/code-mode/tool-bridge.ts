@@ -69,7 +69,7 @@ export class ReplayMismatchError extends GuestToolError {
 /** Error names the guest sees for the refusals of code mode (the outcome text explains them). */
 export const INTERRUPT_ERROR = "InterruptNotSupportedError";
 /** Past one of the caps on tool results. */
-export const RESULT_LIMIT_ERROR = "ToolResultLimitError";
+export const RESULT_LIMIT_ERROR = "HostResultLimitError";
 /** A name given to the middleware that the agent has no tool for. */
 export const NOT_AVAILABLE_ERROR = "ToolNotAvailableError";
 
@@ -118,7 +118,7 @@ export interface ToolHostOptions {
   record: RecordedToolCall[];
   /** When set, answer from this recording instead of calling the tools (replay). */
   replay?: RecordedToolCall[];
-  /** Caps on what the guest receives. Default: code mode's (1 MiB per result, 4 MiB per cell). */
+  /** Caps on what the guest receives. Default: code mode's (1 MiB per result, 8 MiB per cell). */
   caps?: ToolResultCaps;
   /** The state the code tool was called with (the tools see it; default: the graph task's input). */
   state?: Record<string, unknown>;

@@ -7,10 +7,10 @@
 import { createHash } from "node:crypto";
 import type { JsonValue } from "../sandbox/types.js";
 
-/** Default cap of one tool result's JSON as the guest receives it: 1 MiB. */
-export const DEFAULT_MAX_TOOL_RESULT_BYTES = 1024 * 1024;
-/** Default cap of all of one cell's tool calls (inputs and results, as JSON): 4 MiB. */
-export const DEFAULT_MAX_TOOL_BYTES_PER_CELL = 4 * 1024 * 1024;
+/** Default cap of one value a host call (a tool) gives the guest, as JSON: 1 MiB. */
+export const DEFAULT_MAX_HOST_RESULT_BYTES = 1024 * 1024;
+/** Default cap of all of one cell's tool calls together (inputs and results, as JSON): 8 MiB. */
+export const DEFAULT_MAX_CELL_RECORD_BYTES = 8 * 1024 * 1024;
 /** Nesting beyond this is refused: no tool result that deep is meant for code, and the guest's parser would overflow. */
 export const MAX_TOOL_RESULT_DEPTH = 100;
 
@@ -29,10 +29,10 @@ export interface ToolResultCaps {
 /** Caps with the defaults of code mode. */
 export function defaultToolResultCaps(): ToolResultCaps {
   return {
-    maxResultBytes: DEFAULT_MAX_TOOL_RESULT_BYTES,
-    resultOption: "maxToolResultBytes",
-    maxCellBytes: DEFAULT_MAX_TOOL_BYTES_PER_CELL,
-    cellOption: "maxToolBytesPerCell",
+    maxResultBytes: DEFAULT_MAX_HOST_RESULT_BYTES,
+    resultOption: "maxHostResultBytes",
+    maxCellBytes: DEFAULT_MAX_CELL_RECORD_BYTES,
+    cellOption: "maxCellRecordBytes",
   };
 }
 

@@ -22,9 +22,8 @@ import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSign
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
 import type { CodeModeTool, RecordedToolCall } from "../code-mode/tool-types.js";
 import { parseToolSpecs, type ToolSpecs } from "../code-mode/tool-resolution.js";
-import { DEFAULT_MAX_TOOL_BYTES_PER_CELL, DEFAULT_MAX_TOOL_RESULT_BYTES } from "../code-mode/tool-results.js";
+import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "../code-mode/tool-results.js";
 import { graphScope } from "../code-mode/graph-task.js";
-import { DEFAULT_MAX_RESULT_BYTES } from "../sandbox/options.js";
 import { DEFAULT_MAX_CONTENT_CHARS } from "../feedback/truncate.js";
 import { resolveLimit } from "../sandbox/options.js";
 import { executeCodeSchemaFor, resolveLanguages, type ExecuteCodeInput } from "./schemas.js";
@@ -44,18 +43,7 @@ export interface CodeInterpreterToolOptions {
   memoryLimitBytes?: number;
   /** Output kept per run. Default: the sandbox's (1 MiB). */
   maxOutputBytes?: number;
-  /**
-   * Cap of a cell's result JSON (the last expression's value), and in Python of every value
-   * passed into the sandbox. Code mode sets it on every run it makes. Default 1 MiB.
-   */
-  maxResultBytes?: number;
-  /**
-   * Cap of one tool result's JSON as the code receives it (past it the code gets a
-   * `ToolResultLimitError` naming this option, and nothing of the result is kept). Default 1 MiB.
-   */
-  maxToolResultBytes?: number;
-  /** Cap of all of one cell's tool calls together, inputs and results as JSON. Default 4 MiB. */
-  maxToolBytesPerCell?: number;
+
   /** JSON values the code sees as globals. */
   globals?: Record<string, JsonValue>;
   /** Host functions the code may call with `await name(...)`. */
@@ -79,6 +67,10 @@ export interface CodeInterpreterToolOptions {
   maxFileBytes?: number;
   /** Cap of all of a thread's files, in bytes. Default 10 MiB. */
   maxThreadFilesBytes?: number;
+  /** Cap of one value a host call (tool or host function) may give the code, in bytes of JSON; larger ones are an error in the code, never stored. Default 1 MiB. */
+  maxHostResultBytes?: number;
+  /** Cap of all values the host calls of one run may give the code, in bytes. Default 8 MiB. */
+  maxCellRecordBytes?: number;
   /** Host calls (tool calls) one run may make. Default: the sandbox's (256). */
   maxHostCalls?: number;
   /** Host calls in flight at once. Default: the sandbox's (8). */
@@ -165,7 +157,7 @@ export interface CodeToolWiring {
 /** `createCodeInterpreterTool` with its tools given as checked specs (the middleware's way in). */
 export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOptions, "tools">, wiring: CodeToolWiring) {
   const languages = resolveLanguages(options.languages);
-  for (const key of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes", "maxResultBytes", "maxToolResultBytes", "maxToolBytesPerCell", "maxContentChars", "maxFileBytes", "maxThreadFilesBytes", "maxHostCalls", "maxHostCallsInFlight", "maxSessions"] as const) {
+  for (const key of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes", "maxHostResultBytes", "maxCellRecordBytes", "maxContentChars", "maxFileBytes", "maxThreadFilesBytes", "maxHostCalls", "maxHostCallsInFlight", "maxSessions"] as const) {
     checkPositive(key, options[key]);
   }
   const persistence = options.persistence ?? "none";
@@ -184,7 +176,9 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
   for (const key of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes", "maxHostCalls", "maxHostCallsInFlight", "globals"] as const) {
     if (options[key] !== undefined) (limits as Record<string, unknown>)[key] = options[key];
   }
-  limits.maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const maxHostResultBytes = options.maxHostResultBytes ?? DEFAULT_MAX_HOST_RESULT_BYTES;
+  // The guest must receive every value that is recorded: the engine's own cap is never the smaller.
+  limits.maxResultBytes = Math.max(maxHostResultBytes, 1024 * 1024);
   const runner = new CodeModeRunner({
     tools,
     hostFunctions: options.hostFunctions ?? {},
@@ -196,10 +190,10 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     },
     maxSessions: options.maxSessions ?? 16,
     toolCaps: {
-      maxResultBytes: options.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
-      resultOption: "maxToolResultBytes",
-      maxCellBytes: options.maxToolBytesPerCell ?? DEFAULT_MAX_TOOL_BYTES_PER_CELL,
-      cellOption: "maxToolBytesPerCell",
+      maxResultBytes: maxHostResultBytes,
+      resultOption: "maxHostResultBytes",
+      maxCellBytes: options.maxCellRecordBytes ?? DEFAULT_MAX_CELL_RECORD_BYTES,
+      cellOption: "maxCellRecordBytes",
     },
   });
   const schema = executeCodeSchemaFor(languages);

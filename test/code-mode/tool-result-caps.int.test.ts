@@ -1,8 +1,9 @@
 /**
- * Tool results passed to the guest are capped (per result: `maxToolResultBytes`; per cell, inputs
- * and results together: `maxToolBytesPerCell`; in Python also the run's `maxResultBytes`): past a
- * cap the guest gets a `ToolResultLimitError` naming the option, and neither the log nor the
- * artifact keeps what the guest never received. A 50 MB result is contained in a child process.
+ * Tool results passed to the guest are capped (per result: `maxHostResultBytes`; per cell, inputs
+ * and results together: `maxCellRecordBytes`): past a cap the guest gets a `HostResultLimitError`
+ * naming the option, and neither the log nor the artifact keeps what the guest never received
+ * (in Python too, whose engine also refuses values over the run's `maxResultBytes`: code mode
+ * never lets that cap be the smaller). A 50 MB result is contained in a child process.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -50,21 +51,21 @@ async function run(codeTool: Invokable, language: string, code: string): Promise
 }
 
 describe("caps on tool results from code", { timeout: 120_000 }, () => {
-  const codeTool = createCodeInterpreterTool({ sandbox, tools: [sized, cyclic, echo], maxToolResultBytes: 100 * KiB, maxToolBytesPerCell: 250 * KiB });
+  const codeTool = createCodeInterpreterTool({ sandbox, tools: [sized, cyclic, echo], maxHostResultBytes: 100 * KiB, maxCellRecordBytes: 250 * KiB });
   afterAll(() => disposeCodeInterpreterTool(codeTool));
 
-  it("JavaScript: a result over maxToolResultBytes is an error naming it, and is not kept", async () => {
+  it("JavaScript: a result over maxHostResultBytes is an error naming it, and is not kept", async () => {
     const artifact = await run(codeTool, "javascript", "let e;\ntry { await tools.sized({ bytes: 200000 }) } catch (err) { e = err.name + ': ' + err.message }\ne");
-    expect(artifact.result.result).toMatch(/^ToolResultLimitError: tools\.sized returned at least 195\.3 KiB of JSON, over the 100\.0 KiB cap per tool result \(maxToolResultBytes\); it was not passed to the code/);
-    expect(artifact.toolCalls).toEqual([{ name: "sized", input: { bytes: 200000 }, error: { name: "ToolResultLimitError", message: expect.any(String) } }]);
+    expect(artifact.result.result).toMatch(/^HostResultLimitError: tools\.sized returned at least 195\.3 KiB of JSON, over the 100\.0 KiB cap per tool result \(maxHostResultBytes\); it was not passed to the code/);
+    expect(artifact.toolCalls).toEqual([{ name: "sized", input: { bytes: 200000 }, error: { name: "HostResultLimitError", message: expect.any(String) } }]);
     expect(JSON.stringify(artifact).length).toBeLessThan(4 * KiB);
   });
 
   it("JavaScript: the per-cell cap counts every call; the call past it is refused and not kept", async () => {
     const code = "const got = [];\nfor (let i = 0; i < 5; i++) { try { got.push((await tools.sized({ bytes: 90000 })).length) } catch (e) { got.push(e.name); break } }\ngot";
     const artifact = await run(codeTool, "javascript", code);
-    expect(artifact.result.result).toEqual([90000, 90000, "ToolResultLimitError"]);
-    expect(artifact.toolCalls?.[2]?.error?.message).toMatch(/over the 250\.0 KiB cap per cell \(maxToolBytesPerCell\)/);
+    expect(artifact.result.result).toEqual([90000, 90000, "HostResultLimitError"]);
+    expect(artifact.toolCalls?.[2]?.error?.message).toMatch(/over the 250\.0 KiB cap per cell \(maxCellRecordBytes\)/);
     expect(artifact.toolCalls?.[2]?.output).toBeUndefined();
     expect(JSON.stringify(artifact.toolCalls).length).toBeLessThan(250 * KiB);
   });
@@ -84,7 +85,7 @@ describe("caps on tool results from code", { timeout: 120_000 }, () => {
     expect(artifact.toolCalls?.[2]).toEqual({ name: "echo_length", input: null, inputSha256: expect.stringMatching(/^[0-9a-f]{64}$/), output: 150000 });
   });
 
-  it("Python: the same caps; the run's maxResultBytes binds when smaller, and what Python refuses is never recorded", async () => {
+  it("Python: the same caps; a value over a small maxHostResultBytes is refused by code mode, named, and never recorded", async () => {
     const artifact = await run(
       codeTool,
       "python",
@@ -92,11 +93,11 @@ describe("caps on tool results from code", { timeout: 120_000 }, () => {
     );
     const [small, big] = artifact.result.result as [number, string];
     expect(small).toBe(1000);
-    expect(big).toMatch(/ToolResultLimitError: tools\.sized returned at least 195\.3 KiB of JSON, over the 100\.0 KiB cap per tool result \(maxToolResultBytes\)/);
-    const tight = createCodeInterpreterTool({ sandbox, tools: [sized], languages: ["python"], maxResultBytes: 500 });
+    expect(big).toMatch(/HostResultLimitError: tools\.sized returned at least 195\.3 KiB of JSON, over the 100\.0 KiB cap per tool result \(maxHostResultBytes\)/);
+    const tight = createCodeInterpreterTool({ sandbox, tools: [sized], languages: ["python"], maxHostResultBytes: 500 });
     const refused = await run(tight, "python", "try:\n    await tools.sized(bytes=1000)\nexcept Exception as e:\n    r = str(e)\nr");
-    expect(refused.result.result).toMatch(/ToolResultLimitError: tools\.sized returned at least 1000 B of JSON, over the 500 B cap per tool result \(maxResultBytes\)/);
-    expect(refused.toolCalls).toEqual([{ name: "sized", input: { bytes: 1000 }, error: { name: "ToolResultLimitError", message: expect.any(String) } }]);
+    expect(refused.result.result).toMatch(/HostResultLimitError: tools\.sized returned at least 1000 B of JSON, over the 500 B cap per tool result \(maxHostResultBytes\)/);
+    expect(refused.toolCalls).toEqual([{ name: "sized", input: { bytes: 1000 }, error: { name: "HostResultLimitError", message: expect.any(String) } }]);
     await disposeCodeInterpreterTool(tight);
   });
 
@@ -105,7 +106,7 @@ describe("caps on tool results from code", { timeout: 120_000 }, () => {
     const cell2 = "[n, refused]";
     const checkpointer = new MemorySaver();
     const config = { configurable: { thread_id: "caps-replay" } };
-    const options = { sandbox, tools: [sized, echo], languages: ["javascript" as const], maxToolResultBytes: 100 * KiB };
+    const options = { sandbox, tools: [sized, echo], languages: ["javascript" as const], maxHostResultBytes: 100 * KiB };
     const first = codeModeMiddleware(options);
     await createAgent({ model: scriptedCodeModel({ code: cell1 }, "ok"), middleware: [first], checkpointer }).invoke({ messages: [new HumanMessage("1")] }, config);
     // A new middleware (no live session): the thread is rebuilt from the log, answered from the recording.
@@ -113,7 +114,7 @@ describe("caps on tool results from code", { timeout: 120_000 }, () => {
     const state = await createAgent({ model: scriptedCodeModel({ code: cell2 }, "ok"), middleware: [second], checkpointer }).invoke({ messages: [new HumanMessage("2")] }, config);
     const last = state.messages.filter((m: BaseMessage) => ToolMessage.isInstance(m)).at(-1) as ToolMessage & { artifact: ExecuteCodeArtifact };
     expect(last.artifact.restore).toMatchObject({ replayed: 1, failures: [] });
-    expect(last.artifact.result.result).toEqual([150000, "ToolResultLimitError"]);
+    expect(last.artifact.result.result).toEqual([150000, "HostResultLimitError"]);
     for (const m of [first, second]) await disposeCodeInterpreterTool(m.tools![0]!);
   });
 
@@ -135,11 +136,11 @@ describe("caps on tool results from code", { timeout: 120_000 }, () => {
       const cell = report.out[language]!;
       expect(cell.status).toBe("success");
       expect(cell.seen).toHaveLength(6);
-      for (const seen of cell.seen) expect(seen).toMatch(/ToolResultLimitError: tools\.dump returned at least 47\.7 MiB of JSON, over the 1\.0 MiB cap per tool result \(maxToolResultBytes\)/);
-      expect(cell.recorded.every((r) => r.output === undefined && r.error?.name === "ToolResultLimitError")).toBe(true);
+      for (const seen of cell.seen) expect(seen).toMatch(/HostResultLimitError: tools\.dump returned at least 47\.7 MiB of JSON, over the 1\.0 MiB cap per tool result \(maxHostResultBytes\)/);
+      expect(cell.recorded.every((r) => r.output === undefined && r.error?.name === "HostResultLimitError")).toBe(true);
       expect(cell.artifactBytes).toBeLessThan(8 * KiB);
     }
-    // The documented bound: 2 × the caps (1 MiB + 4 MiB) + 64 MiB above the peak before the attack.
-    expect(report.peakAfterBytes - report.peakBeforeBytes).toBeLessThan((2 * 5 + 64) * 1024 * KiB);
+    // The documented bound: 2 × the caps (1 MiB + 8 MiB) + 64 MiB above the peak before the attack.
+    expect(report.peakAfterBytes - report.peakBeforeBytes).toBeLessThan((2 * 9 + 64) * 1024 * KiB);
   });
 });
