@@ -14,6 +14,7 @@ import { SessionCache, type LiveSession } from "./session-cache.js";
 import type { CodeCell } from "./state.js";
 import { runWithTools, toolHostFunctions, toolsSetupCode, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
 import { capsForRun, type ToolResultCaps } from "./tool-results.js";
+import { codeDepth } from "./graph-task.js";
 
 /** How state is kept between calls: `"none"` (every call starts fresh) or `"thread"`. */
 export type Persistence = "none" | "thread";
@@ -136,8 +137,29 @@ export class CodeModeRunner {
   private async runOnce(request: CellRequest): Promise<Omit<CellOutcome, "notes">> {
     const toolCalls: RecordedToolCall[] = [];
     const options = { ...this.runOptions(request, toolCalls), language: request.language };
-    const result = await runWithTools(this.sandbox(), request.code, [...this.options.tools.keys()], options);
+    const result = await runWithTools(await this.oneShotRunner(request), request.code, [...this.options.tools.keys()], options);
     return { result, files: diffFiles(request.files, result.files, this.options.caps), toolCalls };
+  }
+
+  /**
+   * Where a one-shot cell runs: the sandbox's pool, except for code called from a tool that code
+   * called (a subagent's cell): the calling cell holds a pool worker while it waits, so the
+   * nested one gets a session (its own worker or process) that ends with it, and a pool of any
+   * size never waits on itself.
+   */
+  private async oneShotRunner(request: CellRequest): Promise<Pick<Sandbox, "run">> {
+    const sandbox = this.sandbox();
+    if (codeDepth(request.config) === 0) return sandbox;
+    return {
+      run: async (code, options) => {
+        const session = await sandbox.createSession({ language: request.language, memoryLimitBytes: this.options.limits.memoryLimitBytes });
+        try {
+          return await session.run(code, options);
+        } finally {
+          await session.dispose();
+        }
+      },
+    };
   }
 
   private async openSession(request: CellRequest): Promise<SandboxSession> {

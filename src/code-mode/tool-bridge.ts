@@ -266,15 +266,14 @@ export function toolHostFunctions(tools: Map<string, CodeModeTool>, options: Too
         const raw = await invokeForCode(t, input, call.config);
         const answer = raw.kind === "command" ? (run.applyCommand(name, raw.command, call.toolCallId) ?? { kind: "value" as const, value: null }) : raw;
         if (answer.kind === "error_message") throw new GuestToolError("ToolError", answer.text.length > 2000 ? `${answer.text.slice(0, 2000)}...` : answer.text);
+        // The run ended while the tool ran: the guest never gets this answer, so none is kept
+        // (the entry says only that the call was made).
+        if (hostCall?.signal.aborted) return null;
         const output = run.admitOutput(name, answer.value);
-        if (hostCall?.signal.aborted) {
-          // The run ended while the tool ran: the guest never gets this value, so it is not kept.
-          entry.error = { name: "RunEnded", message: "the run ended before this tool call returned" };
-          return null;
-        }
         entry.output = output;
         return output;
       } catch (error) {
+        if (hostCall?.signal.aborted) throw error;
         let described = describe(error);
         if (isGraphInterrupt(error)) {
           described = {

@@ -15,7 +15,7 @@ const readFile = tool(async () => "x", { name: "read_file", description: "Reads.
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
 
-describe("tool specs", () => {
+describe("tool specs", { timeout: 60_000 }, () => {
   it("refuses bad names and instances with one clear error", () => {
     const refused = (f: () => unknown) => {
       try {
@@ -47,6 +47,43 @@ describe("tool specs", () => {
       type: "tool_call",
     });
     expect(message.artifact.result.result).toMatch(/^ToolNotAvailableError: tools\.task cannot be called: it names one of the agent's tools, which code mode learns from the agent's model calls, and this process has not seen one for this run yet/);
+    await disposeCodeInterpreterTool(codeTool);
+  });
+
+  it("code calling a tool that runs code again stops at the nesting limit, with the reason", async () => {
+    type CodeTool = { invoke(input: unknown, config?: object): Promise<{ artifact: ExecuteCodeArtifact }> };
+    let codeTool: CodeTool | undefined;
+    let depth = 0;
+    const recurse = tool(
+      async (_input, config) => {
+        depth += 1;
+        const message = await codeTool!.invoke(
+          { name: "execute_code", args: { language: "javascript", code: "await tools.recurse({})" }, id: `r${depth}`, type: "tool_call" },
+          config,
+        );
+        const r = message.artifact.result;
+        return r.status === "success" ? r.result : `${r.error?.name}: ${r.error?.message}`;
+      },
+      { name: "recurse", description: "Runs code that calls this tool again.", schema: z.object({}) },
+    );
+    codeTool = createCodeInterpreterTool({ sandbox, tools: [recurse], languages: ["javascript"], timeoutMs: 30_000 }) as unknown as CodeTool;
+    const message = await codeTool.invoke({ name: "execute_code", args: { language: "javascript", code: "await tools.recurse({})" }, id: "r0", type: "tool_call" });
+    expect(depth).toBe(4);
+    expect(message.artifact.result.result).toBe("ToolError: tools.recurse was not called: code calling tools that run code is nested 4 levels deep, the most code mode allows");
+    await disposeCodeInterpreterTool(codeTool);
+  });
+
+  it("a tool that answers after its run ended: nothing of the answer is kept", async () => {
+    const slow = tool(async () => new Promise<string>((resolve) => setTimeout(() => resolve("late"), 1500)), {
+      name: "slow",
+      description: "Slow.",
+      schema: z.object({}),
+    });
+    const codeTool = createCodeInterpreterTool({ sandbox, tools: [slow], languages: ["javascript"], timeoutMs: 300 });
+    const message = (await codeTool.invoke({ name: "execute_code", args: { language: "javascript", code: "await tools.slow({})" }, id: "late", type: "tool_call" })) as { artifact: ExecuteCodeArtifact };
+    expect(message.artifact.result.status).toBe("timeout");
+    await new Promise((resolve) => setTimeout(resolve, 1800));
+    expect(message.artifact.toolCalls).toEqual([{ name: "slow", input: {} }]);
     await disposeCodeInterpreterTool(codeTool);
   });
 });
