@@ -8,7 +8,7 @@ import { formatExecutionForModel } from "../feedback/tool-text.js";
 import { truncate } from "../feedback/truncate.js";
 import type { CellOutcome, Persistence } from "./runner.js";
 import { pythonSignatures, typeScriptSignatures, toolInputJsonSchema } from "./signatures.js";
-import { INTERRUPT_ERROR, NOT_AVAILABLE_ERROR, RESULT_LIMIT_ERROR } from "./tool-bridge.js";
+import { INTERRUPT_ERROR, NOT_AVAILABLE_ERROR, RESULT_LIMIT_ERROR } from "./tool-errors.js";
 import type { CodeModeTool } from "./tool-types.js";
 
 /**

@@ -5,7 +5,7 @@
  */
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import type { JsonValue, Language } from "../sandbox/types.js";
-import type { CodeModeTool } from "./tool-bridge.js";
+import type { CodeModeTool } from "./tool-types.js";
 
 type JsonSchema = { [key: string]: JsonValue };
 

@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import { InvalidOptionError } from "../errors.js";
-import { NOT_AVAILABLE_ERROR, GuestToolError, checkToolName } from "./tool-bridge.js";
+import { checkToolName } from "./tool-bridge.js";
+import { GuestToolError, NOT_AVAILABLE_ERROR } from "./tool-errors.js";
 import type { CodeModeTool } from "./tool-types.js";
 
 /** A tool code may call: an instance, or the name of one of the agent's tools. */
