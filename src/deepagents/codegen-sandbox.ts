@@ -115,10 +115,10 @@ export class CodegenSandbox implements SandboxBackendProtocolV2 {
    * @example
    * await sandbox.execute("echo hi && python3 -c 'print(6*7)'"); // { output: "hi\n42\n", exitCode: 0, truncated: false }
    */
-  execute(command: string): Promise<ExecuteResponse> {
+  async execute(command: string): Promise<ExecuteResponse> {
     this.assertOpen();
     if (typeof command !== "string" || command.trim() === "") {
-      return Promise.resolve({ output: "Error: the command must be a non-empty string.", exitCode: 1, truncated: false });
+      return { output: "Error: the command must be a non-empty string.", exitCode: 1, truncated: false };
     }
     return this.shell.execute(command);
   }
