@@ -93,10 +93,12 @@ def __codegen_main(a):
     import io, os, shutil, sys, traceback
     root = "/home/pyodide"
     base = set(os.listdir("/"))
+    linked = []
     for name in a["top"]:
         if name not in base:
             try:
                 os.symlink(root + "/" + name, "/" + name)
+                linked.append(name)
             except OSError:
                 pass
     for d in a["dirs"]:
@@ -132,14 +134,31 @@ def __codegen_main(a):
         try:
             sys.stdout.flush()
             os.chdir(root)
-            for name in os.listdir("/"):
-                if name in base:
-                    continue
+            present = set(os.listdir("/"))
+            # What the program did at the root goes into the working directory, where the
+            # engine reads files back: a new entry moves in, a renamed link moves its file.
+            for name in present - base:
                 p = "/" + name
+                dest = root + "/" + name
                 if os.path.islink(p):
+                    target = os.readlink(p)
                     os.unlink(p)
-                elif not os.path.exists(root + "/" + name):
-                    shutil.move(p, root + "/" + name)
+                    if name not in linked and target.startswith(root + "/") and os.path.lexists(target) and not os.path.lexists(dest):
+                        os.rename(target, dest)
+                    continue
+                if os.path.isdir(dest) and not os.path.islink(dest):
+                    shutil.rmtree(dest)
+                elif os.path.lexists(dest):
+                    os.remove(dest)
+                shutil.move(p, dest)
+            # A link the program removed: it removed the file.
+            for name in linked:
+                dest = root + "/" + name
+                if name not in present and os.path.lexists(dest):
+                    if os.path.isdir(dest) and not os.path.islink(dest):
+                        shutil.rmtree(dest)
+                    else:
+                        os.remove(dest)
         except OSError:
             pass
     return code
