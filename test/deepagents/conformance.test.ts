@@ -95,6 +95,15 @@ describe("command execution", () => {
     expect((await shared.execute('echo "[$MY_VAR]"')).output).toBe("[]\n");
   });
 
+  it("starts every command line from the same shell state: nothing of the last one's variables, cd, aliases, functions or options is left (compared with a fresh sandbox)", async () => {
+    const probe = "pwd; env | sort; alias; declare -F; set -o | sort; echo \"[$X][$?]\"; type f 2>&1 | head -c 20";
+    const same = await shared.execute(`export X=1; alias ll='ls -l'; f() { echo f; }; set -o pipefail; ${probe}`);
+    expect(same.output).toMatch(/X=1[\s\S]*alias ll=[\s\S]*declare -f f[\s\S]*pipefail +on/); // the probe sees state
+    await shared.execute("export X=1; Y=2; cd /conformance; alias ll='ls -l'; f() { echo f; }; set -e; set -u; set -o pipefail; shopt -s nullglob; umask 077");
+    const reused = await shared.execute(probe);
+    await withSandbox({}, async (fresh) => expect(reused).toEqual(await fresh.execute(probe)));
+  });
+
   it("answers an unknown command with exit 127 and the list of what is available", async () => {
     const r = await shared.execute("nonexistent_command_12345");
     expect(r.exitCode).toBe(127);
