@@ -56,6 +56,14 @@ describe("sandbox lifecycle", () => {
     await tmp.close(); // a second close is harmless
   });
 
+  it("close() during a command ends it with exit 130 and stops the shell", async () => {
+    const tmp = await CodegenSandbox.create();
+    const running = tmp.execute("sleep 100");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await tmp.close();
+    expect(await running).toMatchObject({ exitCode: 130, output: expect.stringMatching(/closed while this command ran/) });
+  });
+
   it("supports two-step initialization", async () => {
     const tmp = new CodegenSandbox();
     try {
