@@ -29,7 +29,7 @@
  * block or an unfenced reply) has a line that looks like Python and none that looks like
  * JavaScript.
  */
-import { prepareJavaScript } from "../sandbox/js/prepare.js";
+import { prepareJavaScript } from "../sandbox/js/prepare/prepare.js";
 import type { Language } from "../sandbox/types.js";
 
 const LANGUAGE_TAGS: Record<Language, readonly string[]> = {
