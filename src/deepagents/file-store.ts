@@ -9,7 +9,7 @@ import type { StoreLimits } from "./options.js";
 import type { ReplicaChanges, WireEntry } from "./protocol.js";
 
 /** Longest path accepted, in characters. */
-export const MAX_PATH_CHARS = 4096;
+export const MAX_STORE_PATH_CHARS = 4096;
 /** Longest name of one file or directory, in UTF-8 bytes (as on Linux). */
 export const MAX_NAME_BYTES = 255;
 /** Deepest nesting of directories (the Python engine reads back 32 levels). */
@@ -39,7 +39,7 @@ const encoder = new TextEncoder();
  */
 export function normalizePath(path: unknown): { path: string } | { error: string } {
   if (typeof path !== "string") return { error: "the path is not a string" };
-  if (path.length > MAX_PATH_CHARS) return { error: `the path is longer than ${MAX_PATH_CHARS} characters` };
+  if (path.length > MAX_STORE_PATH_CHARS) return { error: `the path is longer than ${MAX_STORE_PATH_CHARS} characters` };
   if (path.includes("\0")) return { error: "the path contains a NUL character" };
   const parts: string[] = [];
   for (const part of path.split("/")) {

@@ -193,9 +193,7 @@ describe("file operations", () => {
     const read = shared.read(path);
     expect(read.mimeType).toBe("image/png");
     expect(read.content).toEqual(png);
-    const raw = shared.readRaw(path).data!;
-    expect(raw.content).toEqual(png);
-    expect(raw.mimeType).toBe("image/png");
+    expect(shared.readRaw(path).data).toMatchObject({ content: png, mimeType: "image/png" });
     expect(shared.write(dir("img/bad.png"), "not base64!").error).toMatch(/base64/);
   });
 
