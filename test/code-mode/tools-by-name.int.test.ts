@@ -18,6 +18,7 @@ import { z } from "zod";
 import { fakeModel } from "../support/scripted-model.js";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
+import { CodegenSandbox } from "../../src/deepagents/index.js";
 import { disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
@@ -171,6 +172,21 @@ describe("the agent's tools from code, by name (deepagents)", { timeout: 120_000
     const system = String(model.calls[0]!.messages[0]!.content);
     expect(system).toContain("The user's own read_file.");
     expect(system).not.toContain("reed_file");
+  });
+
+  it("with the CodegenSandbox backend, code writes a file and runs a command through the agent's own tools", async () => {
+    const backend = await CodegenSandbox.create();
+    try {
+      const code = "await tools.write_file({ file_path: '/greeting.txt', content: 'hello' });\nawait tools.execute({ command: 'cat /greeting.txt && echo !' })";
+      const model = script({ code }, "done");
+      const middleware = codeModeMiddleware({ sandbox, tools: ["execute", "write_file"], languages: ["javascript"], timeoutMs: 30_000 });
+      const agent = createDeepAgent({ model: model as never, backend, middleware: [middleware], checkpointer: new MemorySaver() });
+      const state = await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "by-name-execute" } });
+      expect(codeMessage(state.messages).artifact.result.result).toBe("hello!\n\n[Command succeeded with exit code 0]");
+      await disposeCodeInterpreterTool(middleware.tools![0]!);
+    } finally {
+      await backend.close();
+    }
   });
 
   it("a subagent whose own code calls tools runs in its own session (no wait on the calling cell); its log never enters the parent's", async () => {
