@@ -16,6 +16,7 @@ export { codeModeToolSignatures } from "../code-mode/describe.js";
 export { codeModeStateFields, codeModeStateSchema, type CodeCell, type CodeModeState } from "../code-mode/state.js";
 export type { ThreadFile, ThreadFiles, ThreadFilesUpdate } from "../code-mode/files.js";
 export type { CodeModeTool, RecordedToolCall } from "../code-mode/tool-bridge.js";
+export type { CodeModeToolSpec } from "../code-mode/tool-resolution.js";
 export type { Persistence } from "../code-mode/runner.js";
 export {
   createCodeGenTool,
