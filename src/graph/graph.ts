@@ -2,10 +2,10 @@
  * The code-generation graph: generate → validate → (approve →) execute, looping through
  * refine on failures, ending in finalize.
  */
-import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, END, isCommand, START, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
-import { MAX_RETRIES_LIMIT, resolveGraphSettings } from "./configuration.js";
+import { checkRunSettingValues, MAX_RETRIES_LIMIT, resolveGraphSettings } from "./configuration.js";
 import type { CodeGenGraphOptions } from "./configuration.js";
 import { createApproveNode } from "./nodes/approve.js";
 import { createExecuteNode } from "./nodes/execute.js";
@@ -14,7 +14,7 @@ import { createGenerateNode, graphStepsNeeded } from "./nodes/generate.js";
 import { createRefineNode } from "./nodes/refine.js";
 import { createValidateNode } from "./nodes/validate.js";
 import { routeAfterApprove, routeAfterExecute, routeAfterModel, routeAfterValidate } from "./routers.js";
-import { CodeGenState } from "./state.js";
+import { checkCodeGenInput, CodeGenState } from "./state.js";
 
 /**
  * The graph's run-time context schema (LangGraph 1.x `contextSchema`): the per-run settings
@@ -29,7 +29,14 @@ export const CodeGenContextSchema = z.object({
   timeoutMs: z.number().optional().describe("Time limit of each run in the sandbox, in milliseconds."),
   memoryLimitBytes: z.number().optional().describe("Memory limit of each run, in bytes."),
   maxOutputBytes: z.number().optional().describe("Printed output kept per run, in bytes."),
-});
+}).superRefine(
+  // LangGraph parses every run's context with this schema (and, without a context, its
+  // `configurable`): check the values with the package's rules first, so a wrong one is an
+  // InvalidOptionError naming it, never raw ZodError JSON. Unknown context keys are refused
+  // when the run starts (the generate node), where context and configurable are told apart.
+  (settings) => checkRunSettingValues(settings, "context."),
+  { when: () => true },
+);
 
 /**
  * The run settings as the annotation earlier releases passed as the graph's config schema.
@@ -87,8 +94,25 @@ export function createCodeGenGraphBuilder(options: CodeGenGraphOptions = {}) {
   // LangGraph has no compile-time recursion limit: bind it to every graph this builder compiles.
   const compile = builder.compile.bind(builder);
   const recursionLimit = codeGenRecursionLimit(settings.approveBeforeExecute);
-  builder.compile = ((...args: Parameters<typeof compile>) => compile(...args).withConfig({ recursionLimit })) as typeof compile;
+  builder.compile = ((...args: Parameters<typeof compile>) => checkedInput(compile(...args).withConfig({ recursionLimit }))) as typeof compile;
   return builder;
+}
+
+/**
+ * The compiled graph, with its input checked as the caller passed it (unknown keys refused with
+ * the nearest field's name; LangGraph itself drops keys that are not channels in silence).
+ * `_validateInput` is the hook LangGraph's compiled graphs run on every input of `invoke` and
+ * `stream`; a resume (`Command`) or `null` (continue a thread) passes as is.
+ */
+function checkedInput<G extends object>(graph: G): G {
+  // A protected method of LangGraph's compiled graph (pinned version; a test covers the hook).
+  const hooked = graph as unknown as { _validateInput(input: unknown): Promise<unknown> };
+  const validate = hooked._validateInput.bind(graph);
+  hooked._validateInput = async (input: unknown) => {
+    if (input !== null && input !== undefined && typeof input === "object" && !isCommand(input)) checkCodeGenInput(input, { unknownKeys: true });
+    return validate(input);
+  };
+  return graph;
 }
 
 /**
