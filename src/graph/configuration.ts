@@ -7,9 +7,10 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Language, RunOptions, Sandbox } from "../sandbox/types.js";
 import { LIMIT_RULES } from "../sandbox/options.js";
 import { InvalidOptionError } from "../errors.js";
-import { booleanRule, checkOptions, integerRule, objectRule, oneOfRule, rule, textRule, type OptionRule, type OptionRules } from "../options/index.js";
+import { booleanRule, checkOptions, objectRule, oneOfRule, rule, textRule, type OptionRule, type OptionRules } from "../options/index.js";
 import { LANGUAGES } from "../sandbox/types.js";
 import { checkModelRetry } from "../models/retry.js";
+import { MAX_RETRIES_RULE } from "./retries.js";
 import { readModelSettings } from "../models/configuration.js";
 import { resolveChatModel } from "../models/resolve-model.js";
 import type { ModelSpec, ResolvedModel } from "../models/resolve-model.js";
@@ -127,11 +128,6 @@ export interface GraphSettings {
 
 /** Default number of repairs after the first attempt. */
 export const DEFAULT_MAX_RETRIES = 2;
-/** The largest `maxRetries` the graph accepts. */
-export const MAX_RETRIES_LIMIT = 20;
-
-/** `maxRetries` everywhere (graph, run context, tools, SDK, CLI): repairs after the first attempt. */
-export const MAX_RETRIES_RULE = integerRule({ min: 0, max: MAX_RETRIES_LIMIT });
 const LANGUAGE_RULE = oneOfRule(LANGUAGES);
 const MODEL_NAME_RULE = textRule({ what: 'a "provider:model" name' });
 

@@ -5,7 +5,8 @@
 import { Annotation, END, isCommand, START, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
-import { checkRunSettingValues, MAX_RETRIES_LIMIT, resolveGraphSettings } from "./configuration.js";
+import { checkRunSettingValues, resolveGraphSettings } from "./configuration.js";
+import { MAX_RETRIES_LIMIT } from "./retries.js";
 import type { CodeGenGraphOptions } from "./configuration.js";
 import { createApproveNode } from "./nodes/approve.js";
 import { createExecuteNode } from "./nodes/execute.js";

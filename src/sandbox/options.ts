@@ -63,7 +63,7 @@ export const LIMIT_RULES = {
     exclusiveMin: true,
     max: MAX_TIMEOUT_MS,
     unit: "milliseconds",
-    maxReason: `about 23 days: timers wait at most ${MAX_TIMER_MS} ms; a run always has a time limit, stop it earlier with a signal`,
+    maxReason: `about 23 days: timers wait at most ${MAX_TIMER_MS} ms, less the engines' grace; every run has a time limit`,
   }),
   memoryLimitBytes: bytes(MAX_MEMORY_LIMIT_BYTES, "4 GiB: the engines are 32-bit WebAssembly"),
   maxOutputBytes: bytes(MAX_OUTPUT_CAP_BYTES, "32 MiB: output is held in the host as text"),

@@ -7,7 +7,7 @@ import { getSharedSandbox } from "../sandbox/index.js";
 import type { CheckResult, ExecutionResult, JsonValue, Language, Sandbox, SandboxSession } from "../sandbox/types.js";
 import { assertJsonValue, LIMIT_RULES } from "../sandbox/options.js";
 import { LANGUAGES } from "../sandbox/types.js";
-import { MAX_RETRIES_RULE } from "../graph/configuration.js";
+import { MAX_RETRIES_RULE } from "../graph/retries.js";
 import { anyValue, booleanRule, checkOptions, objectRule, oneOfRule, type OptionRule, type OptionRules } from "../options/index.js";
 import { extractProgram } from "../graph/extract-code.js";
 import { defaultPrompts } from "../graph/prompts.js";
