@@ -5,7 +5,7 @@
 import { Annotation, END, isCommand, START, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
-import { checkRunSettingValues, resolveGraphSettings } from "./configuration.js";
+import { resolveGraphSettings } from "./configuration.js";
 import { MAX_RETRIES_LIMIT } from "./retries.js";
 import type { CodeGenGraphOptions } from "./configuration.js";
 import { createApproveNode } from "./nodes/approve.js";
@@ -21,23 +21,19 @@ import { checkCodeGenInput, CodeGenState } from "./state.js";
  * The graph's run-time context schema (LangGraph 1.x `contextSchema`): the per-run settings
  * of {@link CodeGenRunContext}, shown and editable as the graph's context in LangGraph Studio.
  * Pass them as `graph.invoke(input, { context: { maxRetries: 4, timeoutMs: 2000 } })`.
- * LangGraph checks the types; the graph checks the ranges (`InvalidOptionError`).
+ * LangGraph parses every run's context with this schema (and, without a context, its
+ * `configurable`); each field falls back to "not set" there (`.catch`), so a wrong value is
+ * never raw ZodError JSON: the run checks every setting itself when it starts and throws one
+ * `InvalidOptionError` naming it (`context.timeoutMs`, or `configurable.timeoutMs`).
  */
 export const CodeGenContextSchema = z.object({
-  model: z.string().optional().describe('Chat model for this run, as "provider:model" (e.g. "openai:gpt-4o-mini").'),
-  maxRetries: z.number().optional().describe("Repairs after the first attempt, 0 to 20."),
-  defaultLanguage: z.enum(LANGUAGES as [Language, ...Language[]]).optional().describe("Language of a task that names none."),
-  timeoutMs: z.number().optional().describe("Time limit of each run in the sandbox, in milliseconds."),
-  memoryLimitBytes: z.number().optional().describe("Memory limit of each run, in bytes."),
-  maxOutputBytes: z.number().optional().describe("Printed output kept per run, in bytes."),
-}).superRefine(
-  // LangGraph parses every run's context with this schema (and, without a context, its
-  // `configurable`): check the values with the package's rules first, so a wrong one is an
-  // InvalidOptionError naming it, never raw ZodError JSON. Unknown context keys are refused
-  // when the run starts (the generate node), where context and configurable are told apart.
-  (settings) => checkRunSettingValues(settings, "context."),
-  { when: () => true },
-);
+  model: z.string().optional().catch(undefined).describe('Chat model for this run, as "provider:model" (e.g. "openai:gpt-4o-mini").'),
+  maxRetries: z.number().optional().catch(undefined).describe("Repairs after the first attempt, 0 to 20."),
+  defaultLanguage: z.enum(LANGUAGES as [Language, ...Language[]]).optional().catch(undefined).describe("Language of a task that names none."),
+  timeoutMs: z.number().optional().catch(undefined).describe("Time limit of each run in the sandbox, in milliseconds."),
+  memoryLimitBytes: z.number().optional().catch(undefined).describe("Memory limit of each run, in bytes."),
+  maxOutputBytes: z.number().optional().catch(undefined).describe("Printed output kept per run, in bytes."),
+});
 
 /**
  * The run settings as the annotation earlier releases passed as the graph's config schema.
