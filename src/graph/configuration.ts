@@ -11,6 +11,7 @@ import { booleanRule, checkOptions, objectRule, oneOfRule, rule, textRule, type 
 import { LANGUAGES } from "../sandbox/types.js";
 import { checkModelRetry } from "../models/retry.js";
 import { MAX_RETRIES_RULE } from "./retries.js";
+export { MAX_RETRIES_LIMIT } from "./retries.js";
 import { readModelSettings } from "../models/configuration.js";
 import { resolveChatModel } from "../models/resolve-model.js";
 import type { ModelSpec, ResolvedModel } from "../models/resolve-model.js";

@@ -9,11 +9,11 @@ import type { Language } from "../sandbox/types.js";
 import { restoreRunResult, type StoredRunResult } from "../graph/stored-result.js";
 import { InvalidOptionError } from "../errors.js";
 import { formatExecutionForModel } from "../feedback/tool-text.js";
-import { DEFAULT_MAX_CONTENT_CHARS, truncate as truncateText } from "../feedback/truncate.js";
+import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE, truncate as truncateText } from "../feedback/truncate.js";
 import { GRAPH_OPTION_RULES } from "../graph/configuration.js";
 import { arrayRule, booleanRule, checkOptions, objectRule, oneOfRule, textRule, type OptionRules } from "../options/index.js";
 import { LANGUAGES } from "../sandbox/types.js";
-import { MAX_CONTENT_CHARS_RULE, TOOL_NAME_RULE } from "./code-interpreter-tool.js";
+import { TOOL_NAME_RULE } from "./code-interpreter-tool.js";
 import { resolveLanguages, solveWithCodeSchemaFor, type SolveWithCodeInput } from "./schemas.js";
 
 /** What the tool sends to the graph. */

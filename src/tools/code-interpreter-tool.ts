@@ -21,7 +21,7 @@ import { CodeModeRunner, type CellLimits, type CellOutcome, type Persistence } f
 import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
 import { indexTools, type CodeModeTool, type RecordedToolCall } from "../code-mode/tool-bridge.js";
-import { DEFAULT_MAX_CONTENT_CHARS } from "../feedback/truncate.js";
+import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE } from "../feedback/truncate.js";
 import { LIMIT_RULES, resolveHostFunctions, serializeGlobals } from "../sandbox/options.js";
 import { LANGUAGES } from "../sandbox/types.js";
 import { arrayRule, checkOptions, integerRule, objectRule, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
@@ -94,8 +94,6 @@ export interface ExecuteCodeArtifact {
 
 /** Tool names as chat APIs accept them (OpenAI: letters, digits, `_` and `-`, at most 64). */
 export const TOOL_NAME_RULE = rule<string>("a tool name of letters, digits, _ and - (at most 64)", (v) => typeof v === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(v));
-/** Bound of the text a tool returns to the model. */
-export const MAX_CONTENT_CHARS_RULE = integerRule({ min: 1, max: 10_000_000, unit: "characters" });
 
 /** The options of `createCodeInterpreterTool` and their rules (keys from the interface itself). */
 export const CODE_INTERPRETER_OPTION_RULES = {

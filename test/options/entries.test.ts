@@ -5,6 +5,7 @@
  * names the option (and, for a typo, suggests the key it meant). The table's option lists are
  * checked against the entries' own lists of known keys, so a new option cannot be left out here.
  */
+import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { MemorySaver } from "@langchain/langgraph";
 import { InvalidOptionError, checkCode, createSandbox, disposeDefaultSandbox, runCode } from "../../src/index.js";
@@ -13,6 +14,7 @@ import { codeModeMiddleware, createCodeAgent, createCodeGenTool, createCodeInter
 import { CodeGeneratorSandbox, CodeGenerators, fromAsyncFunction, fromChatModel, fromOpenAICompatible, stripCodeFences } from "../../src/sdk/index.js";
 import { graphSolver, loadTaskFile, parseTaskFile, runEvaluation } from "../../src/eval/index.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
+import { createMcpServer, serveStdio, startMcpHttpServer } from "../../src/mcp/index.js";
 import { fence, scriptedModel } from "../support/scripted-model.js";
 
 /** What kind of value an option takes; each kind has its own bad values. */
@@ -73,7 +75,11 @@ const tempDir = new URL(".", import.meta.url).pathname;
 let session: Awaited<ReturnType<typeof sandbox.createSession>> | undefined;
 const liveSession = async () => (session ??= await sandbox.createSession({ language: "javascript" }));
 
+let mcp: ReturnType<typeof createMcpServer> | undefined;
+const mcpServer = () => (mcp ??= createMcpServer({ sandbox }));
+
 afterAll(async () => {
+  await mcp?.close();
   await session?.dispose();
   await sandbox.dispose();
   await disposeDefaultSandbox();
@@ -212,6 +218,19 @@ const ENTRIES: Entry[] = [
   { name: "parseTaskFile", call: (o) => parseTaskFile("", o), options: { format: "choice", file: "text" }, typo: ["formats", "format"] },
   { name: "loadTaskFile", call: (o) => loadTaskFile(`${tempDir}entries.test.ts`, o), options: { format: "choice" }, typo: ["fromat", "format"] },
   { name: "checkTypes", call: (o) => checkTypes("const a = 1;", o), options: { hostFunctions: "object", globals: "object", files: "any", declarations: "textOrEmpty", maxDiagnostics: "count" }, typo: ["declaration", "declarations"] },
+  {
+    name: "createMcpServer",
+    call: (o) => createMcpServer(o),
+    options: { sandbox: "object", timeoutMs: "limit", memoryLimitBytes: "limit", maxOutputBytes: "limit", maxFileBytes: "limit", maxTotalFileBytes: "limit", maxSessions: "limit", sessionIdleMs: "limit", maxConcurrentRuns: "limit", maxContentChars: "limit", model: "model", env: "object" },
+    typo: ["maxSession", "maxSessions"],
+  },
+  {
+    name: "startMcpHttpServer",
+    call: (o) => startMcpHttpServer(mcpServer(), o),
+    options: { host: "text", port: "count", token: "any", allowRemote: "boolean", allowedOrigins: "array", maxConnections: "limit", connectionIdleMs: "limit" },
+    typo: ["allowOrigins", "allowedOrigins"],
+  },
+  { name: "serveStdio", call: (o) => serveStdio(mcpServer(), o), options: { input: "object", output: "object", maxMessageBytes: "limit" }, typo: ["maxMessageSize", "maxMessageBytes"] },
   { name: "startScriptedOpenAIServer", call: (o) => startScriptedOpenAIServer(o), options: { replies: "array", handler: "function", models: "array", port: "count" }, typo: ["reply", "replies"] },
 ];
 
@@ -232,6 +251,14 @@ function shown(value: unknown): string | undefined {
   if (typeof value === "string") return `got ${JSON.stringify(value)}`;
   return undefined;
 }
+
+/** The package entries this table walks; a new entry in package.json must join it. */
+const COVERED_ENTRIES = [".", "./graph", "./tools", "./sdk", "./eval", "./testing", "./mcp"];
+
+it("covers every entry point of the package", () => {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { exports: Record<string, unknown> };
+  expect(Object.keys(pkg.exports).filter((entry) => entry !== "./package.json").sort()).toEqual([...COVERED_ENTRIES].sort());
+});
 
 describe("every public entry refuses unknown keys and bad values with one InvalidOptionError naming the option", { timeout: 60_000 }, () => {
   it.each(ENTRIES.map((e) => [e.name, e] as const))("%s: its known keys are the table's (nothing forgotten)", async (_name, entry) => {
