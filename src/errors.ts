@@ -30,10 +30,18 @@ export class InvalidOptionError extends CodegenSandboxError {
     details: { problem?: string; suggestion?: string } = {},
   ) {
     const problem = details.problem ?? `got ${describeValue(received)}`;
-    const near = details.suggestion === undefined ? "expected" : `did you mean "${details.suggestion}"? Expected`;
-    super(`Invalid option "${option}": ${problem}; ${near} ${expected}.`);
+    const near = details.suggestion === undefined ? "expected" : `did you mean ${nameOf(details.suggestion)}? Expected`;
+    super(`Invalid option ${nameOf(option)}: ${problem}; ${near} ${expected}.`);
     this.suggestion = details.suggestion;
   }
+}
+
+/**
+ * An option's name as a message shows it: quoted as JSON (a NUL byte, a newline or a lone
+ * surrogate in a key a caller made up stays visible and the message stays one line), bounded.
+ */
+function nameOf(option: string): string {
+  return JSON.stringify(option.length <= 200 ? option : `${option.slice(0, 197)}...`);
 }
 
 /** A sandbox, session or generator was used after `dispose()`/`cleanup()`. */

@@ -348,6 +348,15 @@ describe("positional arguments and values inside options", () => {
     expect(messages[3]).toContain('got "\\ud800";');
   });
 
+  it("keeps a made-up key visible and the message one line and bounded (a newline, a NUL byte, 100 kB)", async () => {
+    const odd = (await thrown(() => runCode("1", { "time\nout\0": 1 } as never))) as InvalidOptionError;
+    expect(odd.option).toBe("time\nout\0");
+    expect(odd.message).toMatch(/^Invalid option "time\\nout\\u0000": sandbox\.run \(and runCode\) has no option of this name; did you mean "timeoutMs"\?/);
+    expect(odd.message).not.toContain("\n");
+    const long = (await thrown(() => runCode("1", { ["k".repeat(100_000)]: 1 } as never))) as InvalidOptionError;
+    expect(long.message.length).toBeLessThan(1000);
+  });
+
   it("answers code with NUL bytes and lone surrogates with a result, never a throw (code is data)", async () => {
     expect((await runCode("'a\0b'.length")).result).toBe(3);
     expect((await runCode("'a\ud800'.length")).result).toBe(2);
