@@ -23,10 +23,11 @@ export type OptionRules<T> = { readonly [K in keyof T]-?: OptionRule<unknown> };
  * checkKnownKeys({ timeout: 200 }, ["timeoutMs"], "runCode");
  * // throws: Invalid option "timeout": runCode has no option of this name; did you mean "timeoutMs"? ...
  */
-export function checkKnownKeys(options: object, known: readonly string[], owner: string, prefix = ""): void {
+export function checkKnownKeys(options: object, known: readonly string[] | ReadonlySet<string>, owner: string, prefix = ""): void {
+  const set: ReadonlySet<string> = known instanceof Set ? known : new Set(known as readonly string[]);
   for (const key of Object.keys(options)) {
-    if (known.includes(key)) continue;
-    throw unknownOption(key, known, owner, prefix, (options as Record<string, unknown>)[key]);
+    if (set.has(key)) continue;
+    throw unknownOption(key, [...set], owner, prefix, (options as Record<string, unknown>)[key]);
   }
 }
 
@@ -44,6 +45,9 @@ export function unknownOption(key: string, known: readonly string[], owner: stri
     ...(suggestion === undefined ? {} : { suggestion: `${prefix}${suggestion}` }),
   });
 }
+
+/** Each table's keys, listed once (options are checked on every run). */
+const knownKeys = new WeakMap<object, { list: string[]; set: Set<string> }>();
 
 /**
  * Checks `options` (an object or `undefined`) against `rules`: unknown keys are refused, each
@@ -63,10 +67,11 @@ export function checkOptions<T extends object>(options: unknown, rules: OptionRu
     const name = prefix === "" ? "options" : prefix.slice(0, -1);
     throw new InvalidOptionError(name, options, `an object of ${owner}'s options (or nothing)`);
   }
-  const known = Object.keys(rules);
-  checkKnownKeys(options, known, owner, prefix);
+  let known = knownKeys.get(rules);
+  if (known === undefined) knownKeys.set(rules, (known = { list: Object.keys(rules), set: new Set(Object.keys(rules)) }));
+  checkKnownKeys(options, known.set, owner, prefix);
   const checked: Record<string, unknown> = { ...(options as Record<string, unknown>) };
-  for (const key of known) {
+  for (const key of known.list) {
     const value = checked[key];
     if (value !== undefined) checked[key] = (rules as Record<string, OptionRule>)[key]!.check(value, `${prefix}${key}`);
   }
