@@ -7,12 +7,13 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Language, RunOptions, Sandbox } from "../sandbox/types.js";
 import { LIMIT_RULES } from "../sandbox/options.js";
 import { InvalidOptionError } from "../errors.js";
-import { booleanRule, checkOptions, objectRule, oneOfRule, rule, textRule, type OptionRule, type OptionRules } from "../options/index.js";
+import { booleanRule, checkOptions, objectRule, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
 import { LANGUAGES } from "../sandbox/types.js";
 import { checkModelRetry } from "../models/retry.js";
 import { MAX_RETRIES_RULE } from "./retries.js";
 export { MAX_RETRIES_LIMIT } from "./retries.js";
 import { readModelSettings } from "../models/configuration.js";
+import { ENV_RULE, MODEL_SPEC_RULE } from "../models/option-rules.js";
 import { resolveChatModel } from "../models/resolve-model.js";
 import type { ModelSpec, ResolvedModel } from "../models/resolve-model.js";
 import type { ModelRetryOptions } from "../models/retry.js";
@@ -132,15 +133,6 @@ export const DEFAULT_MAX_RETRIES = 2;
 const LANGUAGE_RULE = oneOfRule(LANGUAGES);
 const MODEL_NAME_RULE = textRule({ what: 'a "provider:model" name' });
 
-/** A chat model instance (anything with `invoke`) or a `provider:model` string. */
-export const MODEL_SPEC_RULE: OptionRule<ModelSpec> = {
-  expected: 'a chat model instance or a "provider:model" string',
-  check(value, name) {
-    if (typeof value === "string") return MODEL_NAME_RULE.check(value, name);
-    if (typeof value === "object" && value !== null && typeof (value as { invoke?: unknown }).invoke === "function") return value as ModelSpec;
-    throw new InvalidOptionError(name, value, this.expected);
-  },
-};
 
 /** The settings a run may give in its `context` (or `configurable`), and their rules. */
 export const RUN_CONTEXT_RULES = {
@@ -190,7 +182,7 @@ export const GRAPH_OPTION_RULES = {
   memoryLimitBytes: LIMIT_RULES.memoryLimitBytes,
   maxOutputBytes: LIMIT_RULES.maxOutputBytes,
   modelRetry: { expected: "an object of back-off options", check: (v) => checkModelRetry(v) },
-  env: objectRule("an object of environment variables (name → string)", (v) => Object.values(v).every((x) => x === undefined || typeof x === "string")),
+  env: ENV_RULE,
   checkpointer: objectRule("a LangGraph checkpointer (e.g. new MemorySaver())", (v) => typeof v.getTuple === "function" && typeof v.put === "function"),
   // Each tool is checked by code mode's own index (names, schemas).
   tools: rule("an array of LangChain tools", Array.isArray),

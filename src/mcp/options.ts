@@ -14,7 +14,7 @@ import {
   LIMIT_RULES,
 } from "../sandbox/options.js";
 import { checkOptions, integerRule, MAX_TIMER_MS, objectRule, type OptionRules } from "../options/index.js";
-import { MODEL_SPEC_RULE, GRAPH_OPTION_RULES } from "../graph/configuration.js";
+import { ENV_RULE, MODEL_SPEC_RULE } from "../models/option-rules.js";
 import type { Sandbox } from "../sandbox/types.js";
 
 /** Default cap on open code sessions of one server. */
@@ -87,7 +87,7 @@ export const MCP_OPTION_RULES = {
   maxConcurrentRuns: integerRule({ min: 1, max: 256, unit: "runs" }),
   maxContentChars: MAX_CONTENT_CHARS_RULE,
   model: MODEL_SPEC_RULE,
-  env: GRAPH_OPTION_RULES.env,
+  env: ENV_RULE,
 } satisfies OptionRules<SandboxMcpServerOptions>;
 
 /**
