@@ -37,11 +37,13 @@ export class InvalidOptionError extends CodegenSandboxError {
 }
 
 /**
- * An option's name as a message shows it: quoted as JSON (a NUL byte, a newline or a lone
- * surrogate in a key a caller made up stays visible and the message stays one line), bounded.
+ * An option's name as a message shows it: in quotes, bounded, with control characters and lone
+ * surrogates escaped (`\u000a`), so a key a caller made up stays visible and the message one line.
  */
 function nameOf(option: string): string {
-  return JSON.stringify(option.length <= 200 ? option : `${option.slice(0, 197)}...`);
+  const bounded = option.length <= 200 ? option : `${option.slice(0, 197)}...`;
+  const escaped = bounded.replace(/[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return `"${escaped}"`;
 }
 
 /** A sandbox, session or generator was used after `dispose()`/`cleanup()`. */

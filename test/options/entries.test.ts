@@ -15,6 +15,7 @@ import { CodeGeneratorSandbox, CodeGenerators, fromAsyncFunction, fromChatModel,
 import { graphSolver, loadTaskFile, parseTaskFile, runEvaluation } from "../../src/eval/index.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { createMcpServer, serveStdio, startMcpHttpServer } from "../../src/mcp/index.js";
+import { CodegenSandbox } from "../../src/deepagents/index.js";
 import { fence, scriptedModel } from "../support/scripted-model.js";
 
 /** What kind of value an option takes; each kind has its own bad values. */
@@ -231,6 +232,12 @@ const ENTRIES: Entry[] = [
     typo: ["allowOrigins", "allowedOrigins"],
   },
   { name: "serveStdio", call: (o) => serveStdio(mcpServer(), o), options: { input: "object", output: "object", maxMessageBytes: "limit" }, typo: ["maxMessageSize", "maxMessageBytes"] },
+  {
+    name: "CodegenSandbox.create (deepagents)",
+    call: (o) => CodegenSandbox.create(o),
+    options: { initialFiles: "object", timeoutMs: "limit", memoryLimitBytes: "limit", shellMemoryLimitBytes: "limit", maxOutputBytes: "limit", maxFileBytes: "limit", maxTotalFileBytes: "limit", maxFiles: "limit", env: "object", sandbox: "object" },
+    typo: ["maxFile", "maxFiles"],
+  },
   { name: "startScriptedOpenAIServer", call: (o) => startScriptedOpenAIServer(o), options: { replies: "array", handler: "function", models: "array", port: "count" }, typo: ["reply", "replies"] },
 ];
 
@@ -253,7 +260,7 @@ function shown(value: unknown): string | undefined {
 }
 
 /** The package entries this table walks; a new entry in package.json must join it. */
-const COVERED_ENTRIES = [".", "./graph", "./tools", "./sdk", "./eval", "./testing", "./mcp"];
+const COVERED_ENTRIES = [".", "./graph", "./tools", "./sdk", "./eval", "./testing", "./mcp", "./deepagents"];
 
 it("covers every entry point of the package", () => {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { exports: Record<string, unknown> };
@@ -351,7 +358,7 @@ describe("positional arguments and values inside options", () => {
   it("keeps a made-up key visible and the message one line and bounded (a newline, a NUL byte, 100 kB)", async () => {
     const odd = (await thrown(() => runCode("1", { "time\nout\0": 1 } as never))) as InvalidOptionError;
     expect(odd.option).toBe("time\nout\0");
-    expect(odd.message).toMatch(/^Invalid option "time\\nout\\u0000": sandbox\.run \(and runCode\) has no option of this name; did you mean "timeoutMs"\?/);
+    expect(odd.message).toMatch(/^Invalid option "time\\u000aout\\u0000": sandbox\.run \(and runCode\) has no option of this name; did you mean "timeoutMs"\?/);
     expect(odd.message).not.toContain("\n");
     const long = (await thrown(() => runCode("1", { ["k".repeat(100_000)]: 1 } as never))) as InvalidOptionError;
     expect(long.message.length).toBeLessThan(1000);
