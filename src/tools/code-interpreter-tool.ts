@@ -24,8 +24,10 @@ import type { CodeModeTool, RecordedToolCall } from "../code-mode/tool-types.js"
 import { parseToolSpecs, type ToolSpecs } from "../code-mode/tool-resolution.js";
 import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "../code-mode/tool-results.js";
 import { graphScope } from "../code-mode/graph-task.js";
-import { DEFAULT_MAX_CONTENT_CHARS } from "../feedback/truncate.js";
-import { resolveLimit } from "../sandbox/options.js";
+import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE } from "../feedback/truncate.js";
+import { LIMIT_RULES, resolveHostFunctions, serializeGlobals } from "../sandbox/options.js";
+import { LANGUAGES } from "../sandbox/types.js";
+import { arrayRule, checkOptions, integerRule, objectRule, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
 import { executeCodeSchemaFor, resolveLanguages, type ExecuteCodeInput } from "./schemas.js";
 
 /** Options of `createCodeInterpreterTool`. Every field is optional. */
@@ -43,7 +45,6 @@ export interface CodeInterpreterToolOptions {
   memoryLimitBytes?: number;
   /** Output kept per run. Default: the sandbox's (1 MiB). */
   maxOutputBytes?: number;
-
   /** JSON values the code sees as globals. */
   globals?: Record<string, JsonValue>;
   /** Host functions the code may call with `await name(...)`. */
@@ -98,9 +99,32 @@ export interface ExecuteCodeArtifact {
   restore?: { replayed: number; durationMs: number; failures: string[] };
 }
 
-function checkPositive(option: string, value: number | undefined): void {
-  if (value !== undefined) resolveLimit(option, value);
-}
+/** Tool names as chat APIs accept them (OpenAI: letters, digits, `_` and `-`, at most 64). */
+export const TOOL_NAME_RULE = rule<string>("a tool name of letters, digits, _ and - (at most 64)", (v) => typeof v === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(v));
+
+/** The options of `createCodeInterpreterTool` and their rules (keys from the interface itself). */
+export const CODE_INTERPRETER_OPTION_RULES = {
+  languages: arrayRule(oneOfRule(LANGUAGES), { what: "an array of languages", nonEmpty: true }),
+  sandbox: objectRule("a Sandbox from createSandbox() (an object with run)", (v) => typeof v.run === "function"),
+  timeoutMs: LIMIT_RULES.timeoutMs,
+  memoryLimitBytes: LIMIT_RULES.memoryLimitBytes,
+  maxOutputBytes: LIMIT_RULES.maxOutputBytes,
+  globals: objectRule("an object mapping names to JSON values"),
+  hostFunctions: objectRule("an object mapping names to functions"),
+  tools: rule("an array of LangChain tools", Array.isArray),
+  persistence: oneOfRule(["none", "thread"] as const, '"none": every call starts fresh; "thread": state kept per LangGraph thread'),
+  files: objectRule("an object mapping relative paths to strings or Uint8Arrays"),
+  maxFileBytes: LIMIT_RULES.maxFileBytes,
+  maxThreadFilesBytes: LIMIT_RULES.maxTotalFileBytes,
+  maxHostResultBytes: LIMIT_RULES.maxResultBytes,
+  maxCellRecordBytes: LIMIT_RULES.maxResultBytes,
+  maxHostCalls: LIMIT_RULES.maxHostCalls,
+  maxHostCallsInFlight: LIMIT_RULES.maxHostCallsInFlight,
+  maxSessions: integerRule({ min: 1, max: 1024, unit: "sessions" }),
+  maxContentChars: MAX_CONTENT_CHARS_RULE,
+  name: TOOL_NAME_RULE,
+  description: textRule({ what: "a tool description" }),
+} satisfies OptionRules<CodeInterpreterToolOptions>;
 
 function readState(runtime: Partial<ToolRuntime> | undefined): CodeModeState {
   const fromRuntime = runtime?.state as CodeModeState | undefined;
@@ -143,7 +167,8 @@ function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, withFiles: bo
  * await agent.invoke({ messages: [{ role: "user", content: "Weather in Paris and Rome?" }] });
  * ```
  */
-export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = {}) {
+export function createCodeInterpreterTool(given: CodeInterpreterToolOptions = {}) {
+  const options = checkOptions<CodeInterpreterToolOptions>(given, CODE_INTERPRETER_OPTION_RULES, "createCodeInterpreterTool");
   return buildCodeInterpreterTool(options, { specs: parseToolSpecs(options.tools, "tools", options.name ?? "execute_code", false) });
 }
 
@@ -154,16 +179,18 @@ export interface CodeToolWiring {
   resolveTools?: (runtime: Partial<ToolRuntime> | undefined) => Map<string, CodeModeTool>;
 }
 
-/** `createCodeInterpreterTool` with its tools given as checked specs (the middleware's way in). */
+/**
+ * `createCodeInterpreterTool` with its options already checked and its tools given as checked
+ * specs (the middleware's way in).
+ */
 export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOptions, "tools">, wiring: CodeToolWiring) {
   const languages = resolveLanguages(options.languages);
-  for (const key of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes", "maxHostResultBytes", "maxCellRecordBytes", "maxContentChars", "maxFileBytes", "maxThreadFilesBytes", "maxHostCalls", "maxHostCallsInFlight", "maxSessions"] as const) {
-    checkPositive(key, options[key]);
+  // Globals and host functions are checked now, for every language the model may use.
+  for (const language of languages) {
+    serializeGlobals(options.globals, language);
+    resolveHostFunctions(options.hostFunctions, language, Object.keys(options.globals ?? {}));
   }
   const persistence = options.persistence ?? "none";
-  if (persistence !== "none" && persistence !== "thread") {
-    throw new InvalidOptionError("persistence", persistence, '"none" (every call starts fresh) or "thread" (state kept per LangGraph thread)');
-  }
   const tools = new Map<string, CodeModeTool>(wiring.specs.instances);
   // Names resolve per call; until then each answers that it is not available.
   if (wiring.resolveTools) for (const [name, t] of wiring.resolveTools(undefined)) tools.set(name, t);

@@ -20,7 +20,8 @@ import {
   type ToolSpecs,
 } from "../code-mode/tool-resolution.js";
 import type { CodeModeTool } from "../code-mode/tool-types.js";
-import { buildCodeInterpreterTool, type CodeInterpreterToolOptions } from "./code-interpreter-tool.js";
+import { buildCodeInterpreterTool, CODE_INTERPRETER_OPTION_RULES, type CodeInterpreterToolOptions } from "./code-interpreter-tool.js";
+import { checkOptions, rule, type OptionRules } from "../options/index.js";
 import { resolveLanguages } from "./schemas.js";
 import { codeModeStateFields } from "../code-mode/state.js";
 
@@ -118,7 +119,11 @@ class AgentTools {
  * await agent.invoke({ messages: [{ role: "user", content: "Weather in 10 cities?" }] }, { configurable: { thread_id: "t1" } });
  * ```
  */
-export function codeModeMiddleware(options: CodeModeMiddlewareOptions = {}) {
+export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
+  const { description: _description, tools: _toolsRule, ...common } = CODE_INTERPRETER_OPTION_RULES;
+  // `tools` takes names of the agent's tools too; parseToolSpecs checks each entry below.
+  const rules = { ...common, tools: rule("an array of LangChain tools or names of the agent's tools", Array.isArray) };
+  const options = checkOptions<CodeModeMiddlewareOptions>(given, rules satisfies OptionRules<CodeModeMiddlewareOptions>, "codeModeMiddleware");
   const persistence = options.persistence ?? "thread";
   const languages = resolveLanguages(options.languages);
   const toolName = options.name ?? "execute_code";
