@@ -134,6 +134,8 @@ const INTERPRETER: Record<string, Kind> = {
   files: "object",
   maxFileBytes: "limit",
   maxThreadFilesBytes: "limit",
+  maxHostResultBytes: "limit",
+  maxCellRecordBytes: "limit",
   maxHostCalls: "limit",
   maxHostCallsInFlight: "limit",
   maxSessions: "limit",
