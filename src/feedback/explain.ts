@@ -94,6 +94,19 @@ export function explainWrongOutput(expected: string, actual: string): string {
 }
 
 /**
+ * Explains a run that showed nothing for a task that asks for output; `asked` quotes the task.
+ *
+ * @example
+ * ```ts
+ * explainNoOutput("Calculate the factorial of 10 and print it");
+ * // "The program ran but printed nothing ... The task asks: \"Calculate the factorial of 10 and print it\". Print the answer ..."
+ * ```
+ */
+export function explainNoOutput(asked: string): string {
+  return explain("no_output", `The task asks: "${asked}".`);
+}
+
+/**
  * Explains a reply in which no program was found; `reason` comes from the extractor.
  *
  * @example

@@ -92,7 +92,7 @@ describe("extractProgram: one program per reply", () => {
     ].join("\n");
     expect(extractCode(reply, "python")).toBe("def double(x):\n    return 2 * x\nprint(double(21))");
     const sessionOnly = extractProgram(`${fence}python\n>>> 1 + 1\n2\n${fence}`, "python");
-    expect(sessionOnly).toEqual({ ok: false, reason: "the reply's Python blocks are examples (a >>> session or shell commands), not a program" });
+    expect(sessionOnly).toEqual({ ok: false, reason: "the reply's Python blocks are not a program: they hold an interpreter session or shell commands (>>> or $ prompts)" });
     // An untagged output sample after the program is not taken for JavaScript either.
     expect(extractCode(`${fence}js\nconsole.log(6 * 7)\n${fence}\nOutput:\n${fence}\n42\n${fence}`, "javascript")).toBe("console.log(6 * 7)");
   });
