@@ -30,8 +30,9 @@
  *    to the check like rule 4 (SDK backends are asked for raw code).
  * 6. Otherwise: no program, with the reason.
  *
- * JavaScript and TypeScript programs lose their CommonJS export lines (`module.exports = ...`):
- * the sandbox has no modules, and those lines could only fail after the program did its work.
+ * JavaScript and TypeScript programs lose their CommonJS boilerplate (`module.exports = ...`
+ * lines become a comment, `if (require.main === module)` tests `true`): the sandbox runs one
+ * program as the main one and has no modules, so those lines could only fail.
  *
  * "Parses" is the sandbox's own syntax check for JavaScript and TypeScript (acorn after
  * sucrase; an import still parses, so the check can name it as forbidden). Python is read by a
@@ -40,7 +41,7 @@
  */
 import type { Language } from "../sandbox/types.js";
 import { fencedBlocks, type ReplyBlock } from "./reply/blocks.js";
-import { scanJavaScript, withoutCommonJsExports } from "./reply/js-source.js";
+import { scanJavaScript, withoutCommonJsBoilerplate } from "./reply/js-source.js";
 import { scanPython } from "./reply/python-source.js";
 import type { SourceFacts } from "./reply/source-facts.js";
 
@@ -176,26 +177,36 @@ function chooseLast(usable: ReadBlock[]): ReadBlock | undefined {
 }
 
 /**
- * `final` and the earlier blocks it depends on, in reply order: a block is taken when it
- * defines a name still needed (nearest first), or when it only defines things no later block
- * redefines (a helper beside the main code).
+ * `final` and the earlier blocks it depends on: a block is taken when it defines a name still
+ * needed (nearest first), or when it only defines things no later block redefines (a helper
+ * beside the main code). When `final` only defines things, the nearest earlier block that uses
+ * them (usage written before the definition) is taken too. Blocks that only define come first,
+ * then the others, each in reply order, so a definition always runs before its use.
  */
 function joinWithDefinitions(usable: ReadBlock[], final: ReadBlock, required: Set<string>): ReadBlock[] {
   const end = usable.indexOf(final);
-  const taken: ReadBlock[] = [final];
+  const taken = new Set<ReadBlock>([final]);
   const need = new Set([...final.facts!.uses, ...required]);
-  for (const name of final.facts!.defines) need.delete(name);
+  const take = (block: ReadBlock) => {
+    taken.add(block);
+    for (const name of block.facts!.uses) need.add(name);
+    for (const chosen of taken) for (const name of chosen.facts!.defines) need.delete(name);
+  };
+  take(final);
+  if (final.facts!.definitionsOnly) {
+    const user = usable.slice(0, end).findLast((b) => !b.facts!.definitionsOnly && [...final.facts!.defines].some((name) => b.facts!.uses.has(name)));
+    if (user !== undefined) take(user);
+  }
   for (let i = end - 1; i >= 0; i--) {
     const block = usable[i]!;
+    if (taken.has(block)) continue;
     const facts = block.facts!;
     const needed = [...facts.defines].some((name) => need.has(name));
     const redefinedLater = usable.slice(i + 1).some((later) => [...facts.defines].some((name) => later.facts!.defines.has(name)));
-    if (!needed && !(facts.definitionsOnly && !redefinedLater)) continue;
-    taken.unshift(block);
-    for (const name of facts.defines) need.delete(name);
-    for (const name of facts.uses) if (!taken.some((t) => t.facts!.defines.has(name))) need.add(name);
+    if (needed || (facts.definitionsOnly && !redefinedLater)) take(block);
   }
-  return taken;
+  const inOrder = usable.filter((b) => taken.has(b));
+  return [...inOrder.filter((b) => b.facts!.definitionsOnly), ...inOrder.filter((b) => !b.facts!.definitionsOnly)];
 }
 
 function requiredNames(options: ExtractOptions, language: Language): Set<string> {
@@ -206,7 +217,7 @@ function requiredNames(options: ExtractOptions, language: Language): Set<string>
 }
 
 function finish(code: string, language: Language): string {
-  return language === "python" ? code : withoutCommonJsExports(code, language);
+  return language === "python" ? code : withoutCommonJsBoilerplate(code, language).trimEnd();
 }
 
 function fromUnfencedReply(text: string, language: Language): ProgramExtraction {

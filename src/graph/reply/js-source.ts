@@ -1,8 +1,9 @@
 /**
  * What a block of a reply is, read as JavaScript or TypeScript: whether the sandbox's check
  * parses it, the names it defines and uses (from acorn's tree; for TypeScript also its type
- * names), and whether it is a program or only a value. Also removes CommonJS export lines,
- * which are packaging for Node.js and not part of what the program does.
+ * names), and whether it is a program or only a value. Also removes CommonJS boilerplate
+ * (`module.exports = ...`, `if (require.main === module)`), which is packaging for Node.js and
+ * not part of what the program does.
  */
 import { createRequire } from "node:module";
 import type { Node, Options, Program } from "acorn";
@@ -91,24 +92,32 @@ export function callableNames(code: string, language: Script): string[] {
 }
 
 /**
- * `code` without its CommonJS export statements (`module.exports = ...`, `exports.name = ...`
- * on lines of their own): the sandbox runs one program and has no `module`, so those lines
- * could only fail after the program did its work. Each removed statement leaves a comment on its
- * first line and blank lines after, so line numbers stay the same.
+ * `code` without its CommonJS boilerplate: export statements (`module.exports = ...`,
+ * `exports.name = ...` on lines of their own) become a comment, and the test of a top-level
+ * `if (require.main === module)` becomes `true`. The sandbox runs one program as the main one
+ * and has no `module` or `require`, so that boilerplate could only fail after (or instead of)
+ * the program's work. Line numbers stay the same.
  *
  * @example
  * ```ts
- * withoutCommonJsExports("function f() {}\nmodule.exports = { f };", "javascript");
+ * withoutCommonJsBoilerplate("function f() {}\nmodule.exports = { f };", "javascript");
  * // "function f() {}\n// module.exports removed: the sandbox runs the program without modules"
  * ```
  */
-export function withoutCommonJsExports(code: string, language: Script): string {
+export function withoutCommonJsBoilerplate(code: string, language: Script): string {
   const ast = parseTree(code, language, true);
   if (ast === undefined) return code;
   const lines = code.split("\n");
   const statements = ast.body as (AnyNode & { loc: { start: { line: number }; end: { line: number } } })[];
   let changed = false;
   for (const [index, statement] of statements.entries()) {
+    if (isMainModuleGuard(statement)) {
+      const line = (statement.test as AnyNode & { loc: { start: { line: number } } }).loc.start.line;
+      const replaced = lines[line - 1]!.replace(MAIN_GUARD, "true /* require.main === module: the sandbox runs this as the main program */");
+      changed ||= replaced !== lines[line - 1];
+      lines[line - 1] = replaced;
+      continue;
+    }
     if (!isCommonJsExport(statement)) continue;
     const { start, end } = { start: statement.loc.start.line, end: statement.loc.end.line };
     // Only statements alone on their lines: a neighbour on the same line would be cut too.
@@ -120,6 +129,18 @@ export function withoutCommonJsExports(code: string, language: Script): string {
     changed = true;
   }
   return changed ? lines.join("\n") : code;
+}
+
+const MAIN_GUARD = /require\.main\s*===?\s*module\b|\bmodule\s*===?\s*require\.main\b/;
+
+function isMainModuleGuard(statement: AnyNode): boolean {
+  if (statement.type !== "IfStatement") return false;
+  const test = statement.test as AnyNode;
+  if (test.type !== "BinaryExpression" || (test.operator !== "===" && test.operator !== "==")) return false;
+  const isRequireMain = (n: AnyNode) => n.type === "MemberExpression" && (n.object as AnyNode).type === "Identifier" && (n.object as AnyNode).name === "require" && (n.property as AnyNode).name === "main";
+  const isModule = (n: AnyNode) => n.type === "Identifier" && n.name === "module";
+  const [left, right] = [test.left as AnyNode, test.right as AnyNode];
+  return (isRequireMain(left) && isModule(right)) || (isModule(left) && isRequireMain(right));
 }
 
 function isCommonJsExport(statement: AnyNode): boolean {
