@@ -28,7 +28,7 @@
  * 5. A reply without fences is used when, with prose lines before and after dropped, it parses
  *    and is not only a value; JavaScript/TypeScript that looks like code but does not parse goes
  *    to the check like rule 4 (SDK backends are asked for raw code).
- * 6. Otherwise: no program, with the reason.
+ * 6. Otherwise: no program, with the reason (also for a reply over `MAX_REPLY_CHARS`).
  *
  * JavaScript and TypeScript programs lose their CommonJS boilerplate (`module.exports = ...`
  * lines become a comment, `if (require.main === module)` tests `true`): the sandbox runs one
@@ -56,6 +56,8 @@ const DISPLAY: Record<Language, string> = { javascript: "JavaScript", typescript
 /** Prose that introduces printed output rather than code: "Output:", "This will print:", "### Result". */
 const OUTPUT_LEAD = /\b(?:outputs?|results?|prints?|printed|printing|displays?|returns?|produces?|gives|shows?|see|expected)\b[^\n]*[:：]\s*(?:\*\*|__)?\s*$/i;
 const OUTPUT_HEADING = /^\s*(?:#{1,6}|\*\*|__)\s*(?:sample\s+|example\s+|expected\s+)?(?:output|result)s?\b/i;
+/** Longer replies are not read: no model writes a program this long, and reading costs time linear in it. */
+export const MAX_REPLY_CHARS = 512 * 1024;
 const SESSION_PROMPT = /^\s*(?:>>>|\$|%|>|PS [^>\n]*>)(?:\s|$)/;
 
 /** What `extractProgram` found: a program (and how), or why there is none. */
@@ -99,7 +101,9 @@ interface ReadBlock extends ReplyBlock {
  */
 export function extractProgram(reply: string, language: Language, options: ExtractOptions = {}): ProgramExtraction {
   // Reasoning models (e.g. served by Ollama or vLLM) put their thinking, sometimes with draft code, before the answer.
-  const text = String(reply ?? "")
+  const raw = String(reply ?? "");
+  if (raw.length > MAX_REPLY_CHARS) return { ok: false, reason: `the reply is ${raw.length} characters long, more than the ${MAX_REPLY_CHARS} a program is read from` };
+  const text = raw
     .replace(/\r\n?/g, "\n")
     .replace(/<think(?:ing)?>[\s\S]*?(?:<\/think(?:ing)?>|$)/g, "");
   const blocks = fencedBlocks(text);
@@ -157,7 +161,9 @@ function isSession(body: string): boolean {
 
 function isOutputSample(block: ReplyBlock, facts: SourceFacts): boolean {
   if (facts.literalOnly) return true;
-  return (OUTPUT_LEAD.test(block.lead) || OUTPUT_HEADING.test(block.lead)) && !facts.acts;
+  // The end of the lead line is what introduces the block; bounded, so a huge line costs nothing.
+  const lead = block.lead.slice(-300);
+  return (OUTPUT_LEAD.test(lead) || OUTPUT_HEADING.test(lead)) && !facts.acts;
 }
 
 /** Untagged code counts as the language only when it does something and has no lines of another language. */
@@ -185,25 +191,35 @@ function chooseLast(usable: ReadBlock[]): ReadBlock | undefined {
  */
 function joinWithDefinitions(usable: ReadBlock[], final: ReadBlock, required: Set<string>): ReadBlock[] {
   const end = usable.indexOf(final);
-  const taken = new Set<ReadBlock>([final]);
-  const need = new Set([...final.facts!.uses, ...required]);
+  const taken = new Set<ReadBlock>();
+  const definedByTaken = new Set<string>();
+  const need = new Set(required);
   const take = (block: ReadBlock) => {
     taken.add(block);
-    for (const name of block.facts!.uses) need.add(name);
-    for (const chosen of taken) for (const name of chosen.facts!.defines) need.delete(name);
+    for (const name of block.facts!.defines) {
+      definedByTaken.add(name);
+      need.delete(name);
+    }
+    for (const name of block.facts!.uses) if (!definedByTaken.has(name)) need.add(name);
   };
   take(final);
   if (final.facts!.definitionsOnly) {
     const user = usable.slice(0, end).findLast((b) => !b.facts!.definitionsOnly && [...final.facts!.defines].some((name) => b.facts!.uses.has(name)));
     if (user !== undefined) take(user);
   }
-  for (let i = end - 1; i >= 0; i--) {
+  // Names some block after index i defines, built from the end so the walk stays linear.
+  const definedLater = new Set<string>();
+  for (const block of usable.slice(end + 1)) for (const name of block.facts!.defines) definedLater.add(name);
+  for (let i = end; i >= 0; i--) {
     const block = usable[i]!;
-    if (taken.has(block)) continue;
     const facts = block.facts!;
-    const needed = [...facts.defines].some((name) => need.has(name));
-    const redefinedLater = usable.slice(i + 1).some((later) => [...facts.defines].some((name) => later.facts!.defines.has(name)));
-    if (needed || (facts.definitionsOnly && !redefinedLater)) take(block);
+    if (i < end && !taken.has(block)) {
+      const defines = [...facts.defines];
+      const needed = defines.some((name) => need.has(name));
+      const redefinedLater = defines.some((name) => definedLater.has(name));
+      if (needed || (facts.definitionsOnly && !redefinedLater)) take(block);
+    }
+    for (const name of facts.defines) definedLater.add(name);
   }
   const inOrder = usable.filter((b) => taken.has(b));
   return [...inOrder.filter((b) => b.facts!.definitionsOnly), ...inOrder.filter((b) => !b.facts!.definitionsOnly)];
@@ -252,7 +268,8 @@ function quote(text: string): string {
 }
 
 function tidy(body: string): string {
-  return body.replace(/^\n+|\s+$/g, "");
+  // trimEnd, not /\s+$/: that regex is quadratic on a long run of blank lines followed by code.
+  return body.replace(/^\n+/, "").trimEnd();
 }
 
 /** A line of English rather than code: starts with a capital, has several words and no code punctuation. */

@@ -19,7 +19,7 @@ let sucraseTransform: ((code: string, options: object) => { code: string }) | un
 
 const STRIP = { transforms: ["typescript"], disableESTransforms: true, keepUnusedImports: true, preserveDynamicImport: true };
 const TYPE_DECLARATION = /^[ \t]*(?:export[ \t]+)?(?:declare[ \t]+)?(?:interface|type|enum|const[ \t]+enum|abstract[ \t]+class|namespace)[ \t]+([A-Za-z_$][\w$]*)/gm;
-const PYTHON_LINE = /^\s*(?:def |elif\b|except\b|print\(|from \w+ import |import \w+\s*$)|:\s*$/m;
+const PYTHON_LINE = /^[ \t]*(?:def |elif\b|except\b|print\(|from \w+ import |import \w+[ \t]*$|(?:if|for|while|else|try|with|class)\b[^\n{]*:[ \t]*$)/m;
 
 /**
  * Facts about `code` as JavaScript or TypeScript.
@@ -47,7 +47,7 @@ export function scanJavaScript(code: string, language: Script): SourceFacts {
   const typeNames = language === "typescript" ? [...code.matchAll(TYPE_DECLARATION)].map((m) => m[1]!) : [];
   for (const name of typeNames) facts.defines.add(name);
   if (ast === undefined) {
-    facts.empty = code.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "").trim() === "";
+    facts.empty = withoutCommentsAndStrings(code).trim() === "";
     return facts;
   }
   const statements = ast.body as AnyNode[];
@@ -348,10 +348,18 @@ function isNode(value: unknown): value is AnyNode {
 
 /** Names TypeScript code reads in type positions (sucrase removes them): capitalised identifiers outside strings and comments that are not property names. */
 function typeReferences(code: string): string[] {
-  const text = code
-    .replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, " ")
-    .replace(/`(?:\\[\s\S]|[^`\\])*`|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'/g, '""');
+  const text = withoutCommentsAndStrings(code);
   const names: string[] = [];
   for (const match of text.matchAll(/(?<![.\w$])([A-Z][\w$]*)(?!\s*\??:)/g)) names.push(match[1]!);
   return names;
+}
+
+/**
+ * `code` with comments removed and string literals emptied. Every pattern may run to the end of
+ * the text when unclosed, so each unclosed opener is consumed once (linear, not quadratic).
+ */
+function withoutCommentsAndStrings(code: string): string {
+  return code
+    .replace(/\/\*[\s\S]*?(?:\*\/|$(?![\s\S]))|\/\/[^\n]*/g, " ")
+    .replace(/`(?:\\[\s\S]|[^`\\])*`?|"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?/g, '""');
 }

@@ -98,7 +98,7 @@ export function scanPython(code: string): SourceFacts {
   }
   if (facts.parses && opensBlock !== undefined) fail(facts, "the code ends with a block header (ending with ':') and no body");
   for (const name of mentioned) if (!bound.has(name)) facts.uses.add(name);
-  facts.looksLikeOtherLanguage = /^\s*(?:function\s|const\s|let\s|var\s|console\.log\b|\}\s*$)|;\s*$|^\s*\/\//m.test(code);
+  facts.looksLikeOtherLanguage = /^[ \t]*(?:function\s|const\s|let\s|var\s|console\.log\b|\}[ \t]*$)|;[ \t]*$|^[ \t]*\/\//m.test(code);
   return facts;
 }
 
@@ -193,17 +193,20 @@ function readNames(tokens: Token[], defines: Set<string> | undefined, bound: Set
   }
   // An annotation at the start of a statement (`x: int = 5`, `x: int`).
   if (tokens[0]?.kind === "name" && tokens[1]?.text === ":" && !KEYWORDS.has(first) && tokens.length > 2) bind(first, true);
+  // The next `in` and `:` after each token, found right to left so a long line stays linear.
+  const nextIn = nextIndexes(tokens, "in");
+  const nextColon = nextIndexes(tokens, ":");
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     if (token.text === "for" && token.kind === "name") {
-      const end = tokens.findIndex((t, j) => j > i && t.text === "in");
-      if (end > i) bindTargets(tokens.slice(i + 1, end), (name) => bind(name, i === 0 || (first === "async" && i === 1)));
+      const end = nextIn[i]!;
+      if (end > i && end - i <= MAX_TARGET_TOKENS) bindTargets(tokens.slice(i + 1, end), (name) => bind(name, i === 0 || (first === "async" && i === 1)));
     }
     if (token.text === "as" && tokens[i + 1]?.kind === "name") bind(tokens[i + 1]!.text, first === "with" || first === "async");
     if (token.text === ":=" && tokens[i - 1]?.kind === "name") bind(tokens[i - 1]!.text, true);
     if (token.text === "lambda") {
-      const colon = tokens.findIndex((t, j) => j > i && t.text === ":");
-      for (const t of tokens.slice(i + 1, colon < 0 ? undefined : colon)) if (t.kind === "name" && !KEYWORDS.has(t.text)) bind(t.text, false);
+      const colon = nextColon[i]!;
+      if (colon > i && colon - i <= MAX_TARGET_TOKENS) for (const t of tokens.slice(i + 1, colon)) if (t.kind === "name" && !KEYWORDS.has(t.text)) bind(t.text, false);
     }
     if (token.kind === "string") for (const name of token.names ?? []) mentioned.add(name);
     if (token.kind !== "name" || KEYWORDS.has(token.text) || VALUE_KEYWORDS.has(token.text)) continue;
@@ -211,6 +214,19 @@ function readNames(tokens: Token[], defines: Set<string> | undefined, bound: Set
     mentioned.add(token.text);
   }
   if (first === "global" || first === "nonlocal") for (const t of tokens.slice(1)) if (t.kind === "name") bind(t.text, first === "global");
+}
+
+/** Targets of `for` and parameters of `lambda` longer than this are not read (they never are that long). */
+const MAX_TARGET_TOKENS = 40;
+
+function nextIndexes(tokens: Token[], text: string): number[] {
+  const next = new Array<number>(tokens.length);
+  let found = -1;
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    next[i] = found;
+    if (tokens[i]!.text === text) found = i;
+  }
+  return next;
 }
 
 function bindParameters(tokens: Token[], bind: (name: string) => void): void {
