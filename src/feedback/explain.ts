@@ -107,6 +107,21 @@ export function explainNoOutput(asked: string): string {
 }
 
 /**
+ * Explains generated code that defines none of the functions its task names (the SDK's check
+ * before an instance is handed out).
+ *
+ * @example
+ * ```ts
+ * explainMissingFunctions(["add"], ["sum"]);
+ * // "The code defines none of the functions the task names (add); it defines: sum. Define them at the top level under exactly those names."
+ * ```
+ */
+export function explainMissingFunctions(requested: readonly string[], defined: readonly string[]): string {
+  const has = defined.length === 0 ? "it defines nothing at the top level" : `it defines: ${truncate(defined.join(", "), 200)}`;
+  return `The code defines none of the functions the task names (${requested.join(", ")}); ${has}. Define them at the top level under exactly those names.`;
+}
+
+/**
  * Explains a reply in which no program was found; `reason` comes from the extractor.
  *
  * @example

@@ -65,8 +65,8 @@ export function scanJavaScript(code: string, language: Script): SourceFacts {
 }
 
 /**
- * Top-level names `code` defines that hold functions or classes (function declarations,
- * `const f = () => ...`, `let g = function () {}`, classes), in order. Empty when it does not parse.
+ * Top-level names `code` defines that hold functions (function declarations,
+ * `const f = () => ...`, `let g = function () {}`), in order. Empty when it does not parse.
  *
  * @example
  * ```ts
@@ -79,12 +79,12 @@ export function callableNames(code: string, language: Script): string[] {
   const names: string[] = [];
   for (const node of ast.body as AnyNode[]) {
     const statement = (node.type === "ExportNamedDeclaration" || node.type === "ExportDefaultDeclaration") && node.declaration ? (node.declaration as AnyNode) : node;
-    if ((statement.type === "FunctionDeclaration" || statement.type === "ClassDeclaration") && statement.id) names.push(((statement.id as AnyNode).name as string));
+    if (statement.type === "FunctionDeclaration" && statement.id) names.push((statement.id as AnyNode).name as string);
     if (statement.type === "VariableDeclaration") {
       for (const declarator of statement.declarations as AnyNode[]) {
         const init = declarator.init as AnyNode | null;
         const id = declarator.id as AnyNode;
-        if (id.type === "Identifier" && init && /^(?:ArrowFunctionExpression|FunctionExpression|ClassExpression)$/.test(init.type)) names.push(id.name as string);
+        if (id.type === "Identifier" && init && /^(?:ArrowFunctionExpression|FunctionExpression)$/.test(init.type)) names.push(id.name as string);
       }
     }
   }
