@@ -6,7 +6,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
-import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
+import { integerFlag, languageFlag, parseCommandArgs, shareFlag } from "./args.js";
 import { InvalidOptionError } from "../errors.js";
 import { EvalModelUnavailableError } from "../eval/errors.js";
 import { LANGUAGES } from "../sandbox/types.js";
@@ -27,11 +27,17 @@ options:
   --ids A,B            only these task ids
   --limit N            only the first N tasks (after the filters)
   --concurrency N      tasks solved at once, sharing the sandbox's pool (default 1)
+  --min-pass P         exit 1 when pass@1 after repair is below P (0.8, 80%); without it
+                       the exit code says only whether the evaluation ran
 
 The report ends with the wall time and the sandbox's share of it (time with a check or run in
 flight); the sandbox's start-up (Python takes seconds) happens before the clock starts.
 
 The model is configured like "solve": OPENAI_API_KEY, OPENAI_BASE_URL, CODEGEN_MODEL.`;
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(1).replace(/\.0$/, "")}%`;
+}
 
 /**
  * The `eval` subcommand; `main.ts` loads it lazily.
@@ -56,6 +62,7 @@ export const evalCommand: Command = {
         ids: { type: "string" },
         limit: { type: "string" },
         concurrency: { type: "string" },
+        "min-pass": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: false,
@@ -73,6 +80,7 @@ export const evalCommand: Command = {
     const maxRetries = integerFlag("eval", "max-retries", values["max-retries"], 0);
     const limit = integerFlag("eval", "limit", values.limit, 1);
     const concurrency = integerFlag("eval", "concurrency", values.concurrency, 1);
+    const minPass = shareFlag("eval", "min-pass", values["min-pass"]);
 
     // LangChain is loaded only now, so `--help` and usage errors stay instant.
     const [{ loadTaskFile }, { runEvaluation }, { renderEvalReport, renderTime }, { graphSolver }, { createCodeGenGraph }, models, { timeSandbox }, sandboxes] =
@@ -152,7 +160,13 @@ export const evalCommand: Command = {
           process.stderr.write(`eval: JSON report written to ${values.json}\n`);
         }
       }
-      return 0;
+      if (minPass === undefined) return 0;
+      const { passedAfterRepair, tasks: total, passAt1AfterRepair } = report.summary;
+      const met = passAt1AfterRepair >= minPass;
+      process.stderr.write(
+        `eval: pass@1 after repair ${passedAfterRepair}/${total} (${percent(passAt1AfterRepair)}) is ${met ? "at or above" : "BELOW"} --min-pass ${percent(minPass)}\n`,
+      );
+      return met ? 0 : 1;
     } finally {
       await sandboxes.disposeDefaultSandbox();
     }
