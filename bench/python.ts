@@ -8,11 +8,11 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolvePythonPaths } from "../src/sandbox/python/deno-paths.js";
-import { DenoProcess } from "../src/sandbox/python/deno-process.js";
-import { createPythonEngine } from "../src/sandbox/python/engine.js";
-import { PythonPool } from "../src/sandbox/python/pool.js";
-import type { RunLimits } from "../src/sandbox/python/deno/protocol.js";
+import { resolvePythonPaths } from "../src/sandbox/python/host/deno-paths.js";
+import { DenoProcess } from "../src/sandbox/python/host/deno-process.js";
+import { createPythonEngine } from "../src/sandbox/python/host/engine.js";
+import { PythonPool } from "../src/sandbox/python/host/pool.js";
+import type { RunLimits } from "../src/sandbox/python/shared/protocol.js";
 import type { ResolvedRunOptions } from "../src/sandbox/types.js";
 import { mib, ms, percentiles, type BenchRow, type BenchSection } from "./table.js";
 

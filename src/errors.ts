@@ -3,7 +3,6 @@
  * never thrown: they are `ExecutionResult` statuses.
  * One class per failure mode, each with structured fields and a message that says what to do.
  */
-import { truncate } from "./feedback/truncate.js";
 
 /** Base of every error this package throws. */
 export class CodegenSandboxError extends Error {
@@ -44,7 +43,9 @@ export function describeValue(value: unknown): string {
   } catch {
     text = Object.prototype.toString.call(value);
   }
-  return truncate(text, 80);
+  // errors.ts imports nothing of ours (it is the bottom of the house), so this short rendering
+  // of a value has its own bound instead of the feedback module's truncation rule.
+  return text.length <= 80 ? text : `${text.slice(0, 77)}...`;
 }
 
 /** A sandbox session ended (its run timed out, ran out of memory, or its engine crashed). */

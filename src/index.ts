@@ -31,4 +31,4 @@ export {
   SandboxDisposedError,
   SandboxSessionEndedError,
 } from "./errors.js";
-export { EngineSetupError } from "./sandbox/python/errors.js";
+export { EngineSetupError } from "./sandbox/python/host/errors.js";

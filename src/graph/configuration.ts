@@ -93,8 +93,9 @@ export function codeGenRunContext(settings: CodeGenRunContext = {}): { [K in key
 /**
  * What a run may set in `config.configurable`: the same settings as {@link CodeGenRunContext}.
  *
- * @deprecated Pass them as `context` (LangGraph 1.x run-time context). `configurable` keeps
- * working for one release; when both are given, `context` wins.
+ * @deprecated Since 2026-12-01: pass them as `context` (LangGraph 1.x run-time context).
+ * `configurable` is read until 2027-06-01 (see the README's changelog); when both are given,
+ * `context` wins.
  */
 export type CodeGenConfigurable = CodeGenRunContext;
 
@@ -102,7 +103,7 @@ export type CodeGenConfigurable = CodeGenRunContext;
 export type RunLimits = Pick<RunOptions, "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes">;
 
 /** Options with defaults filled, shared by every node of one compiled graph. */
-export interface CodeGenContext {
+export interface GraphSettings {
   prompts: CodeGenPrompts;
   approveBeforeExecute: boolean;
   /** The graph's own limits (options); a run's context may override them: see `runLimitsFor`. */
@@ -142,10 +143,10 @@ function defaultRunner(): Promise<CodeRunner> {
  *
  * @example
  * ```ts
- * const context = resolveCodeGenContext({ maxRetries: 1 });
+ * const settings = resolveGraphSettings({ maxRetries: 1 });
  * ```
  */
-export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGenContext {
+export function resolveGraphSettings(options: CodeGenGraphOptions = {}): GraphSettings {
   checkRetries("maxRetries", options.maxRetries);
   checkLanguage("defaultLanguage", options.defaultLanguage);
   for (const name of LIMIT_NAMES) if (options[name] !== undefined) resolveLimit(name, options[name]);

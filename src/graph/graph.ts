@@ -5,7 +5,7 @@
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
-import { MAX_RETRIES_LIMIT, resolveCodeGenContext } from "./configuration.js";
+import { MAX_RETRIES_LIMIT, resolveGraphSettings } from "./configuration.js";
 import type { CodeGenGraphOptions } from "./configuration.js";
 import { createApproveNode } from "./nodes/approve.js";
 import { createExecuteNode } from "./nodes/execute.js";
@@ -34,8 +34,8 @@ export const CodeGenContextSchema = z.object({
 /**
  * The run settings as the annotation earlier releases passed as the graph's config schema.
  *
- * @deprecated Use {@link CodeGenContextSchema} and pass settings as `context`; settings in
- * `configurable` keep working for one release.
+ * @deprecated Since 2026-12-01: use {@link CodeGenContextSchema} and pass settings as
+ * `context`; settings in `configurable` are read until 2027-06-01 (see the README's changelog).
  */
 export const CodeGenConfigurableAnnotation = Annotation.Root({
   model: Annotation<string | undefined>,
@@ -69,14 +69,14 @@ export function codeGenRecursionLimit(approveBeforeExecute: boolean): number {
  * ```
  */
 export function createCodeGenGraphBuilder(options: CodeGenGraphOptions = {}) {
-  const context = resolveCodeGenContext(options);
+  const settings = resolveGraphSettings(options);
   const builder = new StateGraph(CodeGenState, CodeGenContextSchema)
-    .addNode("generate", createGenerateNode(context))
-    .addNode("validate", createValidateNode(context))
+    .addNode("generate", createGenerateNode(settings))
+    .addNode("validate", createValidateNode(settings))
     .addNode("approve", createApproveNode())
-    .addNode("execute", createExecuteNode(context))
-    .addNode("refine", createRefineNode(context))
-    .addNode("finalize", createFinalizeNode(context))
+    .addNode("execute", createExecuteNode(settings))
+    .addNode("refine", createRefineNode(settings))
+    .addNode("finalize", createFinalizeNode(settings))
     .addEdge(START, "generate")
     .addConditionalEdges("generate", routeAfterModel, { validate: "validate", finalize: "finalize" })
     .addConditionalEdges("validate", routeAfterValidate, { approve: "approve", execute: "execute", refine: "refine", finalize: "finalize" })
@@ -86,7 +86,7 @@ export function createCodeGenGraphBuilder(options: CodeGenGraphOptions = {}) {
     .addEdge("finalize", END);
   // LangGraph has no compile-time recursion limit: bind it to every graph this builder compiles.
   const compile = builder.compile.bind(builder);
-  const recursionLimit = codeGenRecursionLimit(context.approveBeforeExecute);
+  const recursionLimit = codeGenRecursionLimit(settings.approveBeforeExecute);
   builder.compile = ((...args: Parameters<typeof compile>) => compile(...args).withConfig({ recursionLimit })) as typeof compile;
   return builder;
 }

@@ -28,7 +28,7 @@ export {
   type CodeGenConfigurable,
   type CodeRunner,
 } from "./configuration.js";
-export { runResultValue, runResultFiles, restoreRunResult, type StoredRunResult, type StoredFile } from "./stored-result.js";
+export { runResultValue, runResultFiles, restoreRunResult, type StoredRunResult, type StoredResultFile } from "./stored-result.js";
 export type { CodeGenEvent } from "./events.js";
 export type { CodeGenPrompts, CodeGenPromptOverrides } from "./prompts.js";
 export type { ApprovalDecision, ApprovalRequest } from "./nodes/approve.js";

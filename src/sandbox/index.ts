@@ -8,4 +8,4 @@ export {
   DEFAULT_MEMORY_LIMIT_BYTES,
   DEFAULT_MAX_OUTPUT_BYTES,
 } from "./options.js";
-export { JavaScriptSession } from "./js/session.js";
+export { JavaScriptSession } from "./js/host/session.js";

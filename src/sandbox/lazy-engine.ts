@@ -19,7 +19,7 @@ import type {
  * error). `dispose()` never loads it.
  *
  * @example
- * const python = lazyEngine(["python"], async () => (await import("./python/engine.js")).createPythonEngine());
+ * const python = lazyEngine(["python"], async () => (await import("./python/host/engine.js")).createPythonEngine());
  */
 export function lazyEngine(languages: readonly Language[], load: () => Promise<LanguageEngine>): LanguageEngine {
   let loading: Promise<LanguageEngine> | undefined;

@@ -5,10 +5,10 @@
  */
 import { availableParallelism } from "node:os";
 import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
-import { createJavaScriptEngine } from "./js/engine.js";
+import { createJavaScriptEngine } from "./js/host/engine.js";
 import { lazyEngine } from "./lazy-engine.js";
 import { resolveLanguage, resolveLimit, resolveRunOptions, DEFAULT_MEMORY_LIMIT_BYTES } from "./options.js";
-import { loadWheels } from "./python/wheels.js";
+import { loadWheels } from "./python/host/wheels.js";
 import type {
   CheckResult,
   EngineSessionOptions,
@@ -64,10 +64,10 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
     throw new InvalidOptionError("isolation", options.isolation, '"context" (a fresh QuickJS context per run) or "module" (a fresh WASM instance per run)');
   }
   const javascript = createJavaScriptEngine({ poolSize, isolation });
-  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~180 MB each)
+  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~240 MiB each, docs/python.md)
   // and keep the Python engine's own default.
   const python = lazyEngine(["python"], async () =>
-    (await import("./python/engine.js")).createPythonEngine(wheels !== undefined ? { wheels } : {}),
+    (await import("./python/host/engine.js")).createPythonEngine(wheels !== undefined ? { wheels } : {}),
   );
   const engines: readonly LanguageEngine[] = [javascript, python];
   let disposed = false;

@@ -10,7 +10,7 @@ import type { ModelSettings } from "../models/configuration.js";
 import { ModelCallError } from "../models/errors.js";
 import { callModelWithRetry, type ModelRetryOptions } from "../models/retry.js";
 import { messageText } from "../models/usage.js";
-import { readPromptFile } from "../graph/prompts.js";
+import { readPromptFile } from "../prompts/templates.js";
 import type { Language } from "../sandbox/types.js";
 import { BaseCodeGenerator, type CodeChecker, type Completion, type CompletionUsage, type Descriptors } from "./generator-api.js";
 import { GeneratorBackendError } from "./errors.js";

@@ -48,7 +48,7 @@ export interface CodeGeneratorSandboxOptions {
    * again, with the error, when the code fails validation or loading. Default 1.
    */
   maxRetries?: number;
-  /** @deprecated Use `maxRetries` (same meaning); kept for one release. */
+  /** @deprecated Since 2026-12-01: use `maxRetries` (same meaning); removed on 2027-06-01 (see the README's changelog). */
   repairAttempts?: number;
   /** Limits of each load and call: `timeoutMs`, `memoryLimitBytes`, `maxOutputBytes`. */
   limits?: CallLimits;

@@ -4,7 +4,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { createSandbox, InvalidOptionError } from "../../src/index.js";
-import { invalidFileSetReason } from "../../src/sandbox/js/file-store.js";
+import { invalidFileSetReason } from "../../src/sandbox/js/shared/file-rules.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());

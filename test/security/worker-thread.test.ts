@@ -33,7 +33,7 @@ vi.mock("node:worker_threads", async (importOriginal) => {
 });
 
 const { createSandbox } = await import("../../src/index.js");
-const { WORKER_RESOURCE_LIMITS } = await import("../../src/sandbox/js/engine-worker.js");
+const { WORKER_RESOURCE_LIMITS } = await import("../../src/sandbox/js/host/worker-client.js");
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(async () => {

@@ -5,7 +5,7 @@
  */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { ExecutionError, ExecutionResult } from "../../sandbox/types.js";
-import type { CodeGenContext } from "../configuration.js";
+import type { GraphSettings } from "../configuration.js";
 import { emitEvent } from "../events.js";
 import { explain, explainNoOutput, explainWrongOutput } from "../../feedback/explain.js";
 import { describeError } from "../../feedback/quote.js";
@@ -87,20 +87,20 @@ export function judgeRun(result: ExecutionResult, { code, tests, expectedOutput,
 }
 
 /** Builds the `execute` node. Every run is recorded as an attempt in phase `execute`. */
-export function createExecuteNode(context: CodeGenContext) {
+export function createExecuteNode(settings: GraphSettings) {
   return async function execute(state: CodeGenStateType, config: LangGraphRunnableConfig): Promise<CodeGenUpdate> {
-    const language = state.language ?? context.defaultLanguage(config);
+    const language = state.language ?? settings.defaultLanguage(config);
     const code = state.code ?? "";
     const number = state.refinements + 1;
     const tests = state.tests?.trim() ?? "";
-    const sandbox = await context.sandbox();
+    const sandbox = await settings.sandbox();
     const runOptions = {
       language,
-      ...context.runLimitsFor(config),
+      ...settings.runLimitsFor(config),
       ...(tests === "" ? {} : { tests }),
       ...(config.signal === undefined ? {} : { signal: config.signal }),
     };
-    const result = context.codeTools ? await context.codeTools.run(sandbox, code, runOptions, config) : await sandbox.run(code, runOptions);
+    const result = settings.codeTools ? await settings.codeTools.run(sandbox, code, runOptions, config) : await sandbox.run(code, runOptions);
     const verdict = judgeRun(result, { code, tests, expectedOutput: state.expectedOutput, task: state.task });
     const stdout = truncate(result.stdout, 500);
     const attempt: Attempt = {

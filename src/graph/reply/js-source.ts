@@ -7,7 +7,7 @@
  */
 import { createRequire } from "node:module";
 import type { Node, Options, Program } from "acorn";
-import { prepareJavaScript } from "../../sandbox/js/prepare.js";
+import { prepareJavaScript } from "../../sandbox/js/prepare/prepare.js";
 import type { SourceFacts } from "./source-facts.js";
 
 type Script = "javascript" | "typescript";

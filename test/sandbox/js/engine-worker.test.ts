@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EngineWorker, type RunControls } from "../../../src/sandbox/js/engine-worker.js";
+import { EngineWorker, type RunControls } from "../../../src/sandbox/js/host/worker-client.js";
 
 const limits = {
   timeoutMs: 5000,

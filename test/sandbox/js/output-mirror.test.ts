@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OutputMirror, createOutputMirrorBuffer } from "../../../src/sandbox/js/output-mirror.js";
+import { OutputMirror, createOutputMirrorBuffer } from "../../../src/sandbox/js/shared/output-mirror.js";
 
 describe("OutputMirror", () => {
   it("keeps writes per stream, in order, across two views of one buffer", () => {

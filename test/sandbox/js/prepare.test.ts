@@ -1,6 +1,6 @@
 import { parse } from "acorn";
 import { describe, expect, it } from "vitest";
-import { prepareJavaScript } from "../../../src/sandbox/js/prepare.js";
+import { prepareJavaScript } from "../../../src/sandbox/js/prepare/prepare.js";
 
 function lineCount(text: string): number {
   return text.split("\n").length;

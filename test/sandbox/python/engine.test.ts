@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { InvalidOptionError, SandboxDisposedError } from "../../../src/errors.js";
-import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
+import { createPythonEngine } from "../../../src/sandbox/python/host/engine.js";
 import { options, useWarmPythonEngine } from "./support.js";
 
 const engine = useWarmPythonEngine();

@@ -37,7 +37,7 @@ describe("Python through the public entry points", { timeout: 180_000 }, () => {
 
   it("an idle pool does not keep the host process alive", async () => {
     const script = `
-      import { createPythonEngine } from ${JSON.stringify(join(repoRoot, "dist/src/sandbox/python/engine.js"))};
+      import { createPythonEngine } from ${JSON.stringify(join(repoRoot, "dist/src/sandbox/python/host/engine.js"))};
       const engine = createPythonEngine();
       await engine.warm();
       const r = await engine.run("6 * 7", { language: "python", timeoutMs: 5000, memoryLimitBytes: 67108864, maxOutputBytes: 65536, maxResultBytes: 65536, globals: {}, hostFunctions: {} });

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxSessionEndedError } from "../../../src/errors.js";
-import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
+import { createPythonEngine } from "../../../src/sandbox/python/host/engine.js";
 import type { ExecutionResult, LanguageEngine, ResolvedRunOptions, SandboxSession } from "../../../src/sandbox/types.js";
 
 let engine: LanguageEngine;

@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { denoArgs } from "../../../src/sandbox/python/deno-process.js";
-import { resolvePythonPaths } from "../../../src/sandbox/python/deno-paths.js";
-import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
+import { denoArgs } from "../../../src/sandbox/python/host/deno-process.js";
+import { resolvePythonPaths } from "../../../src/sandbox/python/host/deno-paths.js";
+import { createPythonEngine } from "../../../src/sandbox/python/host/engine.js";
 import type { ExecutionResult, LanguageEngine, ResolvedRunOptions } from "../../../src/sandbox/types.js";
 import { options as baseOptions } from "./support.js";
 

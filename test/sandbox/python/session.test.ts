@@ -1,7 +1,7 @@
 /** Python sessions: one interpreter whose globals survive between calls. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } from "../../../src/errors.js";
-import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
+import { createPythonEngine } from "../../../src/sandbox/python/host/engine.js";
 import type { LanguageEngine, SandboxSession } from "../../../src/sandbox/types.js";
 
 let engine: LanguageEngine;

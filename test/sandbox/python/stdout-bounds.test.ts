@@ -7,9 +7,9 @@ import { execFile } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { resolvePythonPaths } from "../../../src/sandbox/python/deno-paths.js";
-import { DenoProcess } from "../../../src/sandbox/python/deno-process.js";
-import { TokenLineReader } from "../../../src/sandbox/python/stdout-reader.js";
+import { resolvePythonPaths } from "../../../src/sandbox/python/host/deno-paths.js";
+import { DenoProcess } from "../../../src/sandbox/python/host/deno-process.js";
+import { TokenLineReader } from "../../../src/sandbox/python/host/stdout-reader.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const limits = { timeoutMs: 20_000, memoryLimitBytes: 64 << 20, maxOutputBytes: 1 << 20, maxResultBytes: 1 << 20 };

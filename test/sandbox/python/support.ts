@@ -4,7 +4,7 @@
  * engine exactly what it wants to check.
  */
 import { afterAll, beforeAll } from "vitest";
-import { createPythonEngine } from "../../../src/sandbox/python/engine.js";
+import { createPythonEngine } from "../../../src/sandbox/python/host/engine.js";
 import type { LanguageEngine, ResolvedRunOptions } from "../../../src/sandbox/types.js";
 
 /** Options of one Python engine run, with `overrides` on top. */

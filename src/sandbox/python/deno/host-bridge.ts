@@ -4,11 +4,8 @@
  * runs; the guest can call it, but only to ask for a host call (which the runner and the
  * host bound, count and time), to mark where test output starts, or to end its own run.
  */
-import type { HostReply, WorkerMessage } from "./protocol.js";
-
-/** Longest host function name and argument JSON that cross to the runner (the runner checks again). */
-export const MAX_HOST_NAME_CHARS = 200;
-export const MAX_HOST_ARGS_CHARS = 1024 * 1024;
+import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "../shared/bounds.js";
+import type { HostReply, WorkerMessage } from "../shared/protocol.js";
 
 /** What Python calls; every argument is checked, since the guest can call these too. */
 export interface PythonHooks {

@@ -6,7 +6,7 @@
  */
 import type { PyodideAPI } from "pyodide";
 import type { EmscriptenFs } from "./files.js";
-import type { WorkerPackages } from "./protocol.js";
+import type { WorkerPackages } from "../shared/protocol.js";
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

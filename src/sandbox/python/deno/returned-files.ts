@@ -2,6 +2,7 @@
  * The runner's check of the files a worker sends back (the worker runs guest code): shape,
  * paths and the caps, then base64 for the JSON line to the host (which checks them again).
  */
+import { isRelativePath } from "../shared/bounds.js";
 
 /**
  * Base64 of each file, or why the set is refused.
@@ -23,11 +24,6 @@ export function encodeReturnedFiles(value: unknown, maxFileBytes: number, maxTot
     files[path] = toBase64(bytes);
   }
   return { files };
-}
-
-/** A relative path without empty, `.` or `..` parts (the host applies the same rule). */
-export function isRelativePath(path: string): boolean {
-  return path.length > 0 && path.length <= 4096 && !path.startsWith("/") && path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
 }
 
 function toBase64(bytes: Uint8Array): string {

@@ -3,7 +3,7 @@
  * and the tests' outcome when a limit (decided by the runner, not by Python) ended the run.
  */
 import type { ExecutionError } from "../../types.js";
-import type { PythonOutcome, PythonTestsOutcome } from "./protocol.js";
+import type { PythonOutcome, PythonTestsOutcome } from "../shared/protocol.js";
 
 /**
  * The tests' outcome of a run that the runner stopped (`timeout`, `output_limit`) or whose

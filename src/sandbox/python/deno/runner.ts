@@ -9,8 +9,8 @@
  * are cancelled: a soft interrupt (Pyodide's interrupt buffer raises KeyboardInterrupt) first,
  * then `terminate()`. In pool mode every run gets a fresh interpreter.
  */
-import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "./host-bridge.js";
-import type { HostRequest, Nonced, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerPackages, WorkerRequest } from "./protocol.js";
+import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "../shared/bounds.js";
+import type { HostRequest, Nonced, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerPackages, WorkerRequest } from "../shared/protocol.js";
 import { encodeReturnedFiles } from "./returned-files.js";
 import { testsAfterStop } from "./run-phases.js";
 

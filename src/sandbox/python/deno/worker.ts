@@ -13,7 +13,7 @@
  * output cut at the exact byte), not the boundary.
  */
 import type { loadPyodide as LoadPyodide, PyodideAPI } from "pyodide";
-import type { PythonOutcome, WorkerMessage, WorkerRequest } from "./protocol.js";
+import type { PythonOutcome, WorkerMessage, WorkerRequest } from "../shared/protocol.js";
 import { collectWorkDir, prepareWorkDir, type EmscriptenFs } from "./files.js";
 import { createHostBridge, replyText } from "./host-bridge.js";
 import { installPackages } from "./packages.js";

@@ -1,0 +1,109 @@
+/**
+ * The JavaScript/TypeScript engine: QuickJS on a pool of worker threads for runs, one worker
+ * thread per session. It implements the same `LanguageEngine` contract as the Python engine,
+ * so the sandbox front routes to it by language and never special-cases it.
+ */
+import { SandboxDisposedError } from "../../../errors.js";
+import type {
+  CheckResult,
+  EngineSessionOptions,
+  ExecutionResult,
+  Language,
+  LanguageEngine,
+  ResolvedRunOptions,
+  SandboxSession,
+} from "../../types.js";
+import { prepareJavaScript } from "../prepare/prepare.js";
+import { runRequest } from "./run-request.js";
+import { JavaScriptSession } from "./session.js";
+import { WorkerPool } from "./worker-pool.js";
+
+/** Options of the JavaScript engine. */
+export interface JavaScriptEngineOptions {
+  /** Worker threads of the run pool (sessions have their own threads). */
+  poolSize: number;
+  /** `"module"`: a fresh WASM instance per pool run (see `SandboxOptions.isolation`). Default `"context"`. */
+  isolation?: "context" | "module";
+}
+
+/** The JavaScript engine, with the diagnostics that tests and benchmarks read. */
+export interface JavaScriptEngine extends LanguageEngine {
+  /** Live QuickJS threads: pool workers plus one per open session. */
+  liveWorkerCount(): number;
+}
+
+/**
+ * Creates the JavaScript/TypeScript engine. Workers start on first use (or `warm()`); every
+ * pool run gets a fresh QuickJS runtime and context.
+ *
+ * @example
+ * const engine = createJavaScriptEngine({ poolSize: 2 });
+ * const r = await engine.run("6 * 7", resolveRunOptions({}));
+ * r.result; // 42
+ * await engine.dispose();
+ */
+export function createJavaScriptEngine(options: JavaScriptEngineOptions): JavaScriptEngine {
+  const pool = new WorkerPool(options.poolSize, options.isolation ?? "context");
+  const sessions = new Set<JavaScriptSession>();
+  let disposed = false;
+
+  const assertAlive = (): void => {
+    if (disposed) throw new SandboxDisposedError("The JavaScript engine");
+  };
+
+  return {
+    languages: ["javascript", "typescript"],
+
+    async run(code: string, o: ResolvedRunOptions): Promise<ExecutionResult> {
+      assertAlive();
+      const language = scriptLanguage(o.language);
+      return pool.run(runRequest(code, language, o), language, o);
+    },
+
+    async check(code: string, language: Language): Promise<CheckResult> {
+      assertAlive();
+      const lang = scriptLanguage(language);
+      const prepared = prepareJavaScript(code, lang);
+      return prepared.ok ? { ok: true, language: lang } : { ok: false, language: lang, status: prepared.status, error: prepared.error };
+    },
+
+    async warm(): Promise<void> {
+      assertAlive();
+      await pool.warm();
+    },
+
+    async createSession(sessionOptions: EngineSessionOptions): Promise<SandboxSession> {
+      assertAlive();
+      const session = await JavaScriptSession.open(
+        scriptLanguage(sessionOptions.language),
+        sessionOptions.memoryLimitBytes,
+        sessionOptions.defaults,
+        (s) => sessions.delete(s),
+      );
+      if (disposed) {
+        await session.dispose();
+        throw new SandboxDisposedError("The JavaScript engine");
+      }
+      sessions.add(session);
+      return session;
+    },
+
+    async dispose(): Promise<void> {
+      if (disposed) return;
+      disposed = true;
+      await Promise.all([pool.dispose(), ...[...sessions].map((s) => s.dispose())]);
+      sessions.clear();
+    },
+
+    liveWorkerCount(): number {
+      let count = pool.liveWorkers;
+      for (const s of sessions) if (s.alive) count++;
+      return count;
+    },
+  };
+}
+
+function scriptLanguage(language: Language): "javascript" | "typescript" {
+  if (language === "javascript" || language === "typescript") return language;
+  throw new Error(`the JavaScript engine was asked to run ${language}`);
+}

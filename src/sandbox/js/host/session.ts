@@ -1,0 +1,155 @@
+/**
+ * A JavaScript/TypeScript session: one worker thread keeps ONE QuickJS runtime and context
+ * alive between calls, so functions and globals that earlier code defined can be called later.
+ */
+import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } from "../../../errors.js";
+import { assertJsonValue, isIdentifier, resolveRunOptions } from "../../options.js";
+import type { EngineSessionOptions, ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../../types.js";
+import { EngineWorker } from "./worker-client.js";
+import { runRequest, workerLimits } from "./run-request.js";
+
+/** Statuses after which a session's context is not trusted any more and the session ends. */
+const ENDING_STATUSES = new Set(["timeout", "memory_limit"]);
+
+/**
+ * A live session on its own worker thread. Create it with `sandbox.createSession()`.
+ *
+ * - Script code: top-level `function f`, `var`, and assignments to `globalThis` persist;
+ *   top-level `let`/`const`/`class` persist too (callable by name), but are not listed by
+ *   `functionNames()`.
+ * - Module code (has `export`): named exports become globals of the session; the awaited
+ *   `export default` is the call's result.
+ * - A call that times out, runs out of memory or crashes the engine ends the session: later
+ *   calls throw `SandboxSessionEndedError`.
+ * - A call cancelled through `signal` while it runs ends the session the same way: its thread
+ *   is stopped mid-way through the code, so the context cannot be trusted. A call cancelled
+ *   before it started (still queued behind another call) returns `cancelled` and the session
+ *   goes on.
+ * - Each session has its own worker thread (~16 MiB RSS): a session killed by the watchdog
+ *   never takes another session down with it.
+ *
+ * @example
+ * const session = await createSandbox().createSession({ language: "typescript" });
+ * await session.run("export function area(w: number, h: number) { return w * h; }");
+ * (await session.call("area", [3, 4])).result; // 12
+ */
+export class JavaScriptSession implements SandboxSession {
+  private readonly worker: EngineWorker;
+  private endedReason: string | undefined;
+  private isDisposed = false;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly language: "javascript" | "typescript",
+    private readonly memoryLimitBytes: number,
+    private readonly defaults: EngineSessionOptions["defaults"],
+    private readonly onDispose: (session: JavaScriptSession) => void,
+  ) {
+    this.worker = new EngineWorker(() => {
+      this.endedReason ??= this.worker.deathReason ?? "its engine stopped";
+    });
+    this.worker.post({ type: "session-open", memoryLimitBytes });
+  }
+
+  /** Starts a session's worker and waits until its engine is loaded. */
+  static async open(
+    language: "javascript" | "typescript",
+    memoryLimitBytes: number,
+    defaults: EngineSessionOptions["defaults"],
+    onDispose: (session: JavaScriptSession) => void,
+  ): Promise<JavaScriptSession> {
+    const session = new JavaScriptSession(language, memoryLimitBytes, defaults, onDispose);
+    await session.worker.ready;
+    return session;
+  }
+
+  get disposed(): boolean {
+    return this.isDisposed;
+  }
+
+  /** True while the session's worker thread is running (false once ended or disposed). */
+  get alive(): boolean {
+    return !this.worker.dead;
+  }
+
+  async run(code: string, options?: Omit<RunOptions, "language">): Promise<ExecutionResult> {
+    this.assertUsable();
+    if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of source code");
+    const o = resolveRunOptions({ ...options, language: this.language, memoryLimitBytes: this.memoryLimitBytes }, this.defaults);
+    return this.serial(() =>
+      this.worker.request(
+        runRequest(code, this.language, o),
+        this.language,
+        o,
+      ),
+    );
+  }
+
+  async call(
+    name: string,
+    args: JsonValue[] = [],
+    options?: Omit<RunOptions, "language" | "globals">,
+  ): Promise<ExecutionResult> {
+    this.assertUsable();
+    if (typeof name !== "string" || !isIdentifier(name)) {
+      throw new InvalidOptionError("name", name, "the name of a function the session's code defined (an identifier)");
+    }
+    if (!Array.isArray(args)) throw new InvalidOptionError("args", args, "an array of JSON values");
+    assertJsonValue(args, "args");
+    const o = resolveRunOptions({ ...options, language: this.language, memoryLimitBytes: this.memoryLimitBytes }, this.defaults);
+    return this.serial(() =>
+      this.worker.request(
+        {
+          type: "session-call",
+          runId: 0,
+          name,
+          argsJson: JSON.stringify(args),
+          hostFunctionNames: Object.keys(o.hostFunctions),
+          ...workerLimits(o),
+          ...(o.files !== undefined ? { files: o.files } : {}),
+        },
+        this.language,
+        o,
+      ),
+    );
+  }
+
+  async functionNames(): Promise<string[]> {
+    this.assertUsable();
+    return this.serialRaw(() => this.worker.functionNames());
+  }
+
+  async dispose(): Promise<void> {
+    if (this.isDisposed) return;
+    this.isDisposed = true;
+    this.endedReason ??= "it was disposed";
+    this.onDispose(this);
+    await this.worker.terminate();
+  }
+
+  private assertUsable(): void {
+    if (this.isDisposed) throw new SandboxDisposedError("This sandbox session");
+    if (this.endedReason !== undefined) throw new SandboxSessionEndedError(this.endedReason);
+  }
+
+  /** Calls run one after another: the session's single context serves one call at a time. */
+  private serial(
+    send: () => Promise<{ result: ExecutionResult; workerLost: boolean }>,
+  ): Promise<ExecutionResult> {
+    return this.serialRaw(async () => {
+      if (this.endedReason !== undefined) throw new SandboxSessionEndedError(this.endedReason);
+      const { result, workerLost } = await send();
+      if (workerLost || ENDING_STATUSES.has(result.status)) {
+        this.endedReason ??= `a call ended with status ${result.status}`;
+        await this.worker.terminate();
+      }
+      return result;
+    });
+  }
+
+  private serialRaw<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(task, task);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}

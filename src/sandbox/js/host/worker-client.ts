@@ -1,0 +1,454 @@
+/**
+ * The host's side of one QuickJS worker thread: starts it, sends it one request at a time,
+ * answers its host-function calls, collects output, and enforces the hard deadline with a
+ * watchdog that terminates the thread. A crash or kill ends the request as data, never as a
+ * throw, and marks this worker dead so its owner can replace it.
+ */
+import { Worker } from "node:worker_threads";
+import type { ExecutionResult, JsonValue, Language, ResolvedRunOptions, TestsOutcome } from "../../types.js";
+import type { HostToWorker, WorkerOutcome, WorkerToHost } from "../shared/protocol.js";
+import { describeHostFailure, withHostCall } from "../../host-call-context.js";
+import { cancelledResult } from "../../cancelled.js";
+import { hostCallLimitError, resultLimitError, timeoutError } from "../../limit-errors.js";
+import { invalidFileSetReason } from "../shared/file-rules.js";
+import { OutputMirror, createOutputMirrorBuffer } from "../shared/output-mirror.js";
+
+/**
+ * How long past its deadline a run may go before its thread is killed. Polling code stops
+ * itself at the deadline; this only has to cover scheduling delays, and a kill costs a
+ * worker restart, so it is short but not zero.
+ */
+export const WATCHDOG_GRACE_MS = 60;
+
+/**
+ * V8 limits of a QuickJS worker thread, so that nothing a guest makes the thread allocate can
+ * grow the host process without bound (a thread past them is killed by Node and its run ends
+ * as an engine crash). The guest's own heap lives in WASM linear memory, outside these limits,
+ * and is capped by the run's `memoryLimitBytes`. Measured (docs/security.md): a warmed-up
+ * worker uses ~8 MiB of V8 heap; the heaviest runs tried at the default 64 MiB memory limit
+ * (a 60 MB string printed, thrown or returned) peaked at ~120 MiB without a limit and ran
+ * unchanged under 128 MiB; the default limit of a thread is ~4 GiB. `stackSizeMb` is Node's
+ * default, stated because QuickJS's own stack limit (256 KiB) must be reached before the
+ * thread's native stack.
+ */
+export const WORKER_RESOURCE_LIMITS = {
+  maxOldGenerationSizeMb: 256,
+  maxYoungGenerationSizeMb: 16,
+  stackSizeMb: 4,
+} as const;
+
+/** A request the worker answers with a `done` message. */
+export type WorkerRequest =
+  | Extract<HostToWorker, { type: "run" }>
+  | Extract<HostToWorker, { type: "session-call" }>;
+
+/** What the host side of a run needs besides the request itself: grants, host-call limits, cancellation. */
+export type RunControls = Pick<ResolvedRunOptions, "hostFunctions" | "maxHostCallsInFlight" | "maxHostCalls" | "maxResultBytes" | "signal">;
+
+/** What an ended request says about the worker that ran it. */
+export interface RequestEnd {
+  result: ExecutionResult;
+  /** True when the worker was killed or crashed during the request and must be replaced. */
+  workerLost: boolean;
+}
+
+interface Active {
+  runId: number;
+  language: Language;
+  timeoutMs: number;
+  controls: RunControls;
+  /** Aborted when the request ends, whatever its status: host functions learn it through `currentHostCall()`. */
+  ended?: AbortController;
+  /** True once the request ended (any status). */
+  over: boolean;
+  /** Host calls started on the host for this request, and those still running. */
+  hostCalls: number;
+  hostCallsInFlight: number;
+  stdout: string;
+  stderr: string;
+  /** The files the request was given (the result's file set when the worker sends none back). */
+  files?: Record<string, Uint8Array>;
+  fileLimits: { maxFileBytes: number; maxTotalFileBytes: number };
+  /** Set when the request has tests: their output, kept apart from the program's. */
+  tests?: { begun: boolean; stdout: string; stderr: string };
+  sentMs: number;
+  watchdog: NodeJS.Timeout;
+  /** Listener on the caller's signal, removed when the request ends. */
+  onAbort?: () => void;
+  resolve(end: RequestEnd): void;
+}
+
+/**
+ * Resolves the worker script. Vitest runs `src/**.ts` directly, but a Worker needs compiled
+ * JavaScript, so from a `.ts` module the compiled copy in `dist/` is used (`npm test` builds it
+ * first).
+ */
+export function workerScriptUrl(): URL {
+  const here = new URL(import.meta.url);
+  if (here.pathname.endsWith(".ts")) return new URL("../../../../dist/src/sandbox/js/worker/main.js", here);
+  return new URL("../worker/main.js", here);
+}
+
+let nextRunId = 1;
+
+/** One worker thread and the request it is serving, if any. */
+export class EngineWorker {
+  /** Resolves when the WASM module is loaded; rejects if the thread fails to start. */
+  readonly ready: Promise<void>;
+  private readonly worker: Worker;
+  /** The worker's unsent output, readable here when the worker must be killed. */
+  private readonly mirror: OutputMirror;
+  private active: Active | undefined;
+  private namesWaiter: { runId: number; resolve(names: string[]): void } | undefined;
+  private deadReason: string | undefined;
+  private readonly onDeath: (worker: EngineWorker) => void;
+
+  constructor(onDeath: (worker: EngineWorker) => void, isolation: "context" | "module" = "context") {
+    this.onDeath = onDeath;
+    const outputMirror = createOutputMirrorBuffer();
+    this.mirror = new OutputMirror(outputMirror);
+    // execArgv: [] keeps the host's loaders and preloads (e.g. `--import` hooks of
+    // `langgraph dev`) out of the worker: it is plain compiled JS and needs none of them.
+    // env: {} gives the thread an empty `process.env` of its own (not a copy of the host's
+    // API keys); resourceLimits: see WORKER_RESOURCE_LIMITS.
+    this.worker = new Worker(workerScriptUrl(), {
+      execArgv: [],
+      env: {},
+      resourceLimits: WORKER_RESOURCE_LIMITS,
+      workerData: { outputMirror, isolation },
+    });
+    // A starting worker keeps the process alive (someone awaits it); once ready and idle it
+    // never does, and it is ref'd again only while it serves a request.
+    this.ready = new Promise((resolve, reject) => {
+      const onReady = (message: WorkerToHost): void => {
+        if (message.type === "ready") {
+          this.worker.off("message", onReady);
+          if (!this.active && !this.namesWaiter) this.worker.unref();
+          resolve();
+        }
+      };
+      this.worker.on("message", onReady);
+      this.worker.once("error", reject);
+      this.worker.once("exit", (code) => reject(new Error(`the QuickJS worker exited with code ${code} while starting`)));
+    });
+    // A start failure is reported through `ready` by whoever awaits it.
+    this.ready.catch(() => undefined);
+    this.worker.on("message", (message: WorkerToHost) => this.onMessage(message));
+    this.worker.on("error", (error) => this.die(`the engine crashed while running this code: ${error.message}`));
+    this.worker.on("exit", (code) => this.die(`the engine crashed while running this code: its thread exited (code ${code})`));
+  }
+
+  /** True while a request is in flight. */
+  get busy(): boolean {
+    return this.active !== undefined;
+  }
+
+  /** Why the thread stopped (crash, watchdog, cancellation, disposal); `undefined` while it runs. */
+  get deathReason(): string | undefined {
+    return this.deadReason;
+  }
+
+  /** True once the thread has crashed, exited or been terminated. */
+  get dead(): boolean {
+    return this.deadReason !== undefined;
+  }
+
+  /** Posts a message that expects no answer (e.g. opening a session). */
+  post(message: HostToWorker): void {
+    this.worker.postMessage(message);
+  }
+
+  /**
+   * Sends one run or session call and resolves when it ends (result as data, always).
+   * `request.runId` is assigned here.
+   */
+  request(
+    request: WorkerRequest,
+    language: Language,
+    controls: RunControls,
+  ): Promise<RequestEnd> {
+    if (this.active) throw new Error("EngineWorker.request while busy");
+    const runId = nextRunId++;
+    const sentMs = performance.now();
+    return new Promise<RequestEnd>((resolve) => {
+      if (this.deadReason !== undefined) {
+        resolve({ result: crashResult(language, this.deadReason, "", "", 0), workerLost: true });
+        return;
+      }
+      if (controls.signal?.aborted) {
+        resolve({ result: cancelledResult(language, controls.signal, false), workerLost: false });
+        return;
+      }
+      const active: Active = (this.active = {
+        runId,
+        language,
+        timeoutMs: request.timeoutMs,
+        controls,
+        over: false,
+        hostCalls: 0,
+        hostCallsInFlight: 0,
+        ...(request.files ? { files: request.files } : {}),
+        fileLimits: { maxFileBytes: request.maxFileBytes, maxTotalFileBytes: request.maxTotalFileBytes },
+        ...(request.type === "run" && request.tests !== undefined ? { tests: { begun: false, stdout: "", stderr: "" } } : {}),
+        stdout: "",
+        stderr: "",
+        sentMs,
+        watchdog: setTimeout(() => this.onWatchdog(), request.timeoutMs + WATCHDOG_GRACE_MS),
+        resolve,
+      });
+      if (controls.signal) {
+        active.onAbort = () => this.onCancel(active);
+        controls.signal.addEventListener("abort", active.onAbort, { once: true });
+      }
+      this.worker.ref();
+      this.worker.postMessage({ ...request, runId });
+    });
+  }
+
+  /** Asks a session worker for the names of the functions its code defined. */
+  functionNames(): Promise<string[]> {
+    const runId = nextRunId++;
+    return new Promise((resolve) => {
+      if (this.deadReason !== undefined) {
+        resolve([]);
+        return;
+      }
+      this.namesWaiter = { runId, resolve };
+      this.worker.ref();
+      this.worker.postMessage({ type: "session-names", runId } satisfies HostToWorker);
+    });
+  }
+
+  /** Stops the thread. In-flight requests end as runtime errors. */
+  async terminate(): Promise<void> {
+    if (this.deadReason === undefined) this.deadReason = "the sandbox was disposed while this code ran";
+    this.endActive(this.deadReason);
+    this.namesWaiter?.resolve([]);
+    this.namesWaiter = undefined;
+    await this.worker.terminate();
+  }
+
+  private onMessage(message: WorkerToHost): void {
+    if (message.type === "names") {
+      if (this.namesWaiter?.runId === message.runId) {
+        this.namesWaiter.resolve(message.names);
+        this.namesWaiter = undefined;
+        if (!this.active) this.worker.unref();
+      }
+      return;
+    }
+    const active = this.active;
+    if (!active || !("runId" in message) || message.runId !== active.runId) return;
+    switch (message.type) {
+      case "output":
+        appendOutput(active, message.stdout, message.stderr);
+        return;
+      case "tests-begin":
+        if (active.tests) active.tests.begun = true;
+        return;
+      case "call":
+        void this.callHost(active, message.callId, message.name, message.argsJson);
+        return;
+      case "done":
+        appendOutput(active, message.stdout, message.stderr);
+        this.finish(active, withFiles(active, toResult(active, message.outcome), message.files), message.retiring === true);
+        return;
+    }
+  }
+
+  private async callHost(active: Active, callId: number, name: string, argsJson: string): Promise<void> {
+    // No host call starts after its run ended (the message may trail the run's end).
+    if (this.active !== active || active.over) return;
+    const { hostFunctions } = active.controls;
+    const fn = Object.hasOwn(hostFunctions, name) ? hostFunctions[name] : undefined;
+    // The worker enforces the same limits; the host counts again because it trusts nothing
+    // that comes out of the worker.
+    const refusal = fn
+      ? hostCallLimitError(name, active.hostCallsInFlight, active.hostCalls, active.controls)
+      : { name: "Error", message: `host function ${name} is not available in this run` };
+    let reply: HostToWorker;
+    if (refusal) {
+      reply = { type: "reply", runId: active.runId, callId, ok: false, ...refusal };
+    } else {
+      active.hostCalls++;
+      active.hostCallsInFlight++;
+      try {
+        const args = JSON.parse(argsJson) as JsonValue[];
+        // Made on the first host call only: most runs make none, and an AbortController with
+        // its abort() costs measurable microseconds on the one-line run.
+        active.ended ??= new AbortController();
+        const value: unknown = await withHostCall({ signal: active.ended.signal, name }, () => fn!(...args));
+        reply = { type: "reply", runId: active.runId, callId, ok: true, valueJson: value === undefined ? undefined : JSON.stringify(value) };
+      } catch (error) {
+        reply = { type: "reply", runId: active.runId, callId, ok: false, ...describeHostFailure(error) };
+      } finally {
+        active.hostCallsInFlight--;
+      }
+    }
+    if (this.active === active && this.deadReason === undefined) this.worker.postMessage(reply);
+  }
+
+  private onWatchdog(): void {
+    const active = this.active;
+    if (!active) return;
+    if (this.mirror.startedRunId() !== active.runId) {
+      // The thread has not begun this run yet (a fresh worker can be unresponsive for a
+      // while after "ready", measured up to ~0.8 s on a loaded machine, while V8 tiers up the
+      // WASM): its deadline counts from when it begins, so wait for that instead of killing.
+      active.watchdog = setTimeout(() => this.onWatchdog(), active.timeoutMs + WATCHDOG_GRACE_MS);
+      return;
+    }
+    // The guest is stuck in something that does not poll the interrupt handler: kill the thread.
+    this.deadReason = "killed by the watchdog after a timeout";
+    const durationMs = performance.now() - active.sentMs;
+    this.takeMirroredOutput(active);
+    this.finish(
+      active,
+      {
+        status: "timeout",
+        stdout: active.stdout,
+        stderr: active.stderr,
+        outputTruncated: false,
+        error: timeoutError(active.timeoutMs),
+        durationMs,
+        language: active.language,
+      },
+      true,
+    );
+    void this.worker.terminate();
+    this.onDeath(this);
+  }
+
+  /**
+   * The caller aborted the request: the thread is stopped at once (a guest may be in a built-in
+   * that never polls), the request ends `cancelled`, and the owner replaces the worker. A
+   * session on this worker ends, as after a timeout: its context stopped mid-way.
+   */
+  private onCancel(active: Active): void {
+    if (this.active !== active) return;
+    this.deadReason = "its run was cancelled by the caller";
+    this.takeMirroredOutput(active);
+    const result = cancelledResult(active.language, active.controls.signal, true, performance.now() - active.sentMs);
+    result.stdout = active.stdout;
+    result.stderr = active.stderr;
+    this.finish(active, result, true);
+    void this.worker.terminate();
+    this.onDeath(this);
+  }
+
+  private die(reason: string): void {
+    if (this.deadReason !== undefined) return;
+    this.deadReason = reason;
+    this.endActive(reason);
+    this.namesWaiter?.resolve([]);
+    this.namesWaiter = undefined;
+    this.onDeath(this);
+  }
+
+  private takeMirroredOutput(active: Active): void {
+    const tail = this.mirror.read();
+    appendOutput(active, tail.stdout, tail.stderr);
+  }
+
+  private endActive(reason: string): void {
+    const active = this.active;
+    if (!active) return;
+    this.takeMirroredOutput(active);
+    this.finish(active, crashResult(active.language, reason, active.stdout, active.stderr, performance.now() - active.sentMs), true);
+  }
+
+  private finish(active: Active, result: ExecutionResult, workerLost: boolean): void {
+    clearTimeout(active.watchdog);
+    if (active.onAbort) active.controls.signal?.removeEventListener("abort", active.onAbort);
+    this.active = undefined;
+    active.over = true;
+    active.ended?.abort();
+    result.hostCalls = active.hostCalls;
+    // A request given files always reports a file set: unchanged when the worker sent none.
+    if (active.files && !result.files) result.files = active.files;
+    if (active.tests) {
+      // The program's output was taken from active.stdout/stderr when the result was built.
+      result.tests ??= testsFallback(active.tests.begun, result);
+      result.tests.stdout = active.tests.stdout;
+      result.tests.stderr = active.tests.stderr;
+    }
+    if (!this.namesWaiter && this.deadReason === undefined) this.worker.unref();
+    active.resolve({ result, workerLost });
+  }
+}
+
+/**
+ * Adds the file set the worker sent, checked again here (the host trusts nothing out of the
+ * worker): a set that breaks the caps or holds anything but bytes ends the run `output_limit`.
+ */
+function withFiles(active: Active, result: ExecutionResult, files: unknown): ExecutionResult {
+  if (!active.files || files === undefined) return result;
+  const limits = { maxFileBytes: active.fileLimits.maxFileBytes, maxTotalFileBytes: active.fileLimits.maxTotalFileBytes };
+  const bad = invalidFileSetReason(files, limits);
+  if (bad) {
+    result.status = "output_limit";
+    result.error = { name: "FileLimitError", message: `the run's files were refused: ${bad}; the files are as they were before the run` };
+    return result;
+  }
+  result.files = files as Record<string, Uint8Array>;
+  return result;
+}
+
+/** Output goes to the program's streams, or to the tests' once they have begun. */
+function appendOutput(active: Active, stdout: string, stderr: string): void {
+  const into = active.tests?.begun ? active.tests : active;
+  into.stdout += stdout;
+  into.stderr += stderr;
+}
+
+/** How the tests went when the worker could not say (it was killed, crashed, or the program did not run). */
+function testsFallback(begun: boolean, result: ExecutionResult): TestsOutcome {
+  if (begun) return { status: "failed", stdout: "", stderr: "", ...(result.error ? { error: result.error } : {}) };
+  const why = result.error ? `: ${result.error.name}: ${result.error.message}` : "";
+  return {
+    status: "not_run",
+    stdout: "",
+    stderr: "",
+    reason: `the program ended with status ${result.status}${why.length > 300 ? `${why.slice(0, 300)}...` : why}, so the tests did not run`,
+  };
+}
+
+function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
+  const result: ExecutionResult = {
+    status: outcome.status,
+    stdout: active.stdout,
+    stderr: active.stderr,
+    // output_limit is also the status of a dropped result; only the output cap cuts output.
+    outputTruncated: outcome.status === "output_limit" && outcome.error?.name === "OutputLimitError",
+    durationMs: outcome.durationMs,
+    language: active.language,
+  };
+  if (outcome.resultJson !== undefined) {
+    // The worker measured the result already; the host measures again before it parses
+    // anything, because it trusts nothing that comes out of the worker.
+    const bytes = Buffer.byteLength(outcome.resultJson);
+    if (bytes > active.controls.maxResultBytes) {
+      result.status = "output_limit";
+      result.error = resultLimitError(bytes, active.controls.maxResultBytes);
+      return result;
+    }
+    result.result = JSON.parse(outcome.resultJson) as JsonValue;
+  }
+  if (outcome.error) result.error = outcome.error;
+  if (outcome.tests) result.tests = { ...outcome.tests, stdout: "", stderr: "" };
+  return result;
+}
+
+
+function crashResult(language: Language, message: string, stdout: string, stderr: string, durationMs: number): ExecutionResult {
+  return {
+    status: "runtime_error",
+    stdout,
+    stderr,
+    outputTruncated: false,
+    error: { name: "EngineCrash", message },
+    durationMs,
+    language,
+  };
+}
+

@@ -1,0 +1,165 @@
+/**
+ * Lifetime of one QuickJS runtime + context and of the handles that live as long as it: the
+ * built-ins captured before any user code runs. Handles that outlive one call are owned by
+ * this object's `Scope`; handles that live within one block are owned by `using` there.
+ *
+ * Measured (200k blocks of two handles, Node 20, 2 loaded cores): manual `dispose()` 3.6–4.1 µs,
+ * `using` 2.9–4.0 µs, `Scope.withScope` 4.4–4.5 µs per block. `using` costs nothing measurable
+ * over hand-written disposal (a one-line run makes about ten handles: < 5 µs of ~650 µs), so
+ * blocks use `using`; `Scope` is kept for the long-lived handles, where no block encloses them.
+ */
+import { Scope } from "quickjs-emscripten";
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten-core";
+import "./dispose-symbol.js";
+import type { CallResult } from "./call-result.js";
+
+/**
+ * QuickJS's own stack limit. Measured when the engine was chosen: 512 KiB or more (or unset)
+ * overflows the thread's native stack inside WASM and later aborts the module; 256 KiB ends
+ * with a clean InternalError (docs/security.md, "Guest stack").
+ */
+export const MAX_STACK_SIZE_BYTES = 256 * 1024;
+
+/**
+ * Built-ins the prelude and the host use, captured per context before user code runs, so a
+ * program that replaces them cannot forge its own result. Order matters: the prelude reads
+ * them by index. `["Promise", ""]` is the Promise constructor itself.
+ */
+const NATIVE_PATHS: readonly (readonly [string, string])[] = [
+  ["JSON", "stringify"],
+  ["JSON", "parse"],
+  ["Promise", "prototype.then"],
+  ["Promise", ""],
+  ["Promise", "resolve"],
+  ["Reflect", "apply"],
+  ["eval", ""],
+  ["Object", "defineProperty"],
+  ["Object", "keys"],
+];
+
+/**
+ * A string read from the guest: its text (undefined when not a string), or, when over the
+ * limit, a lower bound of its UTF-8 size (its length in characters when it was not read).
+ */
+export type BoundedString = { text: string | undefined; overLimitBytes?: undefined } | { text?: undefined; overLimitBytes: number };
+
+const NATIVE_STRINGIFY = 0;
+const NATIVE_PARSE = 1;
+
+/** A runtime + context with its captured built-ins and its memory limit. */
+export class GuestRuntime {
+  readonly runtime: QuickJSRuntime;
+  readonly context: QuickJSContext;
+  /** Built-ins taken before any user code runs (see NATIVE_PATHS). */
+  readonly natives: readonly QuickJSHandle[];
+  /** Owner of every handle that lives as long as the context. */
+  private readonly owned = new Scope();
+  /** The global `JSON` object, the `this` of the captured stringify/parse. */
+  private readonly jsonObject: QuickJSHandle;
+  private limitBytes: number;
+
+  constructor(module: QuickJSWASMModule, memoryLimitBytes: number, onInterrupt: () => boolean) {
+    this.limitBytes = memoryLimitBytes;
+    this.runtime = module.newRuntime();
+    this.runtime.setMaxStackSize(MAX_STACK_SIZE_BYTES);
+    this.runtime.setInterruptHandler(onInterrupt);
+    this.context = this.runtime.newContext();
+    const ctx = this.context;
+    this.jsonObject = this.own(ctx.getProp(ctx.global, "JSON"));
+    this.natives = NATIVE_PATHS.map(([owner, path]) => {
+      let value = ctx.getProp(ctx.global, owner);
+      for (const key of path === "" ? [] : path.split(".")) {
+        using parent = value;
+        value = ctx.getProp(parent, key);
+      }
+      return this.own(value);
+    });
+  }
+
+  /** Makes this runtime the owner of `handle` (disposed with the context). */
+  own<T extends QuickJSHandle>(handle: T): T {
+    return this.owned.manage(handle);
+  }
+
+  /** The user's memory limit of the runs to come. */
+  get memoryLimitBytes(): number {
+    return this.limitBytes;
+  }
+
+  /** Sets the memory limit (a context made ahead of its run learns the run's limit here). */
+  setMemoryLimitBytes(bytes: number): void {
+    this.limitBytes = bytes;
+    this.runtime.setMemoryLimit(bytes);
+  }
+
+  /** Lifts the limit by `headroomBytes` (to describe an out-of-memory error); `restoreMemoryLimit` ends it. */
+  liftMemoryLimit(headroomBytes: number): void {
+    this.runtime.setMemoryLimit(this.limitBytes + headroomBytes);
+  }
+
+  /** Puts the user's limit back after `liftMemoryLimit`. */
+  restoreMemoryLimit(): void {
+    this.runtime.setMemoryLimit(this.limitBytes);
+  }
+
+  /**
+   * JSON text of a guest value, made by the captured JSON.stringify (`json` undefined if not
+   * representable), read only if it fits in `maxBytes` (see `readBoundedString`).
+   */
+  stringify(value: QuickJSHandle, maxBytes: number): BoundedString {
+    const ctx = this.context;
+    using r = ctx.callFunction(this.natives[NATIVE_STRINGIFY], this.jsonObject, value);
+    if (r.error) return { text: undefined };
+    return this.readBoundedString(r.value, maxBytes);
+  }
+
+  /**
+   * Copies a guest string out if it is one and fits in `maxBytes` of UTF-8. Its length is read
+   * first, so a string that is too long is never copied out of the guest's memory.
+   */
+  readBoundedString(handle: QuickJSHandle, maxBytes: number): BoundedString {
+    const ctx = this.context;
+    if (ctx.typeof(handle) !== "string") return { text: undefined };
+    using length = ctx.getProp(handle, "length");
+    const chars = ctx.getNumber(length);
+    // Every UTF-16 unit is at least one UTF-8 byte, and at most three.
+    if (chars > maxBytes) return { overLimitBytes: chars };
+    let text = ctx.getString(handle);
+    // getString (like dump) stops at a NUL character; the guest's JSON escapes it.
+    if (text.length !== chars) {
+      const json = this.stringify(handle, chars * 6 + 2).text;
+      text = json === undefined ? text : (JSON.parse(json) as string);
+    }
+    if (chars * 3 > maxBytes) {
+      const bytes = Buffer.byteLength(text);
+      if (bytes > maxBytes) return { overLimitBytes: bytes };
+    }
+    return { text };
+  }
+
+  /** A guest string with exactly `text` (newString stops at a NUL character; JSON escapes it). The caller owns it. */
+  newExactString(text: string): QuickJSHandle {
+    const ctx = this.context;
+    if (!text.includes("\0")) return ctx.newString(text);
+    const parsed = this.parse(JSON.stringify(text));
+    if (parsed.error) {
+      parsed.error.dispose();
+      return ctx.newString(text);
+    }
+    return parsed.value;
+  }
+
+  /** Parses JSON text inside the guest with the captured JSON.parse; the caller owns the result. */
+  parse(json: string): CallResult {
+    const ctx = this.context;
+    using text = ctx.newString(json);
+    return ctx.callFunction(this.natives[NATIVE_PARSE], this.jsonObject, text);
+  }
+
+  /** Releases the owned handles, then the context and runtime. Throws if QuickJS reports leaked handles. */
+  dispose(): void {
+    this.owned.dispose();
+    this.context.dispose();
+    this.runtime.dispose();
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * Entry point of a QuickJS worker thread. Loads the WASM module once, then serves runs from
+ * the host one at a time: a fresh runtime per run in a pool worker, or one kept runtime when
+ * the worker hosts a session. Guest code runs synchronously here, so the host's event loop
+ * stays free and the host can kill this thread when a run overruns.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { newQuickJSWASMModule, RELEASE_SYNC } from "quickjs-emscripten";
+import type { QuickJSWASMModule } from "quickjs-emscripten-core";
+import { prepareJavaScript } from "../prepare/prepare.js";
+import { exposeTopLevelNames, markThrows } from "../prepare/tests-scope.js";
+import { GuestContext, SettleMode, type GuestHost } from "./guest-context.js";
+import type { HostToWorker, WorkerOutcome, WorkerToHost } from "../shared/protocol.js";
+import { OutputMirror } from "../shared/output-mirror.js";
+
+const port = parentPort;
+if (!port) throw new Error("worker.js must run in a worker thread");
+
+function post(message: WorkerToHost): void {
+  port!.postMessage(message);
+}
+
+const data = workerData as { outputMirror?: SharedArrayBuffer; isolation?: "context" | "module" } | null;
+const mirrorBuffer = data?.outputMirror;
+/** "module": every pool run gets a WASM instance of its own, dropped after the run. */
+const freshModulePerRun = data?.isolation === "module";
+
+const host: GuestHost = {
+  mirror: mirrorBuffer ? new OutputMirror(mirrorBuffer) : undefined,
+  output: (runId, stdout, stderr) => post({ type: "output", runId, stdout, stderr }),
+  call: (runId, callId, name, argsJson) => post({ type: "call", runId, callId, name, argsJson }),
+};
+
+// Only the sync release build is ever loaded in this thread (loading two QuickJS variants in one process crashed when measured).
+const quickjs: QuickJSWASMModule = await newQuickJSWASMModule(RELEASE_SYNC);
+await warmUp();
+
+/**
+ * Runs a few tiny programs before reporting ready, so the first real run does not pay for
+ * compiling the parser, the TypeScript stripper and the engine's hot paths (~100 ms cold).
+ */
+async function warmUp(): Promise<void> {
+  const silent: GuestHost = { output: () => undefined, call: () => undefined };
+  const limits = {
+    timeoutMs: 5000,
+    memoryLimitBytes: 16 * 1024 * 1024,
+    maxOutputBytes: 1024,
+    maxHostCallsInFlight: 1,
+    maxHostCalls: 1,
+    maxResultBytes: 1024,
+    maxFileBytes: 1024,
+    maxTotalFileBytes: 1024,
+  };
+  const programs: [string, "javascript" | "typescript"][] = [
+    ["const n: number = 1;\nconsole.log('warm', { n });\nn", "typescript"],
+    ["const v = await Promise.resolve(1);\nexport default { v };", "javascript"],
+    ["null.x", "javascript"],
+  ];
+  for (const [code, language] of programs) {
+    const prepared = prepareJavaScript(code, language);
+    if (!prepared.ok) continue;
+    const guest = new GuestContext(quickjs, limits.memoryLimitBytes, silent);
+    const mode = prepared.kind === "script" ? SettleMode.Script : SettleMode.Module;
+    await guest.evaluate({ runId: 0, code: prepared.code, kind: prepared.kind, mode, limits, setup: { hostFunctionNames: [] }, startedMs: performance.now() });
+    guest.takeOutput();
+    guest.dispose();
+  }
+}
+
+let session: GuestContext | undefined;
+let active: GuestContext | undefined;
+/**
+ * A fresh runtime + context made right after the previous run was answered, while the host
+ * reads that answer, so the next run does not wait for its creation. No code has run in it;
+ * it serves exactly one run and is disposed after it, like one made on demand.
+ */
+let spare: GuestContext | undefined;
+
+async function freshContext(memoryLimitBytes: number): Promise<GuestContext> {
+  if (freshModulePerRun) return new GuestContext(await newQuickJSWASMModule(RELEASE_SYNC), memoryLimitBytes, host);
+  const guest = spare;
+  spare = undefined;
+  if (!guest) return new GuestContext(quickjs, memoryLimitBytes, host);
+  guest.setMemoryLimitBytes(memoryLimitBytes);
+  return guest;
+}
+
+port.on("message", (message: HostToWorker) => {
+  switch (message.type) {
+    case "run":
+      void handleRun(message);
+      return;
+    case "reply":
+      active?.reply(message.runId, message.callId, message);
+      return;
+    case "session-open":
+      session = new GuestContext(quickjs, message.memoryLimitBytes, host);
+      session.loadLibrary();
+      return;
+    case "session-call":
+      void handleSessionCall(message);
+      return;
+    case "session-names":
+      post({ type: "names", runId: message.runId, names: session?.functionNames() ?? [] });
+      return;
+  }
+});
+
+async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promise<void> {
+  const startedMs = performance.now();
+  host.mirror?.markStarted(message.runId);
+  const prepared = prepareJavaScript(message.code, message.language, { grantedNames: message.grantedNames });
+  if (!prepared.ok) {
+    finish(message.runId, { status: prepared.status, error: prepared.error, durationMs: performance.now() - startedMs }, undefined);
+    return;
+  }
+  const guest = session ?? (await freshContext(message.memoryLimitBytes));
+  const withTests = message.tests !== undefined;
+  if (message.files) guest.openFiles(message.files, message);
+  active = guest;
+  let outcome: WorkerOutcome;
+  try {
+    // With tests, a module's top-level names become globals, so the tests can see them.
+    const mode = prepared.kind === "script" ? SettleMode.Script : session || withTests ? SettleMode.SessionModule : SettleMode.Module;
+    outcome = await guest.evaluate({
+      runId: message.runId,
+      code: markProgramThrows(withTests && prepared.kind === "module" ? exposeTopLevelNames(prepared.code) : prepared.code, prepared.kind),
+      kind: prepared.kind,
+      mode,
+      limits: message,
+      setup: { globalsJson: message.globalsJson, globalNames: message.globalNames, hostFunctionNames: message.hostFunctionNames },
+      startedMs,
+    });
+    if (message.tests !== undefined) outcome = await runTests(guest, message, message.tests, outcome, startedMs);
+  } finally {
+    active = undefined;
+  }
+  const files = guest.closeFiles();
+  if (session) {
+    finish(message.runId, outcome, guest, files);
+    return;
+  }
+  // Dispose before reporting: a runtime that refuses to dispose (a leaked handle) may have
+  // poisoned the shared WASM module, so this thread must end, and the host must know that
+  // before it hands this worker the next run.
+  const output = guest.takeOutput();
+  const retiring = !tryDispose(guest);
+  post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}), ...(files ? { files } : {}) });
+  if (retiring) process.exit(1);
+  if (freshModulePerRun) return;
+  try {
+    spare = new GuestContext(quickjs, message.memoryLimitBytes, host);
+  } catch {
+    // Not fatal here: the next run makes its context on demand and reports what fails then.
+    spare = undefined;
+  }
+}
+
+/**
+ * Runs a program's tests in its context, after it succeeded, as their own evaluation. The
+ * program's result stays the run's result; a limit the tests hit becomes the run's status.
+ */
+async function runTests(
+  guest: GuestContext,
+  message: Extract<HostToWorker, { type: "run" }>,
+  tests: string,
+  program: WorkerOutcome,
+  startedMs: number,
+): Promise<WorkerOutcome> {
+  if (program.status !== "success") {
+    const why = program.error ? `: ${program.error.name}: ${program.error.message}` : "";
+    const reason = `the program ended with status ${program.status}${why.length > 300 ? `${why.slice(0, 300)}...` : why}, so the tests did not run`;
+    return { ...program, tests: { status: "not_run", reason } };
+  }
+  // Everything the program wrote goes out before the marker; what follows is the tests'.
+  const programOutput = guest.takeOutput();
+  if (programOutput.stdout || programOutput.stderr) post({ type: "output", runId: message.runId, ...programOutput });
+  post({ type: "tests-begin", runId: message.runId });
+  const prepared = prepareJavaScript(tests, message.language, { grantedNames: message.grantedNames });
+  if (!prepared.ok) {
+    return { ...program, durationMs: performance.now() - startedMs, tests: { status: "failed", error: prepared.error } };
+  }
+  const outcome = await guest.evaluate({
+    runId: message.runId,
+    code: markThrows(prepared.code, prepared.kind),
+    kind: prepared.kind,
+    mode: prepared.kind === "script" ? SettleMode.Script : SettleMode.Module,
+    limits: message,
+    setup: { hostFunctionNames: message.hostFunctionNames },
+    startedMs,
+    tests: { outputBytesUsed: guest.lastOutputBytes },
+  });
+  const durationMs = performance.now() - startedMs;
+  if (outcome.status === "success") return { ...program, durationMs, tests: { status: "passed" } };
+  const failed = { status: "failed" as const, ...(outcome.error ? { error: outcome.error } : {}) };
+  // A limit the tests hit is the run's status; a test that threw is only the tests' failure.
+  if (outcome.status === "runtime_error") return { ...program, durationMs, tests: failed };
+  return { ...program, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}), durationMs, tests: failed };
+}
+
+function tryDispose(guest: GuestContext): boolean {
+  try {
+    guest.dispose();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function handleSessionCall(message: Extract<HostToWorker, { type: "session-call" }>): Promise<void> {
+  const startedMs = performance.now();
+  host.mirror?.markStarted(message.runId);
+  const guest = session;
+  if (!guest) throw new Error("session-call before session-open");
+  if (message.files) guest.openFiles(message.files, message);
+  active = guest;
+  let outcome: WorkerOutcome;
+  try {
+    outcome = await guest.invoke({
+      runId: message.runId,
+      name: message.name,
+      argsJson: message.argsJson,
+      limits: message,
+      hostFunctionNames: message.hostFunctionNames,
+      startedMs,
+    });
+  } finally {
+    active = undefined;
+  }
+  finish(message.runId, outcome, guest, guest.closeFiles());
+}
+
+function finish(runId: number, outcome: WorkerOutcome, guest: GuestContext | undefined, files?: Record<string, Uint8Array>): void {
+  const { stdout, stderr } = guest?.takeOutput() ?? { stdout: "", stderr: "" };
+  post({ type: "done", runId, outcome, stdout, stderr, ...(files ? { files } : {}) });
+}
+
+post({ type: "ready" });
+
+/**
+ * The program with each `throw X` marked (see tests-scope.ts), so that the run knows whether
+ * the program itself threw `null`: QuickJS also throws a bare `null` when it runs out of memory
+ * (see describeThrown). Source without `throw` is left alone and costs nothing.
+ */
+function markProgramThrows(code: string, kind: "script" | "module"): string {
+  return /\bthrow\b/.test(code) ? markThrows(code, kind) : code;
+}

@@ -1,0 +1,91 @@
+/**
+ * Where the pieces of the Python engine live on disk: the Deno binary shipped by the `deno`
+ * npm package, the Pyodide files, the runner scripts, and the snapshot cache.
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { EngineSetupError } from "./errors.js";
+import type { PackageSet } from "./wheels.js";
+
+const require = createRequire(import.meta.url);
+
+/** Paths the engine needs; resolved once per engine. */
+export interface PythonPaths {
+  denoBinary: string;
+  /** Directory of the `pyodide` package, with a trailing separator. */
+  pyodideDir: string;
+  pyodideVersion: string;
+  denoVersion: string;
+  /** Directory holding `runner.js` and `worker.js` (the only code Deno may read besides Pyodide). */
+  runnerDir: string;
+  /** Directory of the modules the runner shares with the host (bounds both sides check); Deno may read it too. */
+  sharedDir: string;
+  /** Where a Pyodide memory snapshot is cached between processes. */
+  snapshotFile: string;
+  /** Pure-Python packages installed before user code (wheels.ts); the snapshot file name carries their hash. */
+  packages?: PackageSet;
+}
+
+/**
+ * Resolves every path, or throws `EngineSetupError` saying which package is missing.
+ *
+ * @example
+ * const { denoBinary, pyodideDir } = resolvePythonPaths();
+ */
+export function resolvePythonPaths(): PythonPaths {
+  let pyodideDir: string;
+  let pyodideVersion: string;
+  try {
+    pyodideDir = dirname(require.resolve("pyodide"));
+    pyodideVersion = (require(join(pyodideDir, "package.json")) as { version: string }).version;
+  } catch (error) {
+    throw new EngineSetupError("the `pyodide` package is not installed; run `npm install pyodide@314.0.7`", error);
+  }
+  const { binary, version } = resolveDeno();
+  const runnerDir = runnerDirectory();
+  // Beside other tools' caches in the node_modules that holds pyodide.
+  const cacheDir = join(dirname(pyodideDir), ".cache", "codegen-sandbox");
+  return {
+    denoBinary: binary,
+    pyodideDir: pyodideDir.endsWith("/") ? pyodideDir : `${pyodideDir}/`,
+    pyodideVersion,
+    denoVersion: version,
+    runnerDir,
+    sharedDir: join(dirname(runnerDir), "shared"),
+    snapshotFile: join(cacheDir, `pyodide-${pyodideVersion}-deno-${version}.snapshot`),
+  };
+}
+
+function resolveDeno(): { binary: string; version: string } {
+  let packageDir: string;
+  let version: string;
+  try {
+    const manifest = require.resolve("deno/package.json");
+    packageDir = dirname(manifest);
+    version = (require(manifest) as { version: string }).version;
+  } catch (error) {
+    throw new EngineSetupError("the `deno` package is not installed; run `npm install deno@2.9.6`", error);
+  }
+  const binary = join(packageDir, process.platform === "win32" ? "deno.exe" : "deno");
+  if (existsSync(binary)) return { binary, version };
+  // npm may skip deno's install script (which copies the binary); its own helper finds the
+  // binary in the platform package instead.
+  try {
+    const installer = require(join(packageDir, "install_api.cjs")) as { runInstall(): string };
+    return { binary: installer.runInstall(), version };
+  } catch (error) {
+    throw new EngineSetupError(`no Deno binary for ${process.platform}-${process.arch} in the \`deno\` package`, error);
+  }
+}
+
+/**
+ * Directory of the compiled runner. Vitest runs `src/**.ts` directly, but Deno needs the
+ * compiled JavaScript, so from a `.ts` module the copy in `dist/` is used (`npm test` builds first).
+ */
+function runnerDirectory(): string {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith(".ts")) return join(dirname(here), "..", "..", "..", "..", "dist", "src", "sandbox", "python", "deno");
+  return join(dirname(here), "..", "deno");
+}

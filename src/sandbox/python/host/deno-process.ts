@@ -1,0 +1,508 @@
+/**
+ * One Deno runner process seen from the host: spawns it with permissions denied, speaks the
+ * JSON-lines protocol, and backs the runner's own limits with host-side ones (a wall-clock
+ * kill and an RSS watchdog), so a wedged or ballooning process is killed from outside.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { ExecutionResult, ExecutionStatus, JsonValue } from "../../types.js";
+import type { PythonPaths } from "./deno-paths.js";
+import type { HostReply, HostRequest, PythonOutcome, RunLimits, RunnerMessage } from "../shared/protocol.js";
+import { EngineSetupError } from "./errors.js";
+import { HostCallBroker } from "./host-calls.js";
+import { noExtras, type PythonRunExtras } from "./run-extras.js";
+import { extrasLineBytes, finishResult, requestExtras } from "./run-result.js";
+import { TokenLineReader } from "./stdout-reader.js";
+import { cancelledResult } from "../../cancelled.js";
+
+/** Extra time past `timeoutMs` before the host kills the whole process (the runner stops the run itself at +150 ms). */
+export const HOST_KILL_GRACE_MS = 1500;
+/**
+ * Resident memory a run may add beyond `memoryLimitBytes` before the host kills the process.
+ * The runner's own watchdog (48 MiB slack, 10 ms polls) stops the worker first; this is the
+ * backstop for a runner that cannot.
+ */
+export const RSS_SLACK_BYTES = 128 * 1024 * 1024;
+/** A process not ready after this long is killed (making a snapshot on a loaded machine can take a minute). */
+export const STARTUP_TIMEOUT_MS = 180_000;
+/** How often the RSS watchdog samples the process during a run. */
+const RSS_POLL_MS = 20;
+/** V8 heap limit of the Deno process (Pyodide's own heap is WebAssembly memory, capped separately). */
+const V8_OLD_SPACE_MB = 512;
+const PAGE_BYTES = 4096;
+/**
+ * Bound of the one big message: the memory snapshot (base64, ~42 MB for Pyodide 314) sent once,
+ * before the first "ready". After that, lines are bounded by the request's caps.
+ */
+export const SNAPSHOT_LINE_LIMIT_BYTES = 96 * 1024 * 1024;
+/** Bound of a reply that carries no user output (ready, check, function names, fatal). */
+const SMALL_LINE_LIMIT_BYTES = 1024 * 1024;
+/** Raw bytes the guest may write outside the channel while no run is going before the process is replaced. */
+const IDLE_GUEST_BYTES_LIMIT = 64 * 1024;
+
+/**
+ * Longest result line the host accepts for a run: the output and the result are capped by the
+ * runner, and JSON escaping can grow a byte to at most six (`\u0000`).
+ */
+export function resultLineLimitBytes(limits: RunLimits): number {
+  return 6 * (limits.maxOutputBytes + limits.maxResultBytes) + 64 * 1024;
+}
+
+/** Builds the `deno run` command line: read access to Pyodide and the runner only, everything else denied. */
+export function denoArgs(paths: PythonPaths, session: boolean): string[] {
+  const config = JSON.stringify({ pyodideUrl: `file://${paths.pyodideDir}`, snapshotPath: paths.snapshotFile, session });
+  return [
+    "run",
+    "--no-config",
+    "--no-lock",
+    "--no-npm",
+    "--no-remote",
+    "--no-prompt",
+    "--quiet",
+    `--allow-read=${paths.pyodideDir},${paths.runnerDir},${paths.sharedDir},${paths.snapshotFile}`,
+    "--deny-write",
+    "--deny-net",
+    "--deny-env",
+    "--deny-run",
+    "--deny-ffi",
+    "--deny-sys",
+    // No eval or `new Function` anywhere in the process: a guest that reaches its realm's
+    // Function constructor (`constructor.constructor`) cannot turn strings into code.
+    // --liftoff-only: Pyodide's 10 MB of WebAssembly stays on the baseline compiler. Measured
+    // here (2 shared cores): 30 MiB less resident memory, faster start, and no background
+    // tier-up competing with runs for the CPU (docs/python.md).
+    `--v8-flags=--max-old-space-size=${V8_OLD_SPACE_MB},--disallow-code-generation-from-strings,--liftoff-only`,
+    join(paths.runnerDir, "runner.js"),
+    config,
+  ];
+}
+
+/** A run's result plus what the engine needs to know about the interpreter behind it. */
+export type ProcessResult = ExecutionResult & {
+  /** The interpreter (or its process) was killed during the run: a session's state is gone. */
+  interpreterLost?: boolean;
+};
+
+/** After a cancel request, how long the runner gets to stop the run before the process is killed. */
+export const CANCEL_KILL_MS = 280;
+
+type Pending = {
+  resolve(message: RunnerMessage): void;
+  reject(error: Error): void;
+};
+
+/** Why the host killed the process, so the pending request can report the right status. */
+type KillReason = "timeout" | "memory_limit" | "output_limit" | "cancelled" | "dispose" | "fault";
+
+/**
+ * A Deno runner process. One request at a time; `ready` is true when an interpreter waits.
+ *
+ * @example
+ * const proc = new DenoProcess(resolvePythonPaths(), false);
+ * await proc.whenReady();
+ * const result = await proc.run("1 + 1", {}, limits);
+ * proc.dispose();
+ */
+export class DenoProcess {
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #paths: PythonPaths;
+  /** Authenticates the runner's messages (see runner.ts); with its trailing space. */
+  readonly #token = `${randomBytes(16).toString("hex")} `;
+  readonly #reader = new TokenLineReader(Buffer.from(this.#token), SNAPSHOT_LINE_LIMIT_BYTES);
+  /** Raw guest bytes allowed in the current state (the run's output cap, or a small idle budget). */
+  #guestBytesLimit = IDLE_GUEST_BYTES_LIMIT;
+  #everReady = false;
+  #stderrTail = "";
+  #nextId = 1;
+  #pending = new Map<number, Pending>();
+  #readyWaiters: Array<{ resolve(): void; reject(error: Error): void }> = [];
+  #killReason: KillReason | undefined;
+  #clearStartup: () => void = () => undefined;
+  #ready = false;
+  #exited = false;
+  #busy = false;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<void>;
+  /** Called whenever the process becomes ready (an interpreter waits) or exits. */
+  onChange: (() => void) | undefined;
+
+  constructor(paths: PythonPaths, session: boolean) {
+    this.#paths = paths;
+    this.#child = spawn(paths.denoBinary, denoArgs(paths, session), {
+      stdio: ["pipe", "pipe", "pipe"],
+      // Nothing of the host's environment crosses over (Deno also denies env access).
+      env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", DENO_DIR: join(dirname(paths.snapshotFile), "deno-dir") },
+    });
+    this.#child.stdout.on("data", (chunk: Buffer) => this.#onStdout(chunk));
+    this.#child.stderr.on("data", (chunk: Buffer) => this.#onStderr(chunk));
+    this.#child.stdout.on("error", () => undefined);
+    this.#child.stderr.on("error", () => undefined);
+    this.#child.stdin.write(`${this.#token.trim()}\n`);
+    // Second line: the packages to install (wheels.ts), read by the runner before any Python runs.
+    this.#child.stdin.write(packagesLine(paths));
+    this.#child.stdin.on("error", () => {
+      // EPIPE after the process died; the exit handler reports it.
+    });
+    this.exited = new Promise((resolve) => {
+      this.#child.on("exit", (code, signal) => {
+        this.#onExit(code, signal);
+        resolve();
+      });
+      this.#child.on("error", (error) => {
+        this.#onExit(null, null, error);
+        resolve();
+      });
+    });
+    // Only a caller waiting on this process (whenReady, a request) keeps the host alive.
+    this.#setRef(false);
+    const startup = setTimeout(() => {
+      this.#stderrTail += `\nnot ready after ${STARTUP_TIMEOUT_MS} ms`;
+      this.#kill("dispose");
+    }, STARTUP_TIMEOUT_MS);
+    startup.unref();
+    this.#clearStartup = () => clearTimeout(startup);
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+  get ready(): boolean {
+    return this.#ready && !this.#exited;
+  }
+  get busy(): boolean {
+    return this.#busy;
+  }
+  get alive(): boolean {
+    return !this.#exited;
+  }
+
+  /** Resolves when an interpreter is ready; rejects with `EngineSetupError` if the process dies first. */
+  whenReady(): Promise<void> {
+    if (this.#exited) return Promise.reject(this.#deathError());
+    if (this.#ready) return Promise.resolve();
+    this.#setRef(true);
+    return new Promise((resolve, reject) => this.#readyWaiters.push({ resolve, reject }));
+  }
+
+  /** Runs code (pool mode: in a fresh interpreter; session mode: in the session's). */
+  async run(code: string, globals: Record<string, JsonValue>, limits: RunLimits, signal?: AbortSignal, extras: PythonRunExtras = noExtras()): Promise<ProcessResult> {
+    return this.#execute({ type: "run", id: this.#nextId++, code, globals, ...limits, ...requestExtras(extras, true) }, limits, signal, extras);
+  }
+
+  /** Calls a function defined in the session's namespace. */
+  async call(name: string, args: JsonValue[], limits: RunLimits, signal?: AbortSignal, extras: PythonRunExtras = noExtras()): Promise<ProcessResult> {
+    return this.#execute({ type: "call", id: this.#nextId++, name, args, ...limits, ...requestExtras(extras, false) }, limits, signal, extras);
+  }
+
+  /** Syntax and import check; does not consume the interpreter. */
+  async check(code: string): Promise<PythonOutcome> {
+    const reply = await this.#request({ type: "check", id: this.#nextId++, code });
+    if (reply.type !== "checked") throw new EngineSetupError(`unexpected reply "${reply.type}" to a check`);
+    return reply.outcome;
+  }
+
+  /** Names of the functions defined in a session. */
+  async functionNames(): Promise<string[]> {
+    const reply = await this.#request({ type: "functions", id: this.#nextId++ });
+    if (reply.type !== "functions") throw new EngineSetupError(`unexpected reply "${reply.type}" to a function listing`);
+    return reply.names;
+  }
+
+  /** Kills the process; pending requests settle with their failure. */
+  dispose(): void {
+    // Keep the host alive until the exit is seen, so `await exited` settles.
+    if (!this.#exited) this.#setRef(true);
+    this.#kill("dispose");
+  }
+
+  async #execute(request: HostRequest & { type: "run" | "call" }, limits: RunLimits, signal: AbortSignal | undefined, extras: PythonRunExtras): Promise<ProcessResult> {
+    const startedAt = performance.now();
+    const isRun = request.type === "run";
+    if (signal?.aborted) return finishResult(cancelledResult("python", signal, false), undefined, extras, isRun, 0);
+    const broker = new HostCallBroker(extras.hostFunctions, extras, (callId, reply) => this.#sendHostReply(request.id, callId, reply));
+    this.#brokers.set(request.id, broker);
+    let cancelKill: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => {
+      // The runner interrupts Python and replies "cancelled"; if it cannot, the process goes.
+      this.#send({ type: "cancel", id: request.id });
+      cancelKill = setTimeout(() => this.#kill("cancelled"), CANCEL_KILL_MS);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const deadline = setTimeout(() => this.#kill("timeout"), limits.timeoutMs + HOST_KILL_GRACE_MS);
+    const baselineRss = this.#rssBytes();
+    const watchdog = setInterval(() => {
+      const rss = this.#rssBytes();
+      if (rss !== undefined && baselineRss !== undefined && rss - baselineRss > limits.memoryLimitBytes + RSS_SLACK_BYTES) {
+        this.#kill("memory_limit");
+      }
+    }, RSS_POLL_MS);
+    watchdog.unref();
+    try {
+      const reply = await this.#request(request, resultLineLimitBytes(limits) + extrasLineBytes(extras), limits.maxOutputBytes);
+      if (reply.type !== "result") throw new EngineSetupError(`unexpected reply "${reply.type}" to a run`);
+      broker.end();
+      const result = toExecutionResult(reply.outcome, reply.stdout, reply.stderr, reply.outputTruncated, reply.durationMs, reply.interpreterReset);
+      return finishResult(result, reply, extras, isRun, broker.started);
+    } catch (error) {
+      broker.end();
+      const reason = this.#killReason;
+      if (reason === "timeout" || reason === "memory_limit" || reason === "output_limit" || reason === "cancelled") {
+        return finishResult({ ...killedResult(reason, limits, performance.now() - startedAt, this.#rawFlood), interpreterLost: true }, undefined, extras, isRun, broker.started);
+      }
+      if (error instanceof ProcessDiedError) {
+        const outOfMemory = /out of memory|allocation fail/i.test(this.#stderrTail);
+        return finishResult({
+          status: outOfMemory ? "memory_limit" : "runtime_error",
+          stdout: "",
+          stderr: "",
+          outputTruncated: false,
+          error: {
+            name: outOfMemory ? "MemoryError" : "InterpreterError",
+            message: outOfMemory
+              ? "the interpreter process ran out of memory and was stopped; output was lost"
+              : `the Python interpreter process exited unexpectedly; output was lost (${error.message})`,
+          },
+          durationMs: performance.now() - startedAt,
+          language: "python",
+          interpreterLost: true,
+        }, undefined, extras, isRun, broker.started);
+      }
+      throw error;
+    } finally {
+      broker.end();
+      this.#brokers.delete(request.id);
+      clearTimeout(deadline);
+      clearInterval(watchdog);
+      if (cancelKill !== undefined) clearTimeout(cancelKill);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  #send(request: HostRequest): void {
+    if (this.#exited) return;
+    try {
+      this.#child.stdin.write(JSON.stringify(request) + "\n");
+    } catch {
+      // The exit handler reports a dead process.
+    }
+  }
+
+  #request(request: HostRequest, lineLimitBytes = SMALL_LINE_LIMIT_BYTES, guestBytesLimit = IDLE_GUEST_BYTES_LIMIT): Promise<RunnerMessage> {
+    if (this.#exited) return Promise.reject(new ProcessDiedError(this.#deathDetail()));
+    if (!this.#ready) return Promise.reject(new EngineSetupError("a request was sent before the interpreter was ready (engine bug)"));
+    this.#busy = true;
+    this.#ready = false;
+    this.#reader.lineLimitBytes = lineLimitBytes;
+    this.#reader.resetGuestBytes();
+    this.#guestBytesLimit = guestBytesLimit;
+    this.#setRef(true);
+    return new Promise<RunnerMessage>((resolve, reject) => {
+      this.#pending.set(request.id, { resolve, reject });
+      this.#send(request);
+    }).finally(() => {
+      this.#busy = false;
+      this.#reader.lineLimitBytes = SMALL_LINE_LIMIT_BYTES;
+      this.#reader.resetGuestBytes();
+      this.#guestBytesLimit = IDLE_GUEST_BYTES_LIMIT;
+      this.#updateRef();
+    });
+  }
+
+  /** Never throws: a fault here would take the host down with the guest. */
+  #onStdout(chunk: Buffer): void {
+    try {
+      for (const event of this.#reader.push(chunk)) {
+        if (event.kind === "overflow") {
+          this.#stderrTail += `\na message of the runner passed its ${this.#reader.lineLimitBytes}-byte bound`;
+          this.#kill(this.#busy ? "output_limit" : "fault");
+          return;
+        }
+        let message: RunnerMessage;
+        try {
+          message = JSON.parse(event.json) as RunnerMessage;
+        } catch {
+          continue;
+        }
+        if (message === null || typeof message !== "object") continue;
+        this.#onMessage(message);
+      }
+      this.#checkGuestBytes();
+    } catch (error) {
+      this.#stderrTail += `\nhost-side fault reading the runner: ${String(error)}`;
+      this.#kill("fault");
+    }
+  }
+
+  #onStderr(chunk: Buffer): void {
+    try {
+      // Deno's own errors are short; a guest may flood stderr too, so it counts like raw stdout.
+      this.#reader.guestBytes += chunk.length;
+      this.#stderrTail = (this.#stderrTail + chunk.subarray(Math.max(0, chunk.length - 4000)).toString("utf8")).slice(-4000);
+      this.#checkGuestBytes();
+    } catch {
+      this.#kill("fault");
+    }
+  }
+
+  /** Bytes outside the channel mean the guest reached its realm: past the budget, the process goes. */
+  #checkGuestBytes(): void {
+    if (this.#reader.guestBytes > this.#guestBytesLimit) {
+      this.#rawFlood = true;
+      this.#kill(this.#busy ? "output_limit" : "fault");
+    }
+  }
+  #rawFlood = false;
+
+  #onMessage(message: RunnerMessage): void {
+    switch (message.type) {
+      case "ready":
+        this.#clearStartup();
+        this.#everReady = true;
+        this.#reader.lineLimitBytes = SMALL_LINE_LIMIT_BYTES;
+        this.#ready = true;
+        for (const waiter of this.#readyWaiters.splice(0)) waiter.resolve();
+        this.#updateRef();
+        this.onChange?.();
+        return;
+      case "snapshot":
+        // Only before the first "ready": the runner sends it before any Python runs.
+        if (!this.#everReady && typeof message.base64 === "string") saveSnapshot(this.#paths.snapshotFile, message.base64);
+        return;
+      case "fatal":
+        this.#stderrTail = (this.#stderrTail + `\n${String(message.message).slice(0, 1000)}`).slice(-4000);
+        return;
+      case "host-call":
+        // Checked and bounded by the run's broker (an unknown id is dropped).
+        if (typeof message.id === "number") this.#brokers.get(message.id)?.handle(message.callId, message.name, message.argsJson);
+        return;
+      default: {
+        // Runner errors reply to requests with the request's id.
+        if (typeof (message as { id?: unknown }).id !== "number") return;
+        const pending = this.#pending.get(message.id);
+        if (!pending) return;
+        this.#pending.delete(message.id);
+        pending.resolve(message);
+      }
+    }
+  }
+
+  #brokers = new Map<number, HostCallBroker>();
+
+  #sendHostReply(id: number, callId: number, reply: HostReply): void {
+    if (!this.#brokers.has(id)) return;
+    this.#send({ type: "host-reply", id, callId, ...reply });
+  }
+
+  #onExit(code: number | null, signal: NodeJS.Signals | null, error?: Error): void {
+    if (this.#exited) return;
+    this.#exited = true;
+    this.#ready = false;
+    const detail = error ? error.message : `exit code ${code ?? "none"}, signal ${signal ?? "none"}`;
+    this.#deathDetailText = detail;
+    for (const waiter of this.#readyWaiters.splice(0)) waiter.reject(this.#deathError());
+    for (const pending of this.#pending.values()) pending.reject(new ProcessDiedError(this.#deathDetail()));
+    this.#pending.clear();
+    this.onChange?.();
+  }
+
+  #deathDetailText = "";
+  #deathDetail(): string {
+    const tail = this.#stderrTail.trim().split("\n").slice(-3).join(" | ");
+    return `${this.#deathDetailText}${tail ? `; ${tail.slice(0, 600)}` : ""}`;
+  }
+  #deathError(): EngineSetupError {
+    return new EngineSetupError(`the Deno interpreter process stopped (${this.#deathDetail()})`);
+  }
+
+  #kill(reason: KillReason): void {
+    if (this.#exited) return;
+    this.#killReason ??= reason;
+    this.#child.kill("SIGKILL");
+  }
+
+  #rssBytes(): number | undefined {
+    if (this.#child.pid === undefined || process.platform !== "linux") return undefined;
+    try {
+      const fields = readFileSync(`/proc/${this.#child.pid}/statm`, "utf8").split(" ");
+      return Number(fields[1]) * PAGE_BYTES;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The process and its pipes keep the host alive only while someone waits on them. */
+  #updateRef(): void {
+    this.#setRef(this.#busy || this.#readyWaiters.length > 0);
+  }
+  #setRef(on: boolean): void {
+    const handles = [this.#child, this.#child.stdin, this.#child.stdout, this.#child.stderr] as Array<{ ref?(): void; unref?(): void }>;
+    for (const handle of handles) {
+      if (on) handle.ref?.();
+      else handle.unref?.();
+    }
+  }
+}
+
+/** The process died while a request was pending. */
+class ProcessDiedError extends Error {
+  override name = "ProcessDiedError";
+}
+
+const packageLines = new WeakMap<object, string>();
+/** The second stdin line: the packages to install (base64), cached per package set. */
+function packagesLine(paths: PythonPaths): string {
+  const packages = paths.packages;
+  if (!packages) return '{"files":{},"topLevel":[]}\n';
+  let line = packageLines.get(packages);
+  if (line === undefined) {
+    const files = Object.fromEntries(Object.entries(packages.files).map(([path, bytes]) => [path, Buffer.from(bytes).toString("base64")]));
+    line = `${JSON.stringify({ files, topLevel: packages.topLevel })}\n`;
+    packageLines.set(packages, line);
+  }
+  return line;
+}
+
+function saveSnapshot(file: string, base64: string): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, Buffer.from(base64, "base64"));
+    renameSync(temporary, file);
+  } catch {
+    // A read-only install: every new process makes its own snapshot (slower start, same behaviour).
+  }
+}
+
+function toExecutionResult(
+  outcome: PythonOutcome,
+  stdout: string,
+  stderr: string,
+  outputTruncated: boolean,
+  durationMs: number,
+  interpreterReset: boolean,
+): ProcessResult {
+  const result: ProcessResult = { status: outcome.status, stdout, stderr, outputTruncated, durationMs, language: "python" };
+  if (outcome.resultJson !== undefined) result.result = JSON.parse(outcome.resultJson) as JsonValue;
+  if (outcome.error) result.error = { ...outcome.error };
+  if (interpreterReset) result.interpreterLost = true;
+  return result;
+}
+
+
+function killedResult(reason: "timeout" | "memory_limit" | "output_limit" | "cancelled", limits: RunLimits, durationMs: number, rawFlood: boolean): ExecutionResult {
+  const status: ExecutionStatus = reason;
+  const messages = {
+    timeout: { name: "TimeoutError", message: `execution passed the ${limits.timeoutMs} ms time limit; the interpreter process was killed and its output lost` },
+    memory_limit: { name: "MemoryError", message: `the interpreter process grew past the ${limits.memoryLimitBytes}-byte memory limit and was killed; output was lost` },
+    output_limit: {
+      name: "OutputLimitError",
+      message: rawFlood
+        ? `the program wrote more than ${limits.maxOutputBytes} bytes around the sandbox's output channel; the interpreter process was replaced and its output lost. Print less, with print().`
+        : `the program's reply passed its size bound (${limits.maxOutputBytes}-byte output cap, ${limits.maxResultBytes}-byte result cap); the interpreter process was replaced and its output lost`,
+    },
+    cancelled: { name: "CancelledError", message: "the run was cancelled by the caller; the interpreter process was stopped and its output lost" },
+  } as const;
+  return { status, stdout: "", stderr: "", outputTruncated: reason === "output_limit", error: { ...messages[reason] }, durationMs, language: "python" };
+}

@@ -1,0 +1,19 @@
+/** Errors of the Python engine's host side (never failures of user code). */
+import { CodegenSandboxError } from "../../../errors.js";
+
+/**
+ * The Python engine cannot start: a package or binary is missing, or the interpreter process
+ * failed to come up. Says what is missing and how to fix it.
+ *
+ * @example
+ * throw new EngineSetupError("the `deno` package is not installed; run `npm install deno@2.9.6`");
+ */
+export class EngineSetupError extends CodegenSandboxError {
+  override name = "EngineSetupError";
+  constructor(
+    readonly problem: string,
+    cause?: unknown,
+  ) {
+    super(`The Python engine cannot start: ${problem}.`, cause === undefined ? undefined : { cause });
+  }
+}

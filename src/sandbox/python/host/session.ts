@@ -1,0 +1,118 @@
+/**
+ * A Python session: one interpreter in its own Deno process whose globals survive between
+ * calls, so generated functions can be defined once and called many times.
+ */
+import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } from "../../../errors.js";
+import { assertJsonValue } from "../../options.js";
+import type { EngineSessionOptions, ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../../types.js";
+import type { PythonPaths } from "./deno-paths.js";
+import { DenoProcess, type ProcessResult } from "./deno-process.js";
+import { resolveSessionOptions, runLimits } from "./limits.js";
+import { extrasOfRun } from "./run-extras.js";
+
+/**
+ * Starts a session process and waits until its interpreter is ready.
+ *
+ * - A call stopped by its soft interrupt (a timeout Python noticed) keeps the session's state.
+ * - A call whose interpreter or process had to be killed (a hard timeout, the memory limit,
+ *   an output flood, a fault, a cancellation) ends the session: later calls throw
+ *   `SandboxSessionEndedError`, as in a JavaScript session.
+ *
+ * @example
+ * const session = await createPythonSession(resolvePythonPaths(), { language: "python", defaults: {}, memoryLimitBytes: 64 * 1024 * 1024 });
+ * await session.run("def add(a, b):\n    return a + b");
+ * (await session.call("add", [1, 2])).result; // 3
+ * await session.dispose();
+ */
+export async function createPythonSession(paths: PythonPaths, options: EngineSessionOptions): Promise<SandboxSession> {
+  const process = new DenoProcess(paths, true);
+  try {
+    await process.whenReady();
+  } catch (error) {
+    process.dispose();
+    throw error;
+  }
+  return new PythonSession(process, options);
+}
+
+class PythonSession implements SandboxSession {
+  readonly language = "python" as const;
+  readonly #options: EngineSessionOptions;
+  readonly #process: DenoProcess;
+  #queue: Promise<unknown> = Promise.resolve();
+  #disposed = false;
+  #endedReason: string | undefined;
+
+  constructor(process: DenoProcess, options: EngineSessionOptions) {
+    this.#process = process;
+    this.#options = options;
+  }
+
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  run(code: string, options: Omit<RunOptions, "language"> = {}): Promise<ExecutionResult> {
+    this.#assertUsable();
+    if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of Python source");
+    const resolved = resolveSessionOptions(options, this.#options);
+    const extras = extrasOfRun(resolved);
+    return this.#serial((process) => process.run(code, resolved.globals, runLimits(resolved), resolved.signal, extras));
+  }
+
+  call(name: string, args: JsonValue[] = [], options: Omit<RunOptions, "language" | "globals"> = {}): Promise<ExecutionResult> {
+    this.#assertUsable();
+    if (typeof name !== "string" || name.length === 0) throw new InvalidOptionError("name", name, "the name of a function defined in the session");
+    if (!Array.isArray(args)) throw new InvalidOptionError("args", args, "an array of JSON values");
+    const resolved = resolveSessionOptions(options, this.#options);
+    const extras = extrasOfRun(resolved);
+    assertJsonValue(args, "args");
+    return this.#serial((process) => process.call(name, args, runLimits(resolved), resolved.signal, extras));
+  }
+
+  functionNames(): Promise<string[]> {
+    this.#assertUsable();
+    return this.#serialRaw(async () => {
+      this.#assertUsable();
+      // The runner says "ready" just after a run's result: wait for it, like run and call do.
+      await this.#process.whenReady();
+      return this.#process.functionNames();
+    });
+  }
+
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#endedReason ??= "it was disposed";
+    await this.#queue.catch(() => undefined);
+    this.#process.dispose();
+    await this.#process.exited;
+  }
+
+  /** One call at a time; a call that cost the interpreter its state ends the session. */
+  #serial(work: (process: DenoProcess) => Promise<ProcessResult>): Promise<ExecutionResult> {
+    return this.#serialRaw(async () => {
+      this.#assertUsable();
+      await this.#process.whenReady();
+      const result = await work(this.#process);
+      if (result.interpreterLost || !this.#process.alive) {
+        this.#endedReason ??= `a call ended with status ${result.status} and its interpreter had to be stopped`;
+        this.#process.dispose();
+        if (result.error) result.error.message += "; the session has ended (its state is gone): create a new session";
+      }
+      delete result.interpreterLost;
+      return result;
+    });
+  }
+
+  #serialRaw<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(task, task);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  #assertUsable(): void {
+    if (this.#disposed) throw new SandboxDisposedError("The Python session");
+    if (this.#endedReason !== undefined) throw new SandboxSessionEndedError(this.#endedReason);
+  }
+}
