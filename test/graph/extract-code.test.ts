@@ -202,6 +202,8 @@ describe("extractProgram: what blocks are", () => {
       `${fence}ts\n${"/* `".repeat(100_000)}\n${fence}`,
       `${"output ".repeat(60_000)}:\n${fence}python\nprint(1)\n${fence}`,
       Array.from({ length: 2000 }, (_, i) => `${fence}python\ndef f${i}():\n    return f${i + 1}()\n${fence}`).join("\n"),
+      // A tree acorn builds but too deep to walk recursively: read, not thrown.
+      `${fence}js\n1${"+1".repeat(4000)}\n${fence}`,
     ];
     for (const reply of long) for (const language of ["python", "javascript", "typescript"] as const) extractProgram(reply, language);
     expect(extractProgram("x".repeat(MAX_REPLY_CHARS + 1), "python")).toEqual({ ok: false, reason: `the reply is ${MAX_REPLY_CHARS + 1} characters long, more than the ${MAX_REPLY_CHARS} a program is read from` });

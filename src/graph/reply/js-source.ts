@@ -52,15 +52,24 @@ export function scanJavaScript(code: string, language: Script): SourceFacts {
   }
   const statements = ast.body as AnyNode[];
   facts.empty = statements.length === 0 && typeNames.length === 0;
-  facts.literalOnly = statements.length > 0 && statements.every(isValueStatement);
-  facts.acts = typeNames.length > 0 || statements.some(acts);
   facts.definitionsOnly = (statements.length > 0 || typeNames.length > 0) && statements.every(isDefinition);
   for (const statement of statements) for (const name of topLevelNames(statement)) facts.defines.add(name);
-  const bound = new Set<string>(typeNames);
-  const mentioned = new Set<string>();
-  visit(ast as unknown as AnyNode, undefined, undefined, bound, mentioned);
-  if (language === "typescript") for (const name of typeReferences(code)) mentioned.add(name);
-  for (const name of mentioned) if (!bound.has(name)) facts.uses.add(name);
+  try {
+    facts.literalOnly = statements.length > 0 && statements.every(isValueStatement);
+    facts.acts = typeNames.length > 0 || statements.some(acts);
+    const bound = new Set<string>(typeNames);
+    const mentioned = new Set<string>();
+    visit(ast as unknown as AnyNode, undefined, undefined, bound, mentioned);
+    if (language === "typescript") for (const name of typeReferences(code)) mentioned.add(name);
+    for (const name of mentioned) if (!bound.has(name)) facts.uses.add(name);
+  } catch (error) {
+    // A tree acorn could build but too deep to walk recursively (`1+1+...+1`, thousands deep):
+    // read it as code that does something and uses nothing from other blocks.
+    if (!(error instanceof RangeError)) throw error;
+    facts.literalOnly = false;
+    facts.acts = true;
+    facts.uses.clear();
+  }
   return facts;
 }
 
@@ -106,6 +115,7 @@ export function callableNames(code: string, language: Script): string[] {
  */
 export function withoutCommonJsBoilerplate(code: string, language: Script): string {
   const ast = parseTree(code, language, true);
+  // Only top-level statements are looked at (no recursion), so any tree acorn builds is fine.
   if (ast === undefined) return code;
   const lines = code.split("\n");
   const statements = ast.body as (AnyNode & { loc: { start: { line: number }; end: { line: number } } })[];
