@@ -100,9 +100,9 @@ interface ReadBlock extends ReplyBlock {
  * ```
  */
 export function extractProgram(reply: string, language: Language, options: ExtractOptions = {}): ProgramExtraction {
-  // Reasoning models (e.g. served by Ollama or vLLM) put their thinking, sometimes with draft code, before the answer.
   const raw = String(reply ?? "");
   if (raw.length > MAX_REPLY_CHARS) return { ok: false, reason: `the reply is ${raw.length} characters long, more than the ${MAX_REPLY_CHARS} a program is read from` };
+  // Reasoning models (e.g. served by Ollama or vLLM) put their thinking, sometimes with draft code, before the answer.
   const text = raw
     .replace(/\r\n?/g, "\n")
     .replace(/<think(?:ing)?>[\s\S]*?(?:<\/think(?:ing)?>|$)/g, "");
@@ -140,9 +140,8 @@ function scan(code: string, language: Language): SourceFacts {
 }
 
 function readBlock(block: ReplyBlock, language: Language): ReadBlock {
-  const wanted = LANGUAGE_TAGS[language].includes(block.tag) || (language === "typescript" && LANGUAGE_TAGS.javascript.includes(block.tag));
-  const tagged = wanted;
-  if (!wanted && block.tag !== "") return { ...block, role: "other language", tagged, usable: false };
+  const tagged = LANGUAGE_TAGS[language].includes(block.tag) || (language === "typescript" && LANGUAGE_TAGS.javascript.includes(block.tag));
+  if (!tagged && block.tag !== "") return { ...block, role: "other language", tagged, usable: false };
   if (block.body.trim() === "") return { ...block, role: "empty", tagged, usable: false };
   if (isSession(block.body)) return { ...block, role: "example", tagged, usable: false };
   const facts = scan(block.body, language);
