@@ -44,6 +44,9 @@ import { fencedBlocks, type ReplyBlock } from "./reply/blocks.js";
 import { scanJavaScript, withoutCommonJsBoilerplate } from "./reply/js-source.js";
 import { scanPython } from "./reply/python-source.js";
 import type { SourceFacts } from "./reply/source-facts.js";
+import { InvalidOptionError } from "../errors.js";
+import { arrayRule, checkOptions, textRule, type OptionRules } from "../options/index.js";
+import { resolveLanguage } from "../sandbox/options.js";
 
 const LANGUAGE_TAGS: Record<Language, readonly string[]> = {
   javascript: ["js", "javascript", "jsx", "mjs", "cjs", "node", "nodejs", "es6"],
@@ -80,6 +83,11 @@ export interface ExtractOptions {
   requiredNames?: readonly string[];
 }
 
+const EXTRACT_RULES = {
+  tests: textRule({ what: "the tests' source code", allowEmpty: true }),
+  requiredNames: arrayRule(textRule({ what: "a name" }), { what: "an array of names the program must define" }),
+} satisfies OptionRules<ExtractOptions>;
+
 /** One block as the rule sees it. */
 interface ReadBlock extends ReplyBlock {
   role: "code" | "example" | "sample" | "empty" | "other language";
@@ -100,7 +108,10 @@ interface ReadBlock extends ReplyBlock {
  * ```
  */
 export function extractProgram(reply: string, language: Language, options: ExtractOptions = {}): ProgramExtraction {
-  const raw = String(reply ?? "");
+  if (typeof reply !== "string") throw new InvalidOptionError("reply", reply, "the model's reply text (a string)");
+  resolveLanguage(language);
+  const { tests, requiredNames: required } = checkOptions<ExtractOptions>(options, EXTRACT_RULES, "extractProgram");
+  const raw = reply;
   if (raw.length > MAX_REPLY_CHARS) return { ok: false, reason: `the reply is ${raw.length} characters long, more than the ${MAX_REPLY_CHARS} a program is read from` };
   // Reasoning models (e.g. served by Ollama or vLLM) put their thinking, sometimes with draft code, before the answer.
   const text = raw
@@ -112,7 +123,7 @@ export function extractProgram(reply: string, language: Language, options: Extra
   const usable = read.filter((b) => b.usable);
   const final = chooseLast(usable);
   if (final !== undefined) {
-    const parts = joinWithDefinitions(usable, final, requiredNames(options, language));
+    const parts = joinWithDefinitions(usable, final, neededNames(tests, required, language));
     const code = finish(parts.map((b) => tidy(b.body)).join("\n\n"), language);
     const from = parts.length > 1 ? "joined blocks" : !final.complete ? "unterminated block" : final.tagged ? "block" : "untagged block";
     return { ok: true, code, from, parses: true };
@@ -224,10 +235,10 @@ function joinWithDefinitions(usable: ReadBlock[], final: ReadBlock, required: Se
   return [...inOrder.filter((b) => b.facts!.definitionsOnly), ...inOrder.filter((b) => !b.facts!.definitionsOnly)];
 }
 
-function requiredNames(options: ExtractOptions, language: Language): Set<string> {
-  const names = new Set(options.requiredNames ?? []);
-  const tests = options.tests?.trim() ?? "";
-  if (tests !== "") for (const name of scan(tests, language).uses) names.add(name);
+/** Names the program must define: the caller's required names and what its tests use. */
+function neededNames(tests: string | undefined, required: readonly string[] | undefined, language: Language): Set<string> {
+  const names = new Set(required ?? []);
+  if (tests !== undefined && tests.trim() !== "") for (const name of scan(tests, language).uses) names.add(name);
   return names;
 }
 
