@@ -3,8 +3,8 @@
  * would: npm resolves our dependencies and the peer dependencies (pinned here to the versions we
  * test, so the result does not move with the registry). Two consumers share the project:
  *
- * - a CommonJS script that `require()`s every entry point in `exports` and runs code through
- *   them (JavaScript, TypeScript and Python, an agent with our tool against the scripted
+ * - a CommonJS script that `require()`s every entry point in `exports` (with Node's require(esm)
+ *   turned off, as before Node 20.19) and runs code through them (JavaScript, TypeScript and Python, an agent with our tool against the scripted
  *   OpenAI-compatible server, the graph with a model named by a string), while a module hook
  *   records every ESM module loaded: LangChain must be loaded as CommonJS only (one copy);
  * - TypeScript under `module: NodeNext` type-checking `createAgent({ tools: [...] })` from
@@ -191,7 +191,8 @@ describe("the packed tarball in a CommonJS project", () => {
     writeFileSync(join(project, "agent.ts"), TYPED_CONSUMER);
     writeFileSync(join(project, "tsconfig.json"), JSON.stringify(TSCONFIG, null, 2));
     // Both consumers run at once; each test awaits its own.
-    consumer = run(process.execPath, ["consumer.cjs"], project, { ...process.env, CODEGEN_SANDBOX_CACHE_DIR: cacheDir });
+    // Without require(esm) (Node 20.19+ has it; earlier Node 20 does not): nothing we load may rely on it.
+    consumer = run(process.execPath, ["--no-experimental-require-module", "consumer.cjs"], project, { ...process.env, CODEGEN_SANDBOX_CACHE_DIR: cacheDir });
     typeCheck = run(process.execPath, [join(project, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project);
   }, 240_000);
 
