@@ -5,7 +5,9 @@
 import { InvalidOptionError } from "../errors.js";
 import {
   LANGUAGES,
+  MAX_RECORDED_CLOCK_READS,
   type HostFunction,
+  type RunInputs,
   type JsonValue,
   type Language,
   type ResolvedRunOptions,
@@ -235,7 +237,32 @@ export function resolveRunOptions(
     maxFileBytes,
     maxTotalFileBytes,
     ...(o.files !== undefined ? { files: resolveFiles(o.files, { maxFileBytes, maxTotalFileBytes }) } : {}),
+    ...(o.filesAtRoot !== undefined ? { filesAtRoot: resolveFlag("filesAtRoot", o.filesAtRoot) } : {}),
+    ...(o.inputs !== undefined ? { inputs: resolveInputs(o.inputs) } : {}),
   };
+}
+
+function resolveFlag(option: string, value: unknown): boolean {
+  if (typeof value !== "boolean") throw new InvalidOptionError(option, value, "true or false");
+  return value;
+}
+
+const SEED = /^[0-9a-f]{32}$/;
+
+/**
+ * Checks a run's `inputs` (seed and clock readings) and returns a copy.
+ *
+ * @throws InvalidOptionError naming `inputs.seed` or `inputs.clockReads`.
+ */
+export function resolveInputs(value: unknown): RunInputs {
+  if (value === null || typeof value !== "object") throw new InvalidOptionError("inputs", value, "an object { seed, clockReads? }");
+  const { seed, clockReads } = value as Record<string, unknown>;
+  if (typeof seed !== "string" || !SEED.test(seed)) throw new InvalidOptionError("inputs.seed", seed, "32 lowercase hexadecimal digits");
+  if (clockReads === undefined) return { seed };
+  if (!Array.isArray(clockReads) || clockReads.length > MAX_RECORDED_CLOCK_READS || !clockReads.every((t) => typeof t === "number" && Number.isFinite(t))) {
+    throw new InvalidOptionError("inputs.clockReads", clockReads, `an array of at most ${MAX_RECORDED_CLOCK_READS} finite numbers (epoch milliseconds)`);
+  }
+  return { seed, clockReads: [...clockReads] };
 }
 
 /**
@@ -271,6 +298,12 @@ export function resolveFiles(
     total += bytes + new TextEncoder().encode(path).byteLength;
     if (total > limits.maxTotalFileBytes) {
       throw new InvalidOptionError("files", `${total} bytes or more`, `at most maxTotalFileBytes (${limits.maxTotalFileBytes}) bytes in all (contents plus paths), or a larger maxTotalFileBytes`);
+    }
+  }
+  for (const path of Object.keys(out)) {
+    for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1)) {
+      const parent = path.slice(0, slash);
+      if (Object.hasOwn(out, parent)) throw new InvalidOptionError(`files.${path}`, path, `paths that can all be files (${parent} is a file, so nothing can be under it)`);
     }
   }
   return out;

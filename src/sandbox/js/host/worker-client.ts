@@ -11,6 +11,7 @@ import { describeHostFailure, withHostCall } from "../../host-call-context.js";
 import { cancelledResult } from "../../cancelled.js";
 import { hostCallLimitError, resultLimitError, timeoutError } from "../../limit-errors.js";
 import { invalidFileSetReason } from "../shared/file-rules.js";
+import { clockReadings } from "../../run-inputs.js";
 import { OutputMirror, createOutputMirrorBuffer } from "../shared/output-mirror.js";
 
 /**
@@ -436,6 +437,8 @@ function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
   }
   if (outcome.error) result.error = outcome.error;
   if (outcome.tests) result.tests = { ...outcome.tests, stdout: "", stderr: "" };
+  const readings = clockReadings(outcome.clockReads);
+  if (readings) result.clockReads = readings;
   return result;
 }
 

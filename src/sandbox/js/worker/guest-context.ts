@@ -32,6 +32,7 @@ import {
 } from "./error-description.js";
 import { checkDeadline, shouldInterrupt, waitForReply } from "./deadline.js";
 import { newRunState, type RunState } from "./run-state.js";
+import { activateRunClock, newRunClock } from "./run-clock.js";
 
 export type { GuestHost } from "./guest-host.js";
 
@@ -274,7 +275,30 @@ export class GuestContext {
     }
   }
 
+  /**
+   * Runs `start` as the current run; a run given `inputs` reads its own clock and a seeded
+   * `Math.random`, and reports the readings it made.
+   */
   private async withRun(run: RunState, start: () => QuickJSHandle | undefined): Promise<WorkerOutcome> {
+    const inputs = run.limits.inputs;
+    if (!inputs) return this.drive(run, start);
+    const clock = newRunClock(inputs.clockReads);
+    activateRunClock(clock);
+    try {
+      const outcome = await this.drive(run, () => {
+        const seeded = this.helpers.call(HelperOp.SeedRandom, inputs.seed);
+        if (seeded.error) return seeded.error;
+        seeded.value.dispose();
+        return start();
+      });
+      const readings = clock.recorded();
+      return readings ? { ...outcome, clockReads: readings } : outcome;
+    } finally {
+      activateRunClock(undefined);
+    }
+  }
+
+  private async drive(run: RunState, start: () => QuickJSHandle | undefined): Promise<WorkerOutcome> {
     this.current = run;
     this.host.mirror?.clear();
     try {

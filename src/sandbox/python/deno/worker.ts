@@ -14,7 +14,9 @@
  */
 import type { loadPyodide as LoadPyodide, PyodideAPI } from "pyodide";
 import type { PythonOutcome, WorkerMessage, WorkerRequest } from "../shared/protocol.js";
-import { collectWorkDir, prepareWorkDir, type EmscriptenFs } from "./files.js";
+import { collectWorkDir, filesPlace, prepareWorkDir, type EmscriptenFs } from "./files.js";
+import { installRunInputs } from "./run-inputs.js";
+import nodeCrypto from "node:crypto";
 import { createHostBridge, replyText } from "./host-bridge.js";
 import { installPackages } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
@@ -37,7 +39,6 @@ const realSetTimeout = realm.setTimeout as (fn: () => void, ms?: number) => numb
 const realClearTimeout = realm.clearTimeout as (id: number) => void;
 const realSetInterval = realm.setInterval as (fn: () => void, ms?: number) => number;
 const AtomicsStore = Atomics.store;
-const randomFill = crypto.getRandomValues.bind(crypto);
 const JSONParse = JSON.parse;
 const JSONStringify = JSON.stringify;
 const memoryPrototype = (realm.WebAssembly as { Memory: { prototype: WasmMemory } }).Memory.prototype;
@@ -49,6 +50,8 @@ const TypedArrayFill = Uint8Array.prototype.fill;
 const TypedArraySlice = Uint8Array.prototype.slice;
 const Uint8ArrayCtor = Uint8Array;
 const WASM_PAGE_BYTES = 65536;
+/** Clock and entropy of runs given `inputs`, installed before Pyodide loads (run-inputs.ts). */
+const runInputs = installRunInputs(nodeCrypto as unknown as { randomFillSync(view: ArrayBufferView): unknown });
 
 // ---- Memory cap (precision only; the runner's RSS watchdog is the limit) ------------------
 // Pyodide's heap is WebAssembly memory, outside V8's heap limit, and Emscripten grows it
@@ -392,7 +395,7 @@ async function callPython(fn: string, first: string, options: EntryOptions, memo
   capBytes = baselineHeapBytes + memoryLimitBytes;
   try {
     const entry = entryPoint(py, fn);
-    const seed = randomFill(new Uint32Array(4));
+    const seed = runInputs.words();
     const returned = entry(first, JSONStringify({ ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` })) as string | undefined;
     // A run that waits on an await returns None and ends through the bridge's `done` hook.
     const outcome = JSONParse(typeof returned === "string" ? returned : await bridge.waitDone()) as PythonOutcome;
@@ -498,6 +501,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       (py.globals.get("_cs_install_scheduler") as (fn: unknown) => void)(scheduleCallback);
       pyodide = py;
       const module = (py as unknown as { _module: PyodideModule })._module;
+      runInputs.replaceEntropyDevices(module.FS as unknown as Parameters<typeof runInputs.replaceEntropyDevices>[0]);
       watchFileSystem(module.FS);
       stripRealm();
       // One throwaway run pages in the code paths of a run, so the first real run is fast.
@@ -519,18 +523,27 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "call": {
       const { extras } = request;
       const fs = (pyodide as unknown as { FS: EmscriptenFs }).FS;
+      const place = filesPlace(extras.filesAtRoot === true);
+      // The run's clock starts before its files are placed: their timestamps are readings too.
+      runInputs.begin(extras.inputs);
+      let clockReads: number[] | undefined;
+      const ended = <T>(value: T): T => {
+        clockReads = runInputs.end();
+        return value;
+      };
       // Pool runs start from an empty working directory; a session keeps its files unless given new ones.
-      prepareWorkDir(fs, (request.type === "run" && !request.session) || extras.files !== undefined, extras.files);
+      prepareWorkDir(fs, (request.type === "run" && !request.session) || extras.files !== undefined, extras.files, place);
       bridge.begin(request.run, extras.hostFunctionNames);
       const host = { hostFunctionNames: extras.hostFunctionNames };
       const filesBack = (fatal: boolean): Partial<WorkerMessage> => {
-        if (extras.files === undefined || fatal) return {};
-        const back = collectWorkDir(fs, extras.maxFileBytes, extras.maxTotalFileBytes);
-        return "files" in back ? { files: back.files } : { filesError: back.error };
+        const readings = clockReads ? { clockReads } : {};
+        if (extras.files === undefined || fatal) return readings;
+        const back = collectWorkDir(fs, extras.maxFileBytes, extras.maxTotalFileBytes, place);
+        return "files" in back ? { files: back.files, ...readings } : { filesError: back.error, ...readings };
       };
       await serve(
         () =>
-          request.type === "run"
+          (request.type === "run"
             ? callPython(
                 "_cs_run",
                 request.code,
@@ -538,7 +551,11 @@ async function handle(request: WorkerRequest): Promise<void> {
                 request.memoryLimitBytes,
                 request.maxOutputBytes,
               )
-            : callPython("_cs_call", request.name, { args: request.args, maxResultBytes: request.maxResultBytes, ...host }, request.memoryLimitBytes, request.maxOutputBytes),
+            : callPython("_cs_call", request.name, { args: request.args, maxResultBytes: request.maxResultBytes, ...host }, request.memoryLimitBytes, request.maxOutputBytes)
+          ).then(ended, (error: unknown) => {
+            ended(undefined);
+            throw error;
+          }),
         filesBack,
         request.type === "run" && !request.session,
       );
