@@ -157,7 +157,7 @@ export function outcomeText(outcome: CellOutcome, code: string, maxChars: number
   }
   for (const note of outcome.notes) notes.push(`note: ${note}`);
   const f = outcome.files;
-  const written = [...f.written.keys()];
+  const written = [...f.written.keys()].sort();
   const notKept = persistence === "none" ? " (not kept: every call starts fresh)" : "";
   if (written.length > 0) notes.push(`files written${notKept}: ${pathList(written)}`);
   if (f.deleted.length > 0) notes.push(`files deleted${notKept}: ${pathList(f.deleted)}`);

@@ -136,6 +136,7 @@ export class HostCallReplayer {
   private index = 0;
   private nextOrder = 0;
   private readonly waiting = new Map<number, () => void>();
+  private releasing = false;
   /** Set at the first call the recording does not have. */
   divergence: ReplayDivergence | undefined;
 
@@ -173,12 +174,23 @@ export class HostCallReplayer {
     });
   }
 
-  /** Answers, in their recorded order, every call whose turn has come. */
+  /**
+   * Answers, in their recorded order, every call whose turn has come: one answer per turn of
+   * the event loop, so that the engine, which sends each answer when its promise settles, sends
+   * them to the guest in exactly that order (an answer settled in the same tick as its call is
+   * made would otherwise overtake one that was waiting).
+   */
   private release(): void {
-    for (let next = this.waiting.get(this.nextOrder); next; next = this.waiting.get(this.nextOrder)) {
+    if (this.releasing || !this.waiting.has(this.nextOrder)) return;
+    this.releasing = true;
+    setImmediate(() => {
+      this.releasing = false;
+      const next = this.waiting.get(this.nextOrder);
+      if (!next) return;
       this.waiting.delete(this.nextOrder);
       this.nextOrder++;
       next();
-    }
+      this.release();
+    });
   }
 }
