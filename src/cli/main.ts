@@ -12,6 +12,7 @@ const commands: Record<string, () => Promise<Command>> = {
   exec: async () => (await import("./exec.js")).execCommand,
   solve: async () => (await import("./solve.js")).solveCommand,
   demo: async () => (await import("./demo.js")).demoCommand,
+  mcp: async () => (await import("./mcp.js")).mcpCommand,
 };
 
 function usage(): string {

@@ -1,7 +1,7 @@
 /**
  * The package's entry points, imported by name through its own `exports` in fresh Node
  * processes (the built `dist/`): the root loads no LangChain module and no TypeScript compiler,
- * and every subpath exposes its documented names. The root's import time is a bench row
+ * only `/mcp` loads the MCP SDK, and every subpath exposes its documented names. The root's import time is a bench row
  * (`npm run bench -- entry`), not an assertion here.
  */
 import { fileURLToPath } from "node:url";
@@ -56,7 +56,11 @@ const documented: Record<string, string[]> = {
   ],
   "codegen-sandbox/eval": ["runEvaluation", "graphSolver", "loadTaskFile", "parseTaskFile", "renderEvalReport", "TASK_FILE_FORMATS"],
   "codegen-sandbox/testing": ["startScriptedOpenAIServer"],
+  "codegen-sandbox/mcp": ["createMcpServer", "serveStdio", "startMcpHttpServer", "MCP_TOOL_NAMES", "DEFAULT_MCP_PORT", "DEFAULT_MAX_SESSIONS", "DEFAULT_SESSION_IDLE_MS", "DEFAULT_MAX_CONCURRENT_RUNS"],
 };
+
+/** Module URLs of the MCP SDK (only the `/mcp` entry may load it). */
+const mcpSdkUrls = (urls: string[]) => urls.filter((url) => url.includes("/node_modules/@modelcontextprotocol/"));
 
 /** Names that must never leave the package: internal helpers and marker constants. */
 const internal = ["INTERNAL_PREFIX", "EVAL_ENTRY", "resolveRunOptions", "extractCode", "routeAfterValidate", "quoteLine"];
@@ -80,6 +84,13 @@ describe("entry points of the built package", { timeout: 120_000 }, () => {
       const probe = await probeImport(specifier, root);
       expect(probe.names).toEqual(expect.arrayContaining(names));
       expect(probe.names.filter((name) => internal.includes(name))).toEqual([]);
+      // Only the /mcp entry loads the MCP SDK; it loads no LangChain module (solve loads it on first use).
+      if (specifier === "codegen-sandbox/mcp") {
+        expect(mcpSdkUrls(probe.resolvedUrls).length).toBeGreaterThan(0);
+        expect(langChainUrls(probe.resolvedUrls)).toEqual([]);
+      } else {
+        expect(mcpSdkUrls(probe.resolvedUrls)).toEqual([]);
+      }
     });
   }
 });
