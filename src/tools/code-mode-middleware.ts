@@ -49,7 +49,7 @@ export function codeModeMiddleware(options: CodeModeMiddlewareOptions = {}) {
     ));
 
   // With a backend the files are the backend's: no channel of ours holds them.
-  const fields = options.backend !== undefined ? { codeCells: codeModeStateFields.codeCells } : codeModeStateFields;
+  const fields = (options.backend !== undefined ? { codeCells: codeModeStateFields.codeCells } : codeModeStateFields) as typeof codeModeStateFields;
   return createMiddleware({
     name: "CodeModeMiddleware",
     stateSchema: new StateSchema(fields),

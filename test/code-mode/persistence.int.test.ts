@@ -101,7 +101,7 @@ describe("code mode keeps state per thread", { timeout: 180_000 }, () => {
     const agent = agentFor(checkpointer, [{ code: "var stable = 41;\nvar w = await tools.get_weather({ city: 'Oslo' });" }, "done"]);
     await agent.invoke(ask("start"), config);
     // A log whose recording was changed (another input): the replay cannot be answered.
-    const { values } = await agent.getState(config);
+    const { values } = (await agent.getState(config)) as unknown as { values: { codeCells: CodeCell[] } };
     const forged = values.codeCells.map((c: CodeCell) => ({ ...c, id: `${c.id}-x`, hostCalls: c.hostCalls!.map((h) => ({ ...h, args: [{ city: "Bergen" }] })) }));
     await agent.updateState(config, { codeCells: new Overwrite(forged) });
     const calls = weatherCalls;
