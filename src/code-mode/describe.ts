@@ -135,10 +135,10 @@ export function middlewareToolDescription(languages: Language[], hostFunctionNam
   );
 }
 
-/** Names of at most 20 paths, then how many more. */
+/** Names of at most 10 paths (each cut at 120 characters), then how many more. */
 function pathList(paths: readonly string[]): string {
-  const shown = paths.slice(0, 20).map((p) => truncate(p, 200));
-  return paths.length > 20 ? `${shown.join(", ")} and ${paths.length - 20} more` : shown.join(", ");
+  const shown = paths.slice(0, 10).map((p) => truncate(p, 120));
+  return paths.length > 10 ? `${shown.join(", ")} and ${paths.length - 10} more` : shown.join(", ");
 }
 
 /** The code tool's answer for a cell: the run as the model reads it, then notes on restore, state and files. */
@@ -161,8 +161,8 @@ export function outcomeText(outcome: CellOutcome, code: string, maxChars: number
   const notKept = persistence === "none" ? " (not kept: every call starts fresh)" : "";
   if (written.length > 0) notes.push(`files written${notKept}: ${pathList(written)}`);
   if (f.deleted.length > 0) notes.push(`files deleted${notKept}: ${pathList(f.deleted)}`);
-  for (const refused of f.refused.slice(0, 10)) notes.push(`file not saved: ${refused}`);
-  if (f.refused.length > 10) notes.push(`file not saved: ... and ${f.refused.length - 10} more`);
+  for (const refused of f.refused.slice(0, 3)) notes.push(`file not saved: ${truncate(refused, 400)}`);
+  if (f.refused.length > 3) notes.push(`file not saved: ... and ${f.refused.length - 3} more for the same reasons`);
   const notesText = notes.join("\n");
   const body = formatExecutionForModel(outcome.result, code, { maxChars: Math.max(500, maxChars - notesText.length - 1) });
   return notesText ? `${body}\n${notesText}` : body;

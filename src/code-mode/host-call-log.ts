@@ -96,6 +96,13 @@ export class HostCallRecorder {
   /** The value as the guest will receive it (a JSON copy), or a throw when it is over a cap. */
   private admit(name: string, raw: unknown): JsonValue | undefined {
     if (raw === undefined) return undefined;
+    // A string's JSON is at least as many bytes as it has characters: refuse without copying it.
+    if (typeof raw === "string" && raw.length > this.caps.maxHostResultBytes) {
+      throw new GuestError(
+        "HostResultLimitError",
+        `${shownName(name)} returned more than ${this.caps.maxHostResultBytes} bytes of JSON, over the cap of one result (maxHostResultBytes); ask for less`,
+      );
+    }
     let text: string | undefined;
     try {
       text = JSON.stringify(raw);

@@ -82,7 +82,7 @@ export interface CellOutcome {
   /** The log entry to append (cells that became part of the thread). */
   cell?: CodeCell;
   files: FilesChange;
-  toolCalls: RecordedToolCall[];
+  toolCalls: ArtifactToolCall[];
   restore?: RestoreReport;
   /** Set when the cell left the thread as it was before it (why). */
   rolledBack?: string;
@@ -145,11 +145,17 @@ export class CodeModeRunner {
     };
   }
 
-  /** Host functions of a new cell: the plain ones and the tools, with their recording. */
-  private liveHostFunctions(request: CellRequest, toolCalls: RecordedToolCall[]): Record<string, HostFunction> {
+  /**
+   * Host functions of a new cell: the plain ones and the tools. What the cell's calls returned
+   * is recorded by the cell's `HostCallRecorder` (capped, and only what the guest received);
+   * the tool bridge's own record is not kept, so that a value the guest never received is held
+   * nowhere.
+   */
+  private liveHostFunctions(request: CellRequest): Record<string, HostFunction> {
+    const discard = Object.assign([] as RecordedToolCall[], { push: () => 0 });
     return {
       ...this.options.hostFunctions,
-      ...toolHostFunctions(this.options.tools, { config: request.config, record: toolCalls }),
+      ...toolHostFunctions(this.options.tools, { config: request.config, record: discard }),
     };
   }
 
@@ -176,18 +182,17 @@ export class CodeModeRunner {
   }
 
   private async runOnce(request: CellRequest): Promise<Omit<CellOutcome, "notes">> {
-    const toolCalls: RecordedToolCall[] = [];
     const recorder = new HostCallRecorder(this.options.record);
     const options = {
       ...this.options.limits,
       ...this.fileOptions(),
       files: toEngineFiles(request.files),
-      hostFunctions: recorder.wrap(this.liveHostFunctions(request, toolCalls)),
+      hostFunctions: recorder.wrap(this.liveHostFunctions(request)),
       ...(request.config?.signal ? { signal: request.config.signal } : {}),
       language: request.language,
     };
     const result = await runWithTools(this.sandbox(), request.code, [...this.options.tools.keys()], options);
-    recorder.close();
+    const toolCalls = toolCallsOf(recorder.close());
     return { result, files: diffFiles(request.files, result.files, this.options.caps), toolCalls };
   }
 
@@ -207,9 +212,8 @@ export class CodeModeRunner {
       if (cells.length > 0) restore = restored.report;
       await this.cache.set(key, live);
     }
-    const toolCalls: RecordedToolCall[] = [];
     const recorder = new HostCallRecorder(this.options.record);
-    const hostFunctions = this.liveHostFunctions(request, toolCalls);
+    const hostFunctions = this.liveHostFunctions(request);
     const env = { hostFunctions: Object.keys(hostFunctions).sort(), globals: (this.options.limits.globals ?? {}) as Record<string, JsonValue> };
     const engineFiles = toEngineFiles(request.files);
     const seed = randomBytes(16).toString("hex");
@@ -225,7 +229,7 @@ export class CodeModeRunner {
     });
     const hostCalls = recorder.close();
     const none: FilesChange = { written: new Map(), deleted: [], refused: [] };
-    const outcome: CellOutcome = { result, files: none, toolCalls, notes };
+    const outcome: CellOutcome = { result, files: none, toolCalls: toolCallsOf(hostCalls), notes };
     if (restore) outcome.restore = restore;
     if (RAN_NOTHING.has(result.status)) return outcome;
     const stoppedBy = await rollbackReason(live.session, result);
@@ -430,6 +434,28 @@ function changedEnv(before: LiveSession["env"] | undefined, now: LiveSession["en
   if (!before || JSON.stringify(before.hostFunctions) !== JSON.stringify(now.hostFunctions)) out.hostFunctions = now.hostFunctions;
   if (!before ? Object.keys(now.globals).length > 0 : JSON.stringify(before.globals) !== JSON.stringify(now.globals)) out.globals = now.globals;
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Bytes of a tool's output the artifact shows in full; a larger one is in the thread's log only. */
+export const ARTIFACT_OUTPUT_BYTES = 4096;
+
+/** A tool call as the artifact shows it: what the guest received (a large output by its size only). */
+export type ArtifactToolCall = RecordedToolCall & { outputBytes?: number };
+
+/** The tool calls of a recording, as the artifact shows them. */
+function toolCallsOf(calls: readonly RecordedHostCall[]): ArtifactToolCall[] {
+  return calls
+    .filter((c) => c.name.startsWith("__tool_"))
+    .map((c) => {
+      const bytes = c.value === undefined ? 0 : Buffer.byteLength(JSON.stringify(c.value));
+      return {
+        name: c.name.slice("__tool_".length),
+        input: c.args[0] ?? {},
+        ...(c.value !== undefined && bytes <= ARTIFACT_OUTPUT_BYTES ? { output: c.value } : {}),
+        ...(bytes > ARTIFACT_OUTPUT_BYTES ? { outputBytes: bytes } : {}),
+        ...(c.error ? { error: c.error } : {}),
+      };
+    });
 }
 
 /** The recording of a cell logged by a version before 0.2 (tool calls in the order they were made). */

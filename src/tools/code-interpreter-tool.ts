@@ -23,11 +23,11 @@ import {
 } from "../code-mode/files.js";
 import { backendFileSource, isFilesBackendOption, stateFileSource, type FileSource, type FilesBackendOption } from "../code-mode/file-sources.js";
 import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "../code-mode/host-call-log.js";
-import { CodeModeRunner, type CellLimits, type CellOutcome, type Persistence, type RestoreReport } from "../code-mode/runner.js";
+import { CodeModeRunner, type ArtifactToolCall, type CellLimits, type CellOutcome, type Persistence, type RestoreReport } from "../code-mode/runner.js";
 import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
 import { StepOrder, type StepContribution } from "../code-mode/step-order.js";
-import { indexTools, type CodeModeTool, type RecordedToolCall } from "../code-mode/tool-bridge.js";
+import { indexTools, type CodeModeTool } from "../code-mode/tool-bridge.js";
 import { DEFAULT_MAX_CONTENT_CHARS } from "../feedback/truncate.js";
 import { resolveLimit } from "../sandbox/options.js";
 import { executeCodeSchemaFor, resolveLanguages, type ExecuteCodeInput } from "./schemas.js";
@@ -106,8 +106,8 @@ export interface ExecuteCodeArtifact {
   language: Language;
   /** The run's result (without the file set: `files` below has what the run changed). */
   result: Omit<ExecutionResult, "files" | "clockReads">;
-  /** Tool calls the code made, with their results. */
-  toolCalls?: RecordedToolCall[];
+  /** Tool calls the code made, with what they gave the code (an output over 4 KiB by its size, `outputBytes`: the thread's log has it). */
+  toolCalls?: ArtifactToolCall[];
   /** Files the code wrote (path → file data, text or base64), deleted, and refused. */
   files?: { written: Record<string, ThreadFile>; deleted: string[]; refused: string[] };
   /** When earlier cells of the thread were replayed into a fresh session before this one. */
