@@ -343,6 +343,10 @@ async function load(pyodideUrl: string, snapshot: Uint8Array | undefined, makeSn
   // Pyodide under Deno reads its files by path, not by URL.
   return module.loadPyodide({
     indexURL: decodeURIComponent(new URL(pyodideUrl).pathname),
+    // A fixed hash seed: the order of a set of strings is the same in every interpreter, on every
+    // machine (a thread's replay in another process must see the order its first run saw). The
+    // snapshot carries it; its file name says so (deno-paths.ts).
+    env: { HOME: "/home/pyodide", PYTHONHASHSEED: "0" },
     ...(makeSnapshot ? {} : { jsglobals: jsGlobals }),
     ...(snapshot ? { _loadSnapshot: snapshot } : {}),
     ...(makeSnapshot ? { _makeSnapshot: true } : {}),
