@@ -28,8 +28,10 @@ import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSign
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
 import { StepOrder, type StepContribution } from "../code-mode/step-order.js";
 import { indexTools, type CodeModeTool } from "../code-mode/tool-bridge.js";
-import { DEFAULT_MAX_CONTENT_CHARS } from "../feedback/truncate.js";
-import { resolveLimit } from "../sandbox/options.js";
+import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE } from "../feedback/truncate.js";
+import { LIMIT_RULES, resolveHostFunctions, serializeGlobals } from "../sandbox/options.js";
+import { LANGUAGES } from "../sandbox/types.js";
+import { arrayRule, checkOptions, integerRule, objectRule, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
 import { executeCodeSchemaFor, resolveLanguages, type ExecuteCodeInput } from "./schemas.js";
 
 /** Options of `createCodeInterpreterTool`. Every field is optional. */
@@ -116,9 +118,34 @@ export interface ExecuteCodeArtifact {
   rolledBack?: string;
 }
 
-function checkPositive(option: string, value: number | undefined): void {
-  if (value !== undefined) resolveLimit(option, value);
-}
+/** Tool names as chat APIs accept them (OpenAI: letters, digits, `_` and `-`, at most 64). */
+export const TOOL_NAME_RULE = rule<string>("a tool name of letters, digits, _ and - (at most 64)", (v) => typeof v === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(v));
+
+/** The options of `createCodeInterpreterTool` and their rules (keys from the interface itself). */
+export const CODE_INTERPRETER_OPTION_RULES = {
+  languages: arrayRule(oneOfRule(LANGUAGES), { what: "an array of languages", nonEmpty: true }),
+  sandbox: objectRule("a Sandbox from createSandbox() (an object with run)", (v) => typeof v.run === "function"),
+  timeoutMs: LIMIT_RULES.timeoutMs,
+  memoryLimitBytes: LIMIT_RULES.memoryLimitBytes,
+  maxOutputBytes: LIMIT_RULES.maxOutputBytes,
+  globals: objectRule("an object mapping names to JSON values"),
+  hostFunctions: objectRule("an object mapping names to functions"),
+  tools: rule("an array of LangChain tools", Array.isArray),
+  persistence: oneOfRule(["none", "thread"] as const, '"none": every call starts fresh; "thread": state kept per LangGraph thread'),
+  files: objectRule("an object mapping relative paths to strings or Uint8Arrays"),
+  backend: rule("a deepagents backend (with glob, readRaw and write) or a factory of one", isFilesBackendOption),
+  maxFileBytes: LIMIT_RULES.maxFileBytes,
+  maxThreadFilesBytes: LIMIT_RULES.maxTotalFileBytes,
+  maxThreadFiles: integerRule({ min: 1, max: 1_000_000, unit: "files" }),
+  maxHostResultBytes: LIMIT_RULES.maxResultBytes,
+  maxCellRecordBytes: LIMIT_RULES.maxTotalFileBytes,
+  maxHostCalls: LIMIT_RULES.maxHostCalls,
+  maxHostCallsInFlight: LIMIT_RULES.maxHostCallsInFlight,
+  maxSessions: integerRule({ min: 1, max: 1024, unit: "sessions" }),
+  maxContentChars: MAX_CONTENT_CHARS_RULE,
+  name: TOOL_NAME_RULE,
+  description: textRule({ what: "a tool description" }),
+} satisfies OptionRules<CodeInterpreterToolOptions>;
 
 /** The graph state the tool runs in, or undefined outside a graph. */
 function readState(runtime: Partial<ToolRuntime> | undefined): (CodeModeState & { messages?: unknown[] }) | undefined {
@@ -173,31 +200,15 @@ function messageOrder(state: { messages?: unknown[] } | undefined, callId: strin
  * await agent.invoke({ messages: [{ role: "user", content: "Weather in Paris and Rome?" }] });
  * ```
  */
-export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = {}) {
+export function createCodeInterpreterTool(given: CodeInterpreterToolOptions = {}, owner = "createCodeInterpreterTool") {
+  const options = checkOptions<CodeInterpreterToolOptions>(given, CODE_INTERPRETER_OPTION_RULES, owner);
   const languages = resolveLanguages(options.languages);
-  for (const key of [
-    "timeoutMs",
-    "memoryLimitBytes",
-    "maxOutputBytes",
-    "maxContentChars",
-    "maxFileBytes",
-    "maxThreadFilesBytes",
-    "maxThreadFiles",
-    "maxHostResultBytes",
-    "maxCellRecordBytes",
-    "maxHostCalls",
-    "maxHostCallsInFlight",
-    "maxSessions",
-  ] as const) {
-    checkPositive(key, options[key]);
+  // Globals and host functions are checked now, for every language the model may use.
+  for (const language of languages) {
+    serializeGlobals(options.globals, language);
+    resolveHostFunctions(options.hostFunctions, language, Object.keys(options.globals ?? {}));
   }
   const persistence = options.persistence ?? "none";
-  if (persistence !== "none" && persistence !== "thread") {
-    throw new InvalidOptionError("persistence", persistence, '"none" (every call starts fresh) or "thread" (state kept per LangGraph thread)');
-  }
-  if (options.backend !== undefined && !isFilesBackendOption(options.backend)) {
-    throw new InvalidOptionError("backend", options.backend, "a deepagents backend (with glob, readRaw and write) or a factory of one");
-  }
   const tools = indexTools(options.tools);
   if (options.sandbox && typeof options.sandbox.createSession !== "function" && persistence === "thread") {
     throw new InvalidOptionError("sandbox", options.sandbox, 'a sandbox with createSession (persistence "thread" keeps a session per thread)');
