@@ -24,13 +24,22 @@ export interface RawError {
   stack?: string;
 }
 
-/** Parses a `RawError` made by the prelude; `undefined` if the text is not one. */
+/**
+ * Parses a `RawError` made by the prelude; `undefined` if the text is not one. The prelude runs
+ * in the guest, after the guest's code, which may have replaced `String` or
+ * `String.prototype.slice`: every field is checked here before the worker uses it.
+ */
 export function parseRaw(json: string): RawError | undefined {
+  let raw: unknown;
   try {
-    return JSON.parse(json) as RawError;
+    raw = JSON.parse(json);
   } catch {
     return undefined;
   }
+  if (raw === null || typeof raw !== "object") return undefined;
+  const { name, message, stack } = raw as Record<string, unknown>;
+  if (typeof name !== "string" || typeof message !== "string") return undefined;
+  return typeof stack === "string" ? { name, message, stack } : { name, message };
 }
 
 /** Describes a thrown handle through the prelude (with headroom in case memory ran out). Disposes it. */
