@@ -104,6 +104,15 @@ describe("what the worker reads from the guest cannot make it throw", () => {
   });
 });
 
+describe("files named like Object.prototype members", () => {
+  it("keeps a given '__proto__' file, and returns one the guest wrote", async () => {
+    const r = await sandbox.run("const seen = files.read('__proto__'); files.write('__proto__', seen + '!'); seen", { files: JSON.parse('{"__proto__": "p"}') });
+    expect(r.result).toBe("p");
+    expect(Object.keys(r.files ?? {})).toEqual(["__proto__"]);
+    expect(new TextDecoder().decode(r.files?.["__proto__"])).toBe("p!");
+  });
+});
+
 describe("a session call leaves nothing behind", () => {
   it("runs no job of a failed call in the next call, with that call's host functions", async () => {
     const session = await sandbox.createSession();

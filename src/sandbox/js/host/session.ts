@@ -124,7 +124,7 @@ export class JavaScriptSession implements SandboxSession {
     this.isDisposed = true;
     this.endedReason ??= "it was disposed";
     this.onDispose(this);
-    await this.worker.terminate();
+    await this.worker.terminate("the session was disposed while this code ran");
   }
 
   private assertUsable(): void {

@@ -220,9 +220,9 @@ export class EngineWorker {
     });
   }
 
-  /** Stops the thread. In-flight requests end as runtime errors. */
-  async terminate(): Promise<void> {
-    if (this.deadReason === undefined) this.deadReason = "the sandbox was disposed while this code ran";
+  /** Stops the thread. In-flight requests end as runtime errors that give `reason`. */
+  async terminate(reason = "the sandbox was disposed while this code ran"): Promise<void> {
+    if (this.deadReason === undefined) this.deadReason = reason;
     this.endActive(this.deadReason);
     this.namesWaiter?.resolve([]);
     this.namesWaiter = undefined;
