@@ -89,6 +89,20 @@ describe("source layout", () => {
     expect(loose, "every file of sandbox/python/ sits in host/, deno/ or shared/").toEqual([]);
   });
 
+  it("places every deepagents-backend module by the thread it runs on", () => {
+    const da = "deepagents/";
+    // worker/: inside the shell's worker thread; it may use only worker/ and what crosses the
+    // boundary (protocol.ts, shell-commands.ts). The host side never imports worker/.
+    const crossing = [`${da}protocol.ts`, `${da}shell-commands.ts`];
+    expect(importsBetween(`${da}worker/`, "").filter((edge) => {
+      const target = edge.split(" -> ")[1]!;
+      return !target.startsWith(`${da}worker/`) && !crossing.includes(target);
+    })).toEqual([]);
+    expect(importsBetween(`${da}worker/`, `${da}worker/`).length, "the reader is not blind").toBeGreaterThan(0);
+    const host = [...graph.keys()].filter((m) => m.startsWith(da) && !m.startsWith(`${da}worker/`));
+    expect(host.flatMap((m) => (graph.get(m) ?? []).filter((t) => t.startsWith(`${da}worker/`)).map((t) => `${m} -> ${t}`))).toEqual([]);
+  });
+
   it("CLI subcommands import neither main.ts nor each other", () => {
     // Shared CLI plumbing lives in args.ts, command.ts, usage-error.ts and graph-run.ts.
     const shared = ["cli/args.ts", "cli/command.ts", "cli/usage-error.ts", "cli/graph-run.ts"];

@@ -56,6 +56,7 @@ const documented: Record<string, string[]> = {
   ],
   "codegen-sandbox/eval": ["runEvaluation", "graphSolver", "loadTaskFile", "parseTaskFile", "renderEvalReport", "TASK_FILE_FORMATS"],
   "codegen-sandbox/testing": ["startScriptedOpenAIServer"],
+  "codegen-sandbox/deepagents": ["CodegenSandbox", "DEFAULT_EXECUTE_TIMEOUT_MS", "DEFAULT_EXECUTE_MAX_OUTPUT_BYTES"],
   "codegen-sandbox/mcp": ["createMcpServer", "serveStdio", "startMcpHttpServer", "MCP_TOOL_NAMES", "DEFAULT_MCP_PORT", "DEFAULT_MAX_SESSIONS", "DEFAULT_SESSION_IDLE_MS", "DEFAULT_MAX_CONCURRENT_RUNS"],
 };
 
@@ -72,6 +73,16 @@ describe("entry points of the built package", { timeout: 120_000 }, () => {
     expect(probe.resolvedUrls[0]).toMatch(/\/dist\/src\/index\.js$/);
     expect(langChainUrls(probe.resolvedUrls)).toEqual([]);
     expect(probe.resolvedUrls.filter((url) => /\/node_modules\/(zod|openai|typescript)\//.test(url))).toEqual([]);
+  });
+
+  it("the root does not load the deepagents entry; that entry loads neither deepagents nor just-bash on the host", async () => {
+    const parts = (urls: string[]) => urls.filter((url) => /\/dist\/src\/deepagents\/|\/node_modules\/(just-bash|deepagents)\//.test(url));
+    expect(parts((await probeImport("codegen-sandbox", root)).resolvedUrls)).toEqual([]);
+    // deepagents is only a type dependency of the entry (an optional peer: the entry loads
+    // without it); just-bash is loaded by the shell's worker thread, not by the host.
+    const entry = await probeImport("codegen-sandbox/deepagents", root);
+    expect(parts(entry.resolvedUrls)).toEqual(expect.arrayContaining([expect.stringMatching(/\/dist\/src\/deepagents\/index\.js$/)]));
+    expect(entry.resolvedUrls.filter((url) => /\/node_modules\/(just-bash|deepagents)\//.test(url))).toEqual([]);
   });
 
   it("the hook sees LangChain when an entry does load it (the probe is not blind)", async () => {
