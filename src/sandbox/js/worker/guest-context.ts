@@ -241,9 +241,10 @@ export class GuestContext {
   }
 
   /**
-   * Defines the global the program's own marked `throw`s call (see worker/main.ts): it tells
-   * the run that a thrown `null` is the code's, not an out-of-memory error, and returns the
-   * value unchanged. Not enumerable; code that replaces it only loses that distinction.
+   * Defines the global the program's own marked `throw`s call (see worker/main.ts): it records
+   * the line for the program's run, tells the run that a thrown `null` is the code's, not an
+   * out-of-memory error, and returns the value unchanged. Not enumerable; code that replaces it
+   * only loses its own lines and that distinction.
    */
   private defineThrowMark(): void {
     const ctx = this.guest.context;
@@ -252,15 +253,15 @@ export class GuestContext {
   }
 
   /**
-   * A throw mark. The tests' own mark (`recordsLine`) also records the line of the `throw`
-   * for the run; the program's global one never does, so nothing the program calls can move
-   * the line of a failing test.
+   * A throw mark, the program's (global) or the tests' (their function's parameter). Each
+   * records lines only in its own phase: nothing the program runs during the tests (a getter
+   * of a thrown value) can move the line of a failing test.
    */
-  private newThrowMark(recordsLine: boolean): QuickJSHandle {
+  private newThrowMark(forTests: boolean): QuickJSHandle {
     const ctx = this.guest.context;
     return ctx.newFunction(THROW_MARK_NAME, (line: QuickJSHandle, value: QuickJSHandle) => {
       const run = this.current;
-      if (run && recordsLine && run.tests && ctx.typeof(line) === "number") run.throwLine = ctx.getNumber(line);
+      if (run && run.tests === forTests && ctx.typeof(line) === "number") run.throwLine = ctx.getNumber(line);
       // The code itself threw null: a null that ends the run is this one, not out of memory.
       if (run && value !== undefined && ctx.sameValue(value, ctx.null)) run.nullMeansOutOfMemory = false;
       return value?.dup();
