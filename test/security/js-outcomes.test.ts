@@ -86,6 +86,12 @@ describe("what the worker reads from the guest cannot make it throw", () => {
     expect((await sandbox.run("typeof String('a')")).result).toBe("string");
   });
 
+  it("prints a string with a NUL or a lone surrogate whole (the engine's string reader stops at NUL)", async () => {
+    const r = await sandbox.run('console.log("a\\u0000b", "\\ud800x"); console.error("e\\u0000f"); 1');
+    expect(r.stdout).toBe("a\u0000b \ud800x\n");
+    expect(r.stderr).toBe("e\u0000f\n");
+  });
+
   it("drops a result nested deeper than the host accepts, with a message; a deep but reasonable one is kept", async () => {
     const deep = await sandbox.run("let v = 0; for (let i = 0; i < 3000; i++) v = [v]; v");
     expect(deep).toMatchObject({ status: "output_limit", error: { name: "ResultLimitError", message: expect.stringMatching(/more than 1000 levels deep/) } });

@@ -169,6 +169,21 @@ export class GuestRuntime {
     return ctx.typeof(value) === "function";
   }
 
+  /**
+   * The text of a guest string, exactly: `getString` stops at a NUL character (and turns a
+   * lone surrogate into three replacement characters), so when its length is not the guest's,
+   * the text is read again through the guest's JSON, which escapes both.
+   */
+  exactString(handle: QuickJSHandle): string {
+    const ctx = this.context;
+    const text = ctx.getString(handle);
+    using length = ctx.getProp(handle, "length");
+    const chars = ctx.getNumber(length);
+    if (text.length === chars) return text;
+    const json = this.stringify(handle, chars * 6 + 2).text;
+    return json === undefined ? text : (JSON.parse(json) as string);
+  }
+
   /** A guest string with exactly `text` (newString stops at a NUL character; JSON escapes it). The caller owns it. */
   newExactString(text: string): QuickJSHandle {
     const ctx = this.context;
