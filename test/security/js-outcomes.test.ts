@@ -86,6 +86,18 @@ describe("what the worker reads from the guest cannot make it throw", () => {
     expect((await sandbox.run("typeof String('a')")).result).toBe("string");
   });
 
+  it("reports only real line numbers, whatever the program passes to the throw mark or writes in a stack", async () => {
+    for (const forged of ["NaN", "Infinity", "-5", "2.5", "1e308", "0"]) {
+      const viaMark = await sandbox.run(`if (false) throw 0;\n__sandboxTestThrowAt(${forged}, 0);\nPromise.reject("x")`);
+      expect(viaMark.error?.line).toBeUndefined();
+    }
+    for (const forged of ["NaN", "-5", "0", "99999999999"]) {
+      const viaStack = await sandbox.run(`Promise.reject({ name: "E", message: "m", stack: "    at f (main.js:${forged}:${forged})" })`);
+      expect(viaStack.error?.line).toBeUndefined();
+      expect(viaStack.error?.column).toBeUndefined();
+    }
+  });
+
   it("prints a string with a NUL or a lone surrogate whole (the engine's string reader stops at NUL)", async () => {
     const r = await sandbox.run('console.log("a\\u0000b", "\\ud800x"); console.error("e\\u0000f"); 1');
     expect(r.stdout).toBe("a\u0000b \ud800x\n");

@@ -32,6 +32,7 @@ import {
 } from "./error-description.js";
 import { checkDeadline, shouldInterrupt, waitForReply } from "./deadline.js";
 import { newRunState, type RunState } from "./run-state.js";
+import { isLineNumber } from "./error-location.js";
 
 export type { GuestHost } from "./guest-host.js";
 
@@ -261,7 +262,11 @@ export class GuestContext {
     const ctx = this.guest.context;
     return ctx.newFunction(THROW_MARK_NAME, (line: QuickJSHandle, value: QuickJSHandle) => {
       const run = this.current;
-      if (run && run.tests === forTests && ctx.typeof(line) === "number") run.throwLine = ctx.getNumber(line);
+      if (run && run.tests === forTests && ctx.typeof(line) === "number") {
+        // The guest can call a mark itself: only a line number is ever recorded.
+        const n = ctx.getNumber(line);
+        if (isLineNumber(n)) run.throwLine = n;
+      }
       // The code itself threw null: a null that ends the run is this one, not out of memory.
       if (run && value !== undefined && ctx.sameValue(value, ctx.null)) run.nullMeansOutOfMemory = false;
       return value?.dup();
