@@ -96,11 +96,11 @@ describe("CLI exec", () => {
   });
 
   it.each([
-    [["/no/such/file.js"], /cannot read/],
-    [["--language", "cobol", "-"], /unknown --language "cobol"/],
-    [["--timeout-ms", "soon", "-"], /--timeout-ms needs a number/],
-    [["--memory-mb=-1", "-"], /--memory-mb needs a number/],
-    [["--frobnicate"], /Unknown option/],
+    [["/no/such/file.js"], /Invalid option "FILE": got "\/no\/such\/file.js"; expected a file to run, or "-" for stdin \(there is no such file\)/],
+    [["--language", "cobol", "-"], /Invalid option "--language": got "cobol"/],
+    [["--timeout-ms", "soon", "-"], /Invalid option "--timeout-ms": got "soon"; expected a number of milliseconds/],
+    [["--memory-mb=-1", "-"], /Invalid option "--memory-mb": got -1; expected a whole number of MiB/],
+    [["--frobnicate"], /Invalid option "--frobnicate": exec has no option of this name/],
   ])("exits 2 with one line for usage error %j", (args, message) => {
     const r = exec(args, "1");
     expect(r.status).toBe(2);
