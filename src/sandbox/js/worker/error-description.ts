@@ -9,7 +9,7 @@ import { locateError } from "./error-location.js";
 import { HelperOp, type GuestHelpers } from "./guest-helpers.js";
 import type { GuestRuntime } from "./guest-runtime.js";
 import type { WorkerOutcome } from "../shared/protocol.js";
-import type { RunState } from "./run-state.js";
+import type { RawError, RunState } from "./run-state.js";
 
 /** Headroom granted while describing an out-of-memory error, so the description can allocate. */
 const OOM_DESCRIBE_HEADROOM_BYTES = 4 * 1024 * 1024;
@@ -17,12 +17,6 @@ const OOM_DESCRIBE_HEADROOM_BYTES = 4 * 1024 * 1024;
 /** Source that may reject a promise with `null` on purpose (see describeThrown). */
 export const REJECTS_NULL = /\breject\s*\(\s*null\s*\)/;
 
-/** An error as the guest's prelude describes it, before it is located in the user's source. */
-export interface RawError {
-  name: string;
-  message: string;
-  stack?: string;
-}
 
 /**
  * Parses a `RawError` made by the prelude; `undefined` if the text is not one. The prelude runs

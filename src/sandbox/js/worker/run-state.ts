@@ -6,7 +6,13 @@
 import type { QuickJSDeferredPromise, QuickJSHandle } from "quickjs-emscripten-core";
 import type { WorkerRunLimits } from "../shared/protocol.js";
 import { USER_FILE_NAME } from "./guest-prelude.js";
-import type { RawError } from "./error-description.js";
+
+/** An error as the guest's prelude describes it, before it is located in the user's source. */
+export interface RawError {
+  name: string;
+  message: string;
+  stack?: string;
+}
 
 /** Why a run was stopped from the host side (the guest did not end it itself). */
 export type AbortReason = "timeout" | "output";
