@@ -49,7 +49,10 @@ export class TypeCheckThread {
     const worker = this.ensureWorker();
     const request: CheckerRequest = { id: this.nextId++, sources, declarations, maxDiagnostics };
     return new Promise<TypeCheckOutcome>((resolve) => {
-      const onAbort = (): void => this.fail(worker, { kind: "stopped" });
+      const onAbort = (): void => {
+        this.fail(worker, { kind: "stopped" });
+        this.startLoading();
+      };
       this.pending.set(request.id, {
         request,
         finish: (outcome) => {
@@ -76,6 +79,17 @@ export class TypeCheckThread {
     return this.worker !== undefined;
   }
 
+  /**
+   * Starts a new thread loading TypeScript (seconds on a loaded machine) after a check was
+   * stopped, so that the next `tsc` does not pay for it all inside its own time limit. Its
+   * warm-up answer matches no pending check and is ignored.
+   */
+  private startLoading(): void {
+    if (this.closed || this.worker) return;
+    const request: CheckerRequest = { id: this.nextId++, sources: [""], declarations: "", maxDiagnostics: 1 };
+    this.ensureWorker().postMessage(request);
+  }
+
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(checkerWorkerUrl(), {
@@ -93,6 +107,8 @@ export class TypeCheckThread {
       this.fail(worker, outOfMemory ? { kind: "out_of_memory" } : { kind: "failed", message: error.message });
     });
     worker.on("exit", () => this.fail(worker, { kind: "failed", message: "the type checker's thread stopped" }));
+    // Idle, the thread does not keep the process alive (check() refs it while it works).
+    worker.unref();
     this.worker = worker;
     return worker;
   }

@@ -6,7 +6,7 @@
  * terminates the thread when a command does not stop. Nothing here trusts the command line.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { Bash, decodeBytesToUtf8, defineCommand, type Command } from "just-bash";
+import { Bash, decodeBytesToUtf8, defineCommand, latin1FromBytes, type Command } from "just-bash";
 import { MAX_PROGRAMS_IN_FLIGHT, MAX_PROGRAM_ARGS_CHARS, type HostToShell, type ProgramName, type ProgramOutcome, type ShellToHost, type ShellWorkerData } from "../protocol.js";
 import { GRANTED_COMMANDS, PROGRAM_COMMANDS } from "../shell-commands.js";
 import { ReplicaFs } from "./replica-fs.js";
@@ -69,10 +69,12 @@ function programCommand(name: string, program: ProgramName): Command {
     if (argumentChars(args, env) > MAX_PROGRAM_ARGS_CHARS) {
       return { stdout: "", stderr: `bash: ${name}: Argument list too long (arguments and environment pass ${MAX_PROGRAM_ARGS_CHARS} characters; pass large data in a file)\n`, exitCode: 126 };
     }
-    const stdin = decodeBytesToUtf8(ctx.stdin);
-    if (stdin.length > settings.maxShellOutputBytes) {
-      return { stdout: "", stderr: `bash: ${name}: the input piped in holds ${stdin.length} characters; at most ${settings.maxShellOutputBytes} (pass large data in a file)\n`, exitCode: 126 };
+    // The byte view (one character per byte) measures the input before it is decoded.
+    const stdinBytes = latin1FromBytes(ctx.stdin).length;
+    if (stdinBytes > settings.maxShellOutputBytes) {
+      return { stdout: "", stderr: `bash: ${name}: the input piped in holds ${stdinBytes} bytes; at most ${settings.maxShellOutputBytes} (pass large data in a file)\n`, exitCode: 126 };
     }
+    const stdin = decodeBytesToUtf8(ctx.stdin);
     // Every request carries a copy of every file: at most MAX_PROGRAMS_IN_FLIGHT at once
     // (xargs -P 200 runs them four at a time).
     if (!(await acquireSlot(run))) return { stdout: "", stderr: "", exitCode: 130 };
