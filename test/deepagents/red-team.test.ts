@@ -178,6 +178,20 @@ describe("conformance edges", () => {
   });
 });
 
+describe("paths in every form (held: each is a name in the store, or refused)", () => {
+  it("refuses '..' and NUL; takes percent-, unicode- and backslash-encoded dots as plain names under /", async () => {
+    for (const path of ["/../etc/passwd", "/a/../../etc/passwd", "..", "/a\0b"]) {
+      expect(sandbox.write(path, "x").error, path).toMatch(/Invalid path/);
+      expect(sandbox.downloadFiles([path])[0]!.error, path).toBe("invalid_path");
+    }
+    const literal = ["/%2e%2e/etc/passwd", "/\u2025/etc", "/\uff0e\uff0e/etc/passwd", "/p\\..\\etc\\passwd"];
+    for (const path of literal) expect(sandbox.write(path, "mine"), path).toMatchObject({ path });
+    const r = await sandbox.execute("cat /%2e%2e/etc/passwd /p\\\\..\\\\etc\\\\passwd; cat /etc/passwd");
+    expect(r.output).toBe("minemine\ncat: /etc/passwd: No such file or directory\n");
+    for (const path of literal) sandbox.delete(path.split("/").slice(0, 2).join("/"));
+  });
+});
+
 describe("close() races", () => {
   it("close() during initialize() rejects it with SandboxDisposedError", async () => {
     const s = new CodegenSandbox();
