@@ -122,7 +122,8 @@ describe("source layout", () => {
     const declarations = exportedDeclarations();
     expect(declarations.get("runCode"), "the reader is not blind").toEqual(["sandbox/run-code.ts"]);
     const entries = Object.values(pkg.exports)
-      .map((target) => (typeof target === "object" && target !== null ? (target as { import?: string }).import : undefined))
+      .map((target) => (typeof target === "object" && target !== null ? (target as { import?: string | { default?: string } }).import : undefined))
+      .map((condition) => (typeof condition === "object" ? condition.default : condition))
       .filter((path): path is string => typeof path === "string" && path.startsWith("./dist/src/"))
       .map((path) => path.replace("./dist/src/", "").replace(/\.js$/, ".ts"));
     expect(entries).toEqual(expect.arrayContaining(["index.ts", "graph/index.ts", "tools/index.ts"]));

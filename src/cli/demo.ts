@@ -4,8 +4,13 @@
  */
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
-import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
+import { languageFlag, numberFlag, parseCommandArgs, textFlag } from "./args.js";
+import { MAX_RETRIES_RULE } from "../graph/retries.js";
+import { textRule } from "../options/index.js";
+import { LIMIT_RULES } from "../sandbox/options.js";
 import { createCliGraph, formatFinal, streamTask, type FinalState } from "./graph-run.js";
+
+const MODEL_FLAG_RULE = textRule({ what: 'a "provider:model" name, e.g. openai:gpt-4o-mini' });
 
 /** The demonstration tasks, in order. */
 export const DEMO_TASKS: readonly string[] = [
@@ -32,6 +37,7 @@ The model is configured like "solve": OPENAI_API_KEY, OPENAI_BASE_URL, CODEGEN_M
 
 /** The `demo` subcommand. */
 export const demoCommand: Command = {
+  help: HELP,
   summary: "solve the four demonstration tasks and print success statistics",
   async run(argv) {
     const { values } = parseCommandArgs("demo", {
@@ -51,9 +57,9 @@ export const demoCommand: Command = {
       return 0;
     }
     const language = languageFlag("demo", values.language);
-    const maxRetries = integerFlag("demo", "max-retries", values["max-retries"], 0);
-    const timeoutMs = integerFlag("demo", "timeout-ms", values["timeout-ms"], 1);
-    if (values.model !== undefined && values.model.trim() === "") throw new UsageError("demo: --model needs a provider:model name");
+    const maxRetries = numberFlag("demo", "max-retries", values["max-retries"], MAX_RETRIES_RULE);
+    const timeoutMs = numberFlag("demo", "timeout-ms", values["timeout-ms"], LIMIT_RULES.timeoutMs);
+    textFlag("demo", "model", values.model, MODEL_FLAG_RULE);
 
     const graph = await createCliGraph({ model: values.model, maxRetries, timeoutMs });
     const [{ ExecutionHistory, formatSummary }, { disposeDefaultSandbox }] = await Promise.all([import("../graph/history.js"), import("../sandbox/run-code.js")]);

@@ -6,7 +6,9 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
-import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
+import { languageFlag, numberFlag, parseCommandArgs, textFlag } from "./args.js";
+import { MAX_RETRIES_RULE } from "../graph/retries.js";
+import { integerRule, oneOfRule, textRule } from "../options/index.js";
 import { InvalidOptionError } from "../errors.js";
 import { EvalModelUnavailableError } from "../eval/errors.js";
 import { LANGUAGES } from "../sandbox/types.js";
@@ -42,6 +44,7 @@ The model is configured like "solve": OPENAI_API_KEY, OPENAI_BASE_URL, CODEGEN_M
  * ```
  */
 export const evalCommand: Command = {
+  help: HELP,
   summary: "run a task set through the graph and report pass@1 (first attempt / after repair)",
   async run(argv) {
     const { values } = parseCommandArgs("eval", {
@@ -65,14 +68,12 @@ export const evalCommand: Command = {
       return 0;
     }
     if (values.tasks === undefined) throw new UsageError("eval: --tasks FILE.jsonl is required (try evals/tasks.jsonl)");
-    const format = (values.format ?? "auto") as TaskFileFormat | "auto";
-    if (!TASK_FILE_FORMATS.includes(format)) {
-      throw new UsageError(`eval: --format must be one of ${TASK_FILE_FORMATS.join(", ")}, got "${values.format}"`);
-    }
+    const format: TaskFileFormat | "auto" = textFlag("eval", "format", values.format, oneOfRule(TASK_FILE_FORMATS)) ?? "auto";
+    textFlag("eval", "model", values.model, textRule({ what: 'a "provider:model" name, e.g. openai:gpt-4o-mini' }));
     const language = languageFlag("eval", values.language);
-    const maxRetries = integerFlag("eval", "max-retries", values["max-retries"], 0);
-    const limit = integerFlag("eval", "limit", values.limit, 1);
-    const concurrency = integerFlag("eval", "concurrency", values.concurrency, 1);
+    const maxRetries = numberFlag("eval", "max-retries", values["max-retries"], MAX_RETRIES_RULE);
+    const limit = numberFlag("eval", "limit", values.limit, integerRule({ min: 1, max: Number.MAX_SAFE_INTEGER, unit: "tasks" }));
+    const concurrency = numberFlag("eval", "concurrency", values.concurrency, integerRule({ min: 1, max: 256, unit: "tasks at once" }));
 
     // LangChain is loaded only now, so `--help` and usage errors stay instant.
     const [{ loadTaskFile }, { runEvaluation }, { renderEvalReport, renderTime }, { graphSolver }, { createCodeGenGraph }, models, { timeSandbox }, sandboxes] =

@@ -4,7 +4,9 @@
  * says goes to stderr. Exit codes: 0 after a clean shutdown, 2 usage error.
  */
 import type { Command } from "./command.js";
-import { integerFlag, parseCommandArgs } from "./args.js";
+import { numberFlag, parseCommandArgs, textFlag } from "./args.js";
+import { integerRule, textRule } from "../options/index.js";
+import { LIMIT_RULES, MAX_MEMORY_LIMIT_BYTES } from "../sandbox/options.js";
 import { UsageError } from "./usage-error.js";
 import { InvalidOptionError } from "../errors.js";
 
@@ -41,12 +43,9 @@ function say(line: string): void {
   process.stderr.write(`codegen-sandbox mcp: ${line}\n`);
 }
 
-function memoryFlag(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value) || value <= 0) throw new UsageError(`mcp: --memory-mb needs a number greater than 0, got "${text}"`);
-  return Math.round(value * 1024 * 1024);
-}
+/** `--memory-mb`: `memoryLimitBytes` in MiB, with the same ceiling (4 GiB). */
+const MEMORY_MB_RULE = integerRule({ min: 1, max: MAX_MEMORY_LIMIT_BYTES / 1024 ** 2, unit: "MiB", maxReason: "4 GiB: the engines are 32-bit WebAssembly" });
+const PORT_RULE = integerRule({ min: 0, max: 65535, unit: "port number" });
 
 /** Resolves when the process is asked to stop (SIGINT, SIGTERM). */
 function stopRequested(): { promise: Promise<void>; dispose(): void } {
@@ -66,6 +65,7 @@ function stopRequested(): { promise: Promise<void>; dispose(): void } {
 
 /** The `mcp` subcommand. */
 export const mcpCommand: Command = {
+  help: HELP,
   summary: "serve the sandbox as an MCP server (stdio, or --http)",
   async run(argv) {
     const { values } = parseCommandArgs("mcp", {
@@ -96,18 +96,20 @@ export const mcpCommand: Command = {
       const given = HTTP_ONLY.filter((name) => values[name] !== undefined);
       if (given.length > 0) throw new UsageError(`mcp: ${given.map((name) => `--${name}`).join(", ")} only apply with --http`);
     }
-    if (values.model !== undefined && values.model.trim() === "") throw new UsageError("mcp: --model needs a provider:model name");
-    const port = integerFlag("mcp", "port", values.port, 0);
-    if (port !== undefined && port > 65535) throw new UsageError(`mcp: --port must be at most 65535, got "${values.port}"`);
+    textFlag("mcp", "model", values.model, textRule({ what: 'a "provider:model" name, e.g. openai:gpt-4o-mini' }));
+    const port = numberFlag("mcp", "port", values.port, PORT_RULE);
+    // The server's own rules (the same as createMcpServer's), loaded after --help.
+    const { MCP_OPTION_RULES: rules } = await import("../mcp/options.js");
+    const memoryMb = numberFlag("mcp", "memory-mb", values["memory-mb"], MEMORY_MB_RULE);
     const limits = {
-      timeoutMs: integerFlag("mcp", "timeout-ms", values["timeout-ms"], 1),
-      memoryLimitBytes: memoryFlag(values["memory-mb"]),
-      maxOutputBytes: integerFlag("mcp", "max-output-bytes", values["max-output-bytes"], 1),
-      maxFileBytes: integerFlag("mcp", "max-file-bytes", values["max-file-bytes"], 1),
-      maxTotalFileBytes: integerFlag("mcp", "max-total-file-bytes", values["max-total-file-bytes"], 1),
-      maxSessions: integerFlag("mcp", "max-sessions", values["max-sessions"], 1),
-      sessionIdleMs: integerFlag("mcp", "session-idle-ms", values["session-idle-ms"], 1),
-      maxConcurrentRuns: integerFlag("mcp", "max-concurrent-runs", values["max-concurrent-runs"], 1),
+      timeoutMs: numberFlag("mcp", "timeout-ms", values["timeout-ms"], LIMIT_RULES.timeoutMs),
+      memoryLimitBytes: memoryMb === undefined ? undefined : memoryMb * 1024 * 1024,
+      maxOutputBytes: numberFlag("mcp", "max-output-bytes", values["max-output-bytes"], LIMIT_RULES.maxOutputBytes),
+      maxFileBytes: numberFlag("mcp", "max-file-bytes", values["max-file-bytes"], LIMIT_RULES.maxFileBytes),
+      maxTotalFileBytes: numberFlag("mcp", "max-total-file-bytes", values["max-total-file-bytes"], LIMIT_RULES.maxTotalFileBytes),
+      maxSessions: numberFlag("mcp", "max-sessions", values["max-sessions"], rules.maxSessions),
+      sessionIdleMs: numberFlag("mcp", "session-idle-ms", values["session-idle-ms"], rules.sessionIdleMs),
+      maxConcurrentRuns: numberFlag("mcp", "max-concurrent-runs", values["max-concurrent-runs"], rules.maxConcurrentRuns),
     };
     const envToken = process.env.CODEGEN_MCP_TOKEN?.trim() || undefined;
 

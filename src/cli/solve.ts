@@ -6,11 +6,16 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
-import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
+import { languageFlag, numberFlag, parseCommandArgs, textFlag } from "./args.js";
+import { MAX_RETRIES_RULE } from "../graph/retries.js";
+import { textRule } from "../options/index.js";
+import { LIMIT_RULES } from "../sandbox/options.js";
 import { createCliGraph, formatFinal, streamTask } from "./graph-run.js";
 import { LANGUAGES } from "../sandbox/types.js";
 import { runResultValue } from "../graph/stored-result.js";
 import type { CodeGenInput } from "../graph/state.js";
+
+const MODEL_FLAG_RULE = textRule({ what: 'a "provider:model" name, e.g. openai:gpt-4o-mini' });
 
 const HELP = `usage: codegen-sandbox solve "TASK" [options]
 
@@ -35,6 +40,7 @@ Exit code: 0 solved, 1 not solved or no usable model, 2 usage error.`;
 
 /** The `solve` subcommand. */
 export const solveCommand: Command = {
+  help: HELP,
   summary: "generate, check, run and repair code for one task",
   async run(argv) {
     const { values, positionals } = parseCommandArgs("solve", {
@@ -59,9 +65,9 @@ export const solveCommand: Command = {
     const task = positionals.join(" ").trim();
     if (task === "") throw new UsageError('solve: give the task in quotes, e.g. codegen-sandbox solve "Print the factorial of 10"');
     const language = languageFlag("solve", values.language);
-    const maxRetries = integerFlag("solve", "max-retries", values["max-retries"], 0);
-    const timeoutMs = integerFlag("solve", "timeout-ms", values["timeout-ms"], 1);
-    if (values.model !== undefined && values.model.trim() === "") throw new UsageError("solve: --model needs a provider:model name");
+    const maxRetries = numberFlag("solve", "max-retries", values["max-retries"], MAX_RETRIES_RULE);
+    const timeoutMs = numberFlag("solve", "timeout-ms", values["timeout-ms"], LIMIT_RULES.timeoutMs);
+    textFlag("solve", "model", values.model, MODEL_FLAG_RULE);
     let tests: string | undefined;
     if (values.tests !== undefined) {
       try {

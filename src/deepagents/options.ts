@@ -3,7 +3,8 @@
  * checked, misuse reported as one `InvalidOptionError` that names the option.
  */
 import { InvalidOptionError } from "../errors.js";
-import { resolveLimit } from "../sandbox/options.js";
+import { LIMIT_RULES, MAX_MEMORY_LIMIT_BYTES, MAX_TIMEOUT_MS } from "../sandbox/options.js";
+import { checkOptions, integerRule, objectRule, type OptionRules } from "../options/index.js";
 import type { Sandbox } from "../sandbox/types.js";
 
 /** Options of {@link CodegenSandbox.create}. Every field is optional. */
@@ -76,10 +77,23 @@ export interface ResolvedCodegenSandboxOptions {
   sandbox?: Sandbox;
 }
 
-/** Node timers overflow past 2^31 − 1 ms (FACTS.md), so no limit may be longer. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The worker needs some heap of its own to start the interpreter at all. */
 const MIN_SHELL_MEMORY_BYTES = 32 * 1024 * 1024;
+
+/** The options of `CodegenSandbox.create()` and their rules (keys from the interface itself). */
+const CODEGEN_SANDBOX_OPTION_RULES = {
+  initialFiles: objectRule("an object mapping absolute paths to text or Uint8Array"),
+  // A whole number: the programs' runs share it (the sandbox's time limit, at most 2e9 ms).
+  timeoutMs: integerRule({ min: 1, max: MAX_TIMEOUT_MS, unit: "milliseconds", maxReason: "about 23 days: timers cannot wait much longer" }),
+  memoryLimitBytes: LIMIT_RULES.memoryLimitBytes,
+  shellMemoryLimitBytes: integerRule({ min: MIN_SHELL_MEMORY_BYTES, max: MAX_MEMORY_LIMIT_BYTES, unit: "bytes", maxReason: "32 MiB to start the shell's interpreter, at most 4 GiB" }),
+  maxOutputBytes: LIMIT_RULES.maxOutputBytes,
+  maxFileBytes: LIMIT_RULES.maxFileBytes,
+  maxTotalFileBytes: LIMIT_RULES.maxTotalFileBytes,
+  maxFiles: integerRule({ min: 1, max: 1_000_000, unit: "files" }),
+  env: objectRule("an object mapping variable names to strings"),
+  sandbox: objectRule("a sandbox from createSandbox()", (v) => typeof v.run === "function"),
+} satisfies OptionRules<CodegenSandboxOptions>;
 
 /**
  * Fills every default of `CodegenSandboxOptions` and checks every value.
@@ -92,33 +106,21 @@ export function resolveCodegenSandboxOptions(options: CodegenSandboxOptions | un
   if (options !== undefined && (options === null || typeof options !== "object" || Array.isArray(options))) {
     throw new InvalidOptionError("options", options, "an object of CodegenSandbox options, or nothing");
   }
-  const o = options ?? {};
-  const timeoutMs = integerLimit("timeoutMs", o.timeoutMs ?? DEFAULT_EXECUTE_TIMEOUT_MS);
-  if (timeoutMs > MAX_TIMER_MS) throw new InvalidOptionError("timeoutMs", timeoutMs, `at most ${MAX_TIMER_MS} ms`);
-  const shellMemoryLimitBytes = integerLimit("shellMemoryLimitBytes", o.shellMemoryLimitBytes ?? DEFAULT_SHELL_MEMORY_LIMIT_BYTES);
-  if (shellMemoryLimitBytes < MIN_SHELL_MEMORY_BYTES) {
-    throw new InvalidOptionError("shellMemoryLimitBytes", shellMemoryLimitBytes, `at least ${MIN_SHELL_MEMORY_BYTES} bytes (32 MiB)`);
-  }
+  const o = checkOptions<CodegenSandboxOptions>(options, CODEGEN_SANDBOX_OPTION_RULES, "CodegenSandbox.create");
   return {
     initialFiles: resolveInitialFiles(o.initialFiles),
-    timeoutMs,
-    memoryLimitBytes: integerLimit("memoryLimitBytes", o.memoryLimitBytes ?? DEFAULT_PROGRAM_MEMORY_LIMIT_BYTES),
-    shellMemoryLimitBytes,
-    maxOutputBytes: integerLimit("maxOutputBytes", o.maxOutputBytes ?? DEFAULT_EXECUTE_MAX_OUTPUT_BYTES),
+    timeoutMs: o.timeoutMs ?? DEFAULT_EXECUTE_TIMEOUT_MS,
+    memoryLimitBytes: o.memoryLimitBytes ?? DEFAULT_PROGRAM_MEMORY_LIMIT_BYTES,
+    shellMemoryLimitBytes: o.shellMemoryLimitBytes ?? DEFAULT_SHELL_MEMORY_LIMIT_BYTES,
+    maxOutputBytes: o.maxOutputBytes ?? DEFAULT_EXECUTE_MAX_OUTPUT_BYTES,
     limits: {
-      maxFileBytes: integerLimit("maxFileBytes", o.maxFileBytes ?? DEFAULT_STORE_LIMITS.maxFileBytes),
-      maxTotalFileBytes: integerLimit("maxTotalFileBytes", o.maxTotalFileBytes ?? DEFAULT_STORE_LIMITS.maxTotalFileBytes),
-      maxFiles: integerLimit("maxFiles", o.maxFiles ?? DEFAULT_STORE_LIMITS.maxFiles),
+      maxFileBytes: o.maxFileBytes ?? DEFAULT_STORE_LIMITS.maxFileBytes,
+      maxTotalFileBytes: o.maxTotalFileBytes ?? DEFAULT_STORE_LIMITS.maxTotalFileBytes,
+      maxFiles: o.maxFiles ?? DEFAULT_STORE_LIMITS.maxFiles,
     },
     env: resolveEnv(o.env),
     ...(o.sandbox !== undefined ? { sandbox: resolveSandbox(o.sandbox) } : {}),
   };
-}
-
-function integerLimit(option: string, value: unknown): number {
-  const n = resolveLimit(option, value);
-  if (!Number.isSafeInteger(n)) throw new InvalidOptionError(option, value, "a whole number greater than 0");
-  return n;
 }
 
 function resolveInitialFiles(value: unknown): Record<string, string | Uint8Array> {

@@ -31,6 +31,8 @@
  */
 import { prepareJavaScript } from "../sandbox/js/prepare/prepare.js";
 import type { Language } from "../sandbox/types.js";
+import { InvalidOptionError } from "../errors.js";
+import { resolveLanguage } from "../sandbox/options.js";
 
 const LANGUAGE_TAGS: Record<Language, readonly string[]> = {
   javascript: ["js", "javascript", "jsx", "mjs", "cjs", "node", "es6"],
@@ -68,6 +70,8 @@ interface Block {
  * ```
  */
 export function extractProgram(reply: string, language: Language): ProgramExtraction {
+  if (typeof reply !== "string") throw new InvalidOptionError("reply", reply, "the model's reply text (a string)");
+  resolveLanguage(language);
   // Reasoning models (e.g. served by Ollama or vLLM) put their thinking, sometimes with draft code, before the answer.
   const text = String(reply ?? "")
     .replace(/\r\n?/g, "\n")

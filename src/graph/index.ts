@@ -21,13 +21,13 @@ export {
 } from "./state.js";
 export {
   DEFAULT_MAX_RETRIES,
-  MAX_RETRIES_LIMIT,
   codeGenRunContext,
   type CodeGenGraphOptions,
   type CodeGenRunContext,
   type CodeGenConfigurable,
   type CodeRunner,
 } from "./configuration.js";
+export { MAX_RETRIES_LIMIT } from "./retries.js";
 export { runResultValue, runResultFiles, restoreRunResult, type StoredRunResult, type StoredResultFile } from "./stored-result.js";
 export type { CodeGenEvent } from "./events.js";
 export type { CodeGenPrompts, CodeGenPromptOverrides } from "./prompts.js";

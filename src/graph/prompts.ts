@@ -2,7 +2,7 @@
  * The graph's prompt set (files of `prompts/` at the package root), loaded once, overridable.
  */
 import type { Language } from "../sandbox/types.js";
-import { InvalidOptionError } from "../errors.js";
+import { checkOptions, textRule, type OptionRules } from "../options/index.js";
 import { readPromptFile } from "../prompts/templates.js";
 
 /** Every prompt the graph uses. Templates fill `{{name}}` placeholders. */
@@ -21,6 +21,14 @@ export interface CodeGenPromptOverrides {
   task?: string;
   refine?: string;
 }
+
+const PROMPT_TEXT = textRule({ what: "a prompt template" });
+const SYSTEM_RULES = { javascript: PROMPT_TEXT, typescript: PROMPT_TEXT, python: PROMPT_TEXT } satisfies OptionRules<Record<Language, string>>;
+const PROMPT_RULES = {
+  system: { expected: "an object of system prompts by language", check: (v) => checkOptions(v, SYSTEM_RULES, "prompts.system", "prompts.system.") },
+  task: PROMPT_TEXT,
+  refine: PROMPT_TEXT,
+} satisfies OptionRules<CodeGenPromptOverrides>;
 
 let loaded: CodeGenPrompts | undefined;
 
@@ -57,16 +65,9 @@ export function defaultPrompts(): CodeGenPrompts {
  * const prompts = resolvePrompts({ system: { javascript: "Write tiny JavaScript." } });
  * ```
  */
-export function resolvePrompts(overrides: CodeGenPromptOverrides = {}): CodeGenPrompts {
+export function resolvePrompts(options: CodeGenPromptOverrides = {}): CodeGenPrompts {
   const base = defaultPrompts();
-  const check = (name: string, value: string | undefined) => {
-    if (value !== undefined && (typeof value !== "string" || value.trim() === "")) {
-      throw new InvalidOptionError(`prompts.${name}`, value, "a non-empty string");
-    }
-  };
-  check("task", overrides.task);
-  check("refine", overrides.refine);
-  for (const [language, text] of Object.entries(overrides.system ?? {})) check(`system.${language}`, text);
+  const overrides = checkOptions<CodeGenPromptOverrides>(options, PROMPT_RULES, "prompts", "prompts.");
   return {
     system: { ...base.system, ...overrides.system },
     task: overrides.task ?? base.task,

@@ -6,6 +6,7 @@
  * explicit handles). Connections are capped and closed when idle, and all of them close with
  * the listener.
  */
+import { anyValue, arrayRule, booleanRule, checkOptions, integerRule, MAX_TIMER_MS, textRule, type OptionRules } from "../options/index.js";
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -64,6 +65,16 @@ function jsonError(res: ServerResponse, status: number, message: string, headers
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
+const HTTP_OPTION_RULES = {
+  host: textRule({ what: "a host name or address" }),
+  port: integerRule({ min: 0, max: 65535, unit: "port number" }),
+  token: anyValue, // checked below (its length and characters)
+  allowRemote: booleanRule,
+  allowedOrigins: arrayRule(textRule({ what: "an origin, e.g. http://localhost:3000" }), { what: "an array of origins" }),
+  maxConnections: integerRule({ min: 1, max: 100_000, unit: "connections" }),
+  connectionIdleMs: integerRule({ min: 1, max: MAX_TIMER_MS, unit: "milliseconds", maxReason: "timers cannot wait longer" }),
+} satisfies OptionRules<McpHttpOptions>;
+
 /**
  * Serves `server` over Streamable HTTP at `/mcp`.
  *
@@ -75,7 +86,8 @@ function jsonError(res: ServerResponse, status: number, message: string, headers
  * console.error(`MCP at ${http.url}, token ${http.token}`);
  * ```
  */
-export async function startMcpHttpServer(server: SandboxMcpServer, options: McpHttpOptions = {}): Promise<McpHttpServer> {
+export async function startMcpHttpServer(server: SandboxMcpServer, given: McpHttpOptions = {}): Promise<McpHttpServer> {
+  const options = checkOptions<McpHttpOptions>(given, HTTP_OPTION_RULES, "startMcpHttpServer");
   const host = options.host ?? "127.0.0.1";
   if (!isLoopbackHost(host) && options.allowRemote !== true) {
     throw new InvalidOptionError("host", host, "a loopback address (127.0.0.1, ::1 or localhost), or allowRemote: true (--allow-remote) to let other machines reach the server");

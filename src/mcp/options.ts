@@ -3,7 +3,7 @@
  * limits default to the sandbox's own; what is new here (sessions, concurrency) is the server's.
  */
 import { InvalidOptionError } from "../errors.js";
-import { DEFAULT_MAX_CONTENT_CHARS } from "../feedback/truncate.js";
+import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE } from "../feedback/truncate.js";
 import type { ModelSpec } from "../models/resolve-model.js";
 import {
   DEFAULT_MAX_FILE_BYTES,
@@ -11,8 +11,10 @@ import {
   DEFAULT_MAX_TOTAL_FILE_BYTES,
   DEFAULT_MEMORY_LIMIT_BYTES,
   DEFAULT_TIMEOUT_MS,
-  resolveLimit,
+  LIMIT_RULES,
 } from "../sandbox/options.js";
+import { checkOptions, integerRule, MAX_TIMER_MS, objectRule, type OptionRules } from "../options/index.js";
+import { ENV_RULE, MODEL_SPEC_RULE } from "../models/option-rules.js";
 import type { Sandbox } from "../sandbox/types.js";
 
 /** Default cap on open code sessions of one server. */
@@ -21,8 +23,6 @@ export const DEFAULT_MAX_SESSIONS = 8;
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60 * 1000;
 /** Default number of tool calls that run code at once; more wait in line. */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 4;
-/** Node timers longer than this overflow to 1 ms (TimeoutOverflowWarning). */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Options of `createMcpServer`. Every field is optional; defaults are listed on each. */
 export interface SandboxMcpServerOptions {
@@ -74,13 +74,21 @@ export interface ResolvedMcpOptions {
   env?: Record<string, string | undefined>;
 }
 
-function wholeNumber(option: string, value: number | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
-  const resolved = resolveLimit(option, value ?? fallback);
-  if (!Number.isInteger(resolved) || resolved > max) {
-    throw new InvalidOptionError(option, value, `a whole number from 1 to ${max}`);
-  }
-  return resolved;
-}
+/** The options of `createMcpServer` and their rules (keys from the interface itself). */
+export const MCP_OPTION_RULES = {
+  sandbox: objectRule("a sandbox from createSandbox() (with run, check and createSession)", (v) => typeof v.run === "function" && typeof v.createSession === "function"),
+  timeoutMs: LIMIT_RULES.timeoutMs,
+  memoryLimitBytes: LIMIT_RULES.memoryLimitBytes,
+  maxOutputBytes: LIMIT_RULES.maxOutputBytes,
+  maxFileBytes: LIMIT_RULES.maxFileBytes,
+  maxTotalFileBytes: LIMIT_RULES.maxTotalFileBytes,
+  maxSessions: integerRule({ min: 1, max: 1024, unit: "sessions" }),
+  sessionIdleMs: integerRule({ min: 1, max: MAX_TIMER_MS, unit: "milliseconds", maxReason: "timers cannot wait longer" }),
+  maxConcurrentRuns: integerRule({ min: 1, max: 256, unit: "runs" }),
+  maxContentChars: MAX_CONTENT_CHARS_RULE,
+  model: MODEL_SPEC_RULE,
+  env: ENV_RULE,
+} satisfies OptionRules<SandboxMcpServerOptions>;
 
 /**
  * Fills every default of `SandboxMcpServerOptions` and checks every value.
@@ -91,26 +99,20 @@ function wholeNumber(option: string, value: number | undefined, fallback: number
  * resolveMcpOptions({ maxSessions: 2 }).sessionIdleMs; // 600000
  * ```
  */
-export function resolveMcpOptions(options: SandboxMcpServerOptions = {}): ResolvedMcpOptions {
-  if (options === null || typeof options !== "object") {
-    throw new InvalidOptionError("options", options, "an object of MCP server options (or nothing)");
-  }
-  const sandbox = options.sandbox;
-  if (sandbox !== undefined && (sandbox === null || typeof sandbox.run !== "function" || typeof sandbox.createSession !== "function")) {
-    throw new InvalidOptionError("sandbox", sandbox, "a sandbox from createSandbox() (with run, check and createSession)");
-  }
+export function resolveMcpOptions(given: SandboxMcpServerOptions = {}): ResolvedMcpOptions {
+  const options = checkOptions<SandboxMcpServerOptions>(given, MCP_OPTION_RULES, "createMcpServer");
   const resolved: ResolvedMcpOptions = {
-    timeoutMs: wholeNumber("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS, MAX_TIMER_MS),
-    memoryLimitBytes: wholeNumber("memoryLimitBytes", options.memoryLimitBytes, DEFAULT_MEMORY_LIMIT_BYTES),
-    maxOutputBytes: wholeNumber("maxOutputBytes", options.maxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES),
-    maxFileBytes: wholeNumber("maxFileBytes", options.maxFileBytes, DEFAULT_MAX_FILE_BYTES),
-    maxTotalFileBytes: wholeNumber("maxTotalFileBytes", options.maxTotalFileBytes, DEFAULT_MAX_TOTAL_FILE_BYTES),
-    maxSessions: wholeNumber("maxSessions", options.maxSessions, DEFAULT_MAX_SESSIONS),
-    sessionIdleMs: wholeNumber("sessionIdleMs", options.sessionIdleMs, DEFAULT_SESSION_IDLE_MS, MAX_TIMER_MS),
-    maxConcurrentRuns: wholeNumber("maxConcurrentRuns", options.maxConcurrentRuns, DEFAULT_MAX_CONCURRENT_RUNS),
-    maxContentChars: wholeNumber("maxContentChars", options.maxContentChars, DEFAULT_MAX_CONTENT_CHARS),
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES,
+    maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    maxTotalFileBytes: options.maxTotalFileBytes ?? DEFAULT_MAX_TOTAL_FILE_BYTES,
+    maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    sessionIdleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+    maxConcurrentRuns: options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS,
+    maxContentChars: options.maxContentChars ?? DEFAULT_MAX_CONTENT_CHARS,
   };
-  if (sandbox !== undefined) resolved.sandbox = sandbox;
+  if (options.sandbox !== undefined) resolved.sandbox = options.sandbox;
   if (options.model !== undefined) resolved.model = options.model;
   if (options.env !== undefined) resolved.env = options.env;
   return resolved;

@@ -4,6 +4,7 @@
  * what was sent, what to send), because the SDK checks arguments against these schemas before a
  * tool runs and returns the schema's messages as the `isError` result.
  */
+import { unknownOption } from "../options/index.js";
 import { z } from "zod";
 import { InvalidOptionError } from "../errors.js";
 import { resolveLanguage } from "../sandbox/options.js";
@@ -35,6 +36,8 @@ function unknownArguments(tool: string, shape: Record<string, unknown>) {
     error: (issue: Issue) => {
       if (issue.code === "unrecognized_keys" && issue.keys !== undefined) {
         const keys = issue.keys;
+        // One unknown key: the package's one message, with the nearest argument's name.
+        if (keys.length === 1) return unknownOption(keys[0]!, Object.keys(shape), tool, "", (issue.input as Record<string, unknown> | undefined)?.[keys[0]!]).message;
         return new InvalidOptionError(keys.join(", "), keys.length === 1 ? (issue.input as Record<string, unknown> | undefined)?.[keys[0]!] : keys, `only the arguments of ${tool} (${names}); remove ${keys.map((k) => `"${k}"`).join(", ")}`).message;
       }
       return new InvalidOptionError("arguments", issue.input, `an object with the arguments of ${tool} (${names})`).message;

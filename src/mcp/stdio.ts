@@ -4,6 +4,7 @@
  * `console.log`, a worker thread's output) is sent to stderr instead, and only the transport
  * writes to the real stdout. Guest programs never reach either: their output is data in results.
  */
+import { checkOptions, integerRule, objectRule, type OptionRules } from "../options/index.js";
 import { Writable, type Readable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { SandboxMcpServer } from "./server.js";
@@ -50,6 +51,12 @@ function guardProcessStdout(): { protocol: Writable; restore(): void } {
   };
 }
 
+const STDIO_OPTION_RULES = {
+  input: objectRule("a readable stream", (v) => typeof v.on === "function"),
+  output: objectRule("a writable stream", (v) => typeof v.write === "function"),
+  maxMessageBytes: integerRule({ min: 1024, max: 1024 ** 3, unit: "bytes" }),
+} satisfies OptionRules<StdioServeOptions>;
+
 /**
  * Serves `server` over stdio until the client disconnects (its end of stdin closes) or the
  * server closes. It does not close `server`: the caller decides (the CLI closes it, and the
@@ -62,7 +69,8 @@ function guardProcessStdout(): { protocol: Writable; restore(): void } {
  * await server.close();
  * ```
  */
-export async function serveStdio(server: SandboxMcpServer, options: StdioServeOptions = {}): Promise<void> {
+export async function serveStdio(server: SandboxMcpServer, given: StdioServeOptions = {}): Promise<void> {
+  const options = checkOptions<StdioServeOptions>(given, STDIO_OPTION_RULES, "serveStdio");
   const input = options.input ?? process.stdin;
   const guard = options.output === undefined ? guardProcessStdout() : undefined;
   const output = options.output ?? guard!.protocol;

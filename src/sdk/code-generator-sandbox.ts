@@ -5,8 +5,10 @@
 import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
 import { getSharedSandbox } from "../sandbox/index.js";
 import type { CheckResult, ExecutionResult, JsonValue, Language, Sandbox, SandboxSession } from "../sandbox/types.js";
-import { resolveLanguage } from "../sandbox/options.js";
-import { checkRetries } from "../graph/configuration.js";
+import { assertJsonValue, LIMIT_RULES } from "../sandbox/options.js";
+import { LANGUAGES } from "../sandbox/types.js";
+import { MAX_RETRIES_RULE } from "../graph/retries.js";
+import { anyValue, booleanRule, checkOptions, objectRule, oneOfRule, type OptionRule, type OptionRules } from "../options/index.js";
 import { extractProgram } from "../graph/extract-code.js";
 import { defaultPrompts } from "../graph/prompts.js";
 import { explainCheck, explainNoProgram, explainResult, type FailedValidation } from "../feedback/explain.js";
@@ -51,6 +53,38 @@ export interface CodeGeneratorSandboxOptions {
   limits?: CallLimits;
 }
 
+/** A JSON object shared with the generated code (checked to survive JSON unchanged). */
+const JSON_OBJECT_RULE: OptionRule<JsonObject> = {
+  expected: "a JSON object",
+  check(value, name) {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) throw new InvalidOptionError(name, value, "a JSON object");
+    assertJsonValue(value, name);
+    return value as JsonObject;
+  },
+};
+
+const LIMITS_RULES = {
+  timeoutMs: LIMIT_RULES.timeoutMs,
+  memoryLimitBytes: LIMIT_RULES.memoryLimitBytes,
+  maxOutputBytes: LIMIT_RULES.maxOutputBytes,
+} satisfies OptionRules<CallLimits>;
+
+/** The options of `CodeGeneratorSandbox` and their rules (keys from the interface itself). */
+export const CODE_GENERATOR_SANDBOX_OPTION_RULES = {
+  generator: objectRule("a CodeGeneratorApi (an object with generate(task, descriptors)); use fromChatModel(model) or fromAsyncFunction(fn)", (v) => typeof v.generate === "function"),
+  globalSettings: JSON_OBJECT_RULE,
+  globalParameters: JSON_OBJECT_RULE,
+  globalState: JSON_OBJECT_RULE,
+  // Checked by resolveTemplate (text, or { name, text, evalClassName? }).
+  template: anyValue,
+  language: oneOfRule(LANGUAGES),
+  sandbox: objectRule("a Sandbox from createSandbox()", (v) => typeof v.run === "function" && typeof v.check === "function" && typeof v.createSession === "function"),
+  useDefaultDescriptors: booleanRule,
+  maxRetries: MAX_RETRIES_RULE,
+  repairAttempts: MAX_RETRIES_RULE,
+  limits: { expected: "an object of limits ({ timeoutMs?, memoryLimitBytes?, maxOutputBytes? })", check: (v) => checkOptions<CallLimits>(v, LIMITS_RULES, "limits", "limits.") },
+} satisfies OptionRules<CodeGeneratorSandboxOptions>;
+
 /** Why an attempt failed, and the feedback text the repair prompt shows. */
 interface Failure {
   phase: "validate" | "instantiate";
@@ -66,6 +100,8 @@ export interface GenerateOptions {
   /** Overrides the sandbox's `useDefaultDescriptors` for this call. */
   useDefaultDescriptors?: boolean;
 }
+
+const GENERATE_OPTION_RULES = { useDefaultDescriptors: booleanRule } satisfies OptionRules<GenerateOptions>;
 
 const MAIN_FILE: Record<Language, string> = { javascript: "main.js", typescript: "main.ts", python: "main.py" };
 
@@ -98,16 +134,14 @@ export class CodeGeneratorSandbox {
   private current: GeneratedInstance | undefined;
   private cleanedUp = false;
 
-  constructor(options: CodeGeneratorSandboxOptions) {
-    if (options === null || typeof options !== "object") {
-      throw new InvalidOptionError("options", options, "{ generator, globalSettings?, globalParameters?, globalState?, template?, language? }");
+  constructor(given: CodeGeneratorSandboxOptions, owner = "CodeGeneratorSandbox") {
+    if (given === null || typeof given !== "object" || Array.isArray(given)) {
+      throw new InvalidOptionError("options", given, "{ generator, globalSettings?, globalParameters?, globalState?, template?, language? }");
     }
-    const generator = options.generator as CodeGeneratorApi | undefined;
-    if (generator === null || typeof generator !== "object" || typeof generator.generate !== "function") {
-      throw new InvalidOptionError("generator", generator, "a CodeGeneratorApi (an object with generate(task, descriptors)); use fromChatModel(model) or fromAsyncFunction(fn)");
-    }
-    this.generator = generator;
-    this.language = resolveLanguage(options.language ?? "javascript");
+    const options = checkOptions<CodeGeneratorSandboxOptions>(given, CODE_GENERATOR_SANDBOX_OPTION_RULES, owner);
+    if (options.generator === undefined) throw new InvalidOptionError("generator", undefined, CODE_GENERATOR_SANDBOX_OPTION_RULES.generator.expected);
+    this.generator = options.generator;
+    this.language = options.language ?? "javascript";
     this.template = resolveTemplate(options.template);
     this.globals = {
       globalSettings: jsonObject("globalSettings", options.globalSettings),
@@ -115,8 +149,6 @@ export class CodeGeneratorSandbox {
       globalState: jsonObject("globalState", options.globalState),
     };
     this.useDefaultDescriptors = options.useDefaultDescriptors ?? true;
-    checkRetries("maxRetries", options.maxRetries);
-    checkRetries("repairAttempts", options.repairAttempts);
     this.maxRetries = options.maxRetries ?? options.repairAttempts ?? 1;
     this.limits = { ...options.limits };
     this.sandbox = options.sandbox;
@@ -133,7 +165,11 @@ export class CodeGeneratorSandbox {
   }
 
   /** Descriptors a generation would send for `descriptors` (after merging with the defaults). */
-  descriptorsFor(descriptors?: Descriptors, options: GenerateOptions = {}): Descriptors {
+  descriptorsFor(descriptors?: Descriptors, given: GenerateOptions = {}): Descriptors {
+    const options = checkOptions<GenerateOptions>(given, GENERATE_OPTION_RULES, "generateAndInstantiate");
+    if (descriptors !== undefined && (descriptors === null || typeof descriptors !== "object" || Array.isArray(descriptors))) {
+      throw new InvalidOptionError("descriptors", descriptors, "an object of hints ({ key: text })");
+    }
     return mergeDescriptors(
       defaultDescriptors(this.language, this.template),
       descriptors,

@@ -14,5 +14,5 @@ import type { Language } from "../sandbox/types.js";
  */
 export function stripCodeFences(reply: string, language: Language = "javascript"): string {
   const found = extractProgram(reply, language);
-  return found.ok ? found.code : String(reply ?? "").trim();
+  return found.ok ? found.code : reply.trim();
 }

@@ -21,8 +21,10 @@ import { CodeModeRunner, type CellLimits, type CellOutcome, type Persistence } f
 import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
 import { indexTools, type CodeModeTool, type RecordedToolCall } from "../code-mode/tool-bridge.js";
-import { DEFAULT_MAX_CONTENT_CHARS } from "../feedback/truncate.js";
-import { resolveLimit } from "../sandbox/options.js";
+import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE } from "../feedback/truncate.js";
+import { LIMIT_RULES, resolveHostFunctions, serializeGlobals } from "../sandbox/options.js";
+import { LANGUAGES } from "../sandbox/types.js";
+import { arrayRule, checkOptions, integerRule, objectRule, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
 import { executeCodeSchemaFor, resolveLanguages, type ExecuteCodeInput } from "./schemas.js";
 
 /** Options of `createCodeInterpreterTool`. Every field is optional. */
@@ -90,9 +92,30 @@ export interface ExecuteCodeArtifact {
   restore?: { replayed: number; durationMs: number; failures: string[] };
 }
 
-function checkPositive(option: string, value: number | undefined): void {
-  if (value !== undefined) resolveLimit(option, value);
-}
+/** Tool names as chat APIs accept them (OpenAI: letters, digits, `_` and `-`, at most 64). */
+export const TOOL_NAME_RULE = rule<string>("a tool name of letters, digits, _ and - (at most 64)", (v) => typeof v === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(v));
+
+/** The options of `createCodeInterpreterTool` and their rules (keys from the interface itself). */
+export const CODE_INTERPRETER_OPTION_RULES = {
+  languages: arrayRule(oneOfRule(LANGUAGES), { what: "an array of languages", nonEmpty: true }),
+  sandbox: objectRule("a Sandbox from createSandbox() (an object with run)", (v) => typeof v.run === "function"),
+  timeoutMs: LIMIT_RULES.timeoutMs,
+  memoryLimitBytes: LIMIT_RULES.memoryLimitBytes,
+  maxOutputBytes: LIMIT_RULES.maxOutputBytes,
+  globals: objectRule("an object mapping names to JSON values"),
+  hostFunctions: objectRule("an object mapping names to functions"),
+  tools: rule("an array of LangChain tools", Array.isArray),
+  persistence: oneOfRule(["none", "thread"] as const, '"none": every call starts fresh; "thread": state kept per LangGraph thread'),
+  files: objectRule("an object mapping relative paths to strings or Uint8Arrays"),
+  maxFileBytes: LIMIT_RULES.maxFileBytes,
+  maxThreadFilesBytes: LIMIT_RULES.maxTotalFileBytes,
+  maxHostCalls: LIMIT_RULES.maxHostCalls,
+  maxHostCallsInFlight: LIMIT_RULES.maxHostCallsInFlight,
+  maxSessions: integerRule({ min: 1, max: 1024, unit: "sessions" }),
+  maxContentChars: MAX_CONTENT_CHARS_RULE,
+  name: TOOL_NAME_RULE,
+  description: textRule({ what: "a tool description" }),
+} satisfies OptionRules<CodeInterpreterToolOptions>;
 
 function readState(runtime: Partial<ToolRuntime> | undefined): CodeModeState {
   const fromRuntime = runtime?.state as CodeModeState | undefined;
@@ -135,15 +158,15 @@ function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, withFiles: bo
  * await agent.invoke({ messages: [{ role: "user", content: "Weather in Paris and Rome?" }] });
  * ```
  */
-export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = {}) {
+export function createCodeInterpreterTool(given: CodeInterpreterToolOptions = {}, owner = "createCodeInterpreterTool") {
+  const options = checkOptions<CodeInterpreterToolOptions>(given, CODE_INTERPRETER_OPTION_RULES, owner);
   const languages = resolveLanguages(options.languages);
-  for (const key of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes", "maxContentChars", "maxFileBytes", "maxThreadFilesBytes", "maxHostCalls", "maxHostCallsInFlight", "maxSessions"] as const) {
-    checkPositive(key, options[key]);
+  // Globals and host functions are checked now, for every language the model may use.
+  for (const language of languages) {
+    serializeGlobals(options.globals, language);
+    resolveHostFunctions(options.hostFunctions, language, Object.keys(options.globals ?? {}));
   }
   const persistence = options.persistence ?? "none";
-  if (persistence !== "none" && persistence !== "thread") {
-    throw new InvalidOptionError("persistence", persistence, '"none" (every call starts fresh) or "thread" (state kept per LangGraph thread)');
-  }
   const tools = indexTools(options.tools);
   if (options.sandbox && typeof options.sandbox.createSession !== "function" && persistence === "thread") {
     throw new InvalidOptionError("sandbox", options.sandbox, 'a sandbox with createSession (persistence "thread" keeps a session per thread)');

@@ -8,7 +8,8 @@ import { createMiddleware } from "langchain";
 import { SystemMessage } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
 import { codeModePromptSection, codeModeToolSignatures, middlewareToolDescription } from "../code-mode/describe.js";
-import { createCodeInterpreterTool, type CodeInterpreterToolOptions } from "./code-interpreter-tool.js";
+import { CODE_INTERPRETER_OPTION_RULES, createCodeInterpreterTool, type CodeInterpreterToolOptions } from "./code-interpreter-tool.js";
+import { checkOptions, type OptionRules } from "../options/index.js";
 import { resolveLanguages } from "./schemas.js";
 import { codeModeStateFields } from "../code-mode/state.js";
 
@@ -29,17 +30,22 @@ export type CodeModeMiddlewareOptions = Omit<CodeInterpreterToolOptions, "descri
  * await agent.invoke({ messages: [{ role: "user", content: "Weather in 10 cities?" }] }, { configurable: { thread_id: "t1" } });
  * ```
  */
-export function codeModeMiddleware(options: CodeModeMiddlewareOptions = {}) {
+export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
+  const { description: _description, ...rules } = CODE_INTERPRETER_OPTION_RULES;
+  const options = checkOptions<CodeModeMiddlewareOptions>(given, rules satisfies OptionRules<CodeModeMiddlewareOptions>, "codeModeMiddleware");
   const persistence = options.persistence ?? "thread";
   const languages = resolveLanguages(options.languages);
   const toolName = options.name ?? "execute_code";
   const hostFunctionNames = Object.keys(options.hostFunctions ?? {});
   const callable = options.tools ?? [];
-  const codeTool = createCodeInterpreterTool({
-    ...options,
-    persistence,
-    description: middlewareToolDescription(languages, hostFunctionNames, persistence, callable.length > 0),
-  });
+  const codeTool = createCodeInterpreterTool(
+    {
+      ...options,
+      persistence,
+      description: middlewareToolDescription(languages, hostFunctionNames, persistence, callable.length > 0),
+    },
+    "codeModeMiddleware",
+  );
   let section: Promise<string> | undefined;
   const promptSection = () =>
     (section ??= (callable.length > 0 ? codeModeToolSignatures(callable, languages) : Promise.resolve(undefined)).then((signatures) =>

@@ -15,6 +15,8 @@ import type * as TS from "typescript";
 /** The compiler's API object (what `import("typescript")` gives as its default export). */
 type Compiler = typeof import("typescript");
 import { sandboxDeclarations, type SandboxDeclarationsOptions } from "./declarations.js";
+import { InvalidOptionError } from "../errors.js";
+import { checkOptions, integerRule, rule, textRule, type OptionRules } from "../options/index.js";
 import type { TypeCheckResult, TypeDiagnostic } from "./types.js";
 
 /** Options of `checkTypes`: what the program is given, and how many errors to report. */
@@ -22,6 +24,18 @@ export interface TypeCheckOptions extends SandboxDeclarationsOptions {
   /** Errors reported at most. Default 10. */
   maxDiagnostics?: number;
 }
+
+const isIdentifier = (name: string) => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name);
+
+/** The options of `checkTypes` and their rules (keys from the interface itself). */
+const TYPE_CHECK_RULES = {
+  hostFunctions: rule("an array of host function names, or an object mapping names to TypeScript function types", (v) =>
+    Array.isArray(v) ? v.every((n) => typeof n === "string" && isIdentifier(n)) : typeof v === "object" && v !== null && Object.keys(v).every(isIdentifier)),
+  globals: rule("an object mapping names to JSON values", (v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).every(isIdentifier)),
+  files: rule("true, false or the run's files", (v) => typeof v === "boolean" || (typeof v === "object" && v !== null && !Array.isArray(v))),
+  declarations: textRule({ what: "TypeScript declarations", allowEmpty: true }),
+  maxDiagnostics: integerRule({ min: 1, max: 1000, unit: "errors" }),
+} satisfies OptionRules<TypeCheckOptions>;
 
 const PROGRAM_FILE = "/codegen-sandbox/program.ts";
 const DECLARATIONS_FILE = "/codegen-sandbox/sandbox-globals.d.ts";
@@ -42,7 +56,9 @@ let checker: Promise<WarmChecker> | undefined;
  * // { ok: false, diagnostics: [{ line: 1, column: 7, code: 2322, message: "Type 'string' is not assignable to type 'number'." }], durationMs: ... }
  * ```
  */
-export async function checkTypes(code: string, options: TypeCheckOptions = {}): Promise<TypeCheckResult> {
+export async function checkTypes(code: string, given: TypeCheckOptions = {}): Promise<TypeCheckResult> {
+  if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of TypeScript source");
+  const options = checkOptions<TypeCheckOptions>(given, TYPE_CHECK_RULES, "checkTypes");
   checker ??= import("typescript").then((module) => new WarmChecker(module.default));
   const warm = await checker;
   return warm.check(code, sandboxDeclarations(options), options.maxDiagnostics ?? 10);

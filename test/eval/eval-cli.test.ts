@@ -146,8 +146,8 @@ describe("codegen-sandbox eval", () => {
   it("says what is wrong with bad arguments", async () => {
     const failures: Array<[string[], RegExp]> = [
       [[], /--tasks FILE.jsonl is required/],
-      [["--tasks", "evals/tasks.jsonl", "--max-retries", "x"], /--max-retries must be an integer of at least 0/],
-      [["--tasks", "evals/tasks.jsonl", "--format", "csv"], /--format must be one of/],
+      [["--tasks", "evals/tasks.jsonl", "--max-retries", "x"], /Invalid option "--max-retries": got "x"; expected a whole number from 0 to 20/],
+      [["--tasks", "evals/tasks.jsonl", "--format", "csv"], /Invalid option "--format": got "csv"; expected one of "auto"/],
       [["--tasks", "evals/tasks.jsonl", "--ids", "nope"], /no task with id "nope"/],
     ];
     for (const [args, message] of failures) {

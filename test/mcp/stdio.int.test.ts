@@ -68,7 +68,7 @@ describe("codegen-sandbox mcp over stdio", { timeout: 60_000 }, () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ language: "ruby", code: "1" }, /Invalid option "language": got "ruby"; expected one of "javascript", "typescript", "python"/],
       [{ language: "javascript", code: "1", timeoutMs: 999_999 }, /Invalid option "timeoutMs": got 999999; expected a number of milliseconds greater than 0 and at most 30000/],
-      [{ language: "javascript", code: "1", timeout: 5 }, /Invalid option "timeout": got 5; expected only the arguments of run_code \(language, code, timeoutMs, files, session\); remove "timeout"/],
+      [{ language: "javascript", code: "1", timeout: 5 }, /Invalid option "timeout": run_code has no option of this name; did you mean "timeoutMs"\? Expected one of language, code, timeoutMs, files, session\./],
       [{ language: "javascript" }, /Invalid option "code": got undefined/],
       [{ language: "javascript", code: "1", files: { "a.bin": { base64: "not base64!" } } }, /Invalid option "files\.a\.bin\.base64".*standard base64/],
       [{ language: "javascript", code: "1", files: { "../escape.txt": "x" } }, /Invalid option "files\.\.\.\/escape\.txt".*relative path/],

@@ -198,7 +198,7 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     expect(() => new CodeGeneratorSandbox({ generator, language: "ruby" as never })).toThrow(/Invalid option "language"/);
     expect(() => new CodeGeneratorSandbox({ generator, globalSettings: [] as never })).toThrow(/Invalid option "globalSettings"/);
     expect(() => new CodeGeneratorSandbox({ generator, repairAttempts: -1 })).toThrow(/Invalid option "repairAttempts"/);
-    expect(() => new CodeGeneratorSandbox({ generator, maxRetries: 1.5 })).toThrow(/Invalid option "maxRetries": got 1.5; expected an integer from 0 to 20/);
+    expect(() => new CodeGeneratorSandbox({ generator, maxRetries: 1.5 })).toThrow(/Invalid option "maxRetries": got 1.5; expected a whole number from 0 to 20/);
     const codegen = new CodeGeneratorSandbox({ generator, sandbox });
     await expect(codegen.generateCode("")).rejects.toThrow(/Invalid option "task"/);
     await expect(codegen.generateCode("t", "style" as never)).rejects.toThrow(/Invalid option "descriptors"/);

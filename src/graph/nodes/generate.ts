@@ -4,10 +4,9 @@ import type { GraphSettings } from "../configuration.js";
 import { emitEvent } from "../events.js";
 import { extractCode } from "../extract-code.js";
 import { LANGUAGE_NAMES, renderTemplate } from "../../prompts/templates.js";
-import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
+import { checkCodeGenInput, type CodeGenStateType, type CodeGenUpdate } from "../state.js";
 import { callCodeModel } from "./call-model.js";
 import { InvalidOptionError } from "../../errors.js";
-import { resolveLanguage } from "../../sandbox/options.js";
 
 
 /** The optional parts of a task (its context, tests, expected output) as prompt text. */
@@ -41,10 +40,8 @@ export function graphStepsNeeded(maxRetries: number, approveBeforeExecute: boole
 /** Builds the `generate` node. It starts a run: earlier attempts on the same thread are cleared. */
 export function createGenerateNode(settings: GraphSettings) {
   return async function generate(state: CodeGenStateType, config: LangGraphRunnableConfig): Promise<CodeGenUpdate> {
-    if (typeof state.task !== "string" || state.task.trim() === "") {
-      throw new InvalidOptionError("task", state.task, "a non-empty description of what the code should do");
-    }
-    if (state.language !== undefined) resolveLanguage(state.language);
+    checkCodeGenInput(state);
+    settings.checkRunConfig(config);
     const language = state.language ?? settings.defaultLanguage(config);
     const maxRetries = settings.maxRetries(config);
     const stepsNeeded = graphStepsNeeded(maxRetries, settings.approveBeforeExecute);

@@ -89,17 +89,17 @@ export class GuestRuntime {
   /** Sets the memory limit (a context made ahead of its run learns the run's limit here). */
   setMemoryLimitBytes(bytes: number): void {
     this.limitBytes = bytes;
-    this.runtime.setMemoryLimit(bytes);
+    this.runtime.setMemoryLimit(quickJSLimit(bytes));
   }
 
   /** Lifts the limit by `headroomBytes` (to describe an out-of-memory error); `restoreMemoryLimit` ends it. */
   liftMemoryLimit(headroomBytes: number): void {
-    this.runtime.setMemoryLimit(this.limitBytes + headroomBytes);
+    this.runtime.setMemoryLimit(quickJSLimit(this.limitBytes + headroomBytes));
   }
 
   /** Puts the user's limit back after `liftMemoryLimit`. */
   restoreMemoryLimit(): void {
-    this.runtime.setMemoryLimit(this.limitBytes);
+    this.runtime.setMemoryLimit(quickJSLimit(this.limitBytes));
   }
 
   /**
@@ -162,4 +162,12 @@ export class GuestRuntime {
     this.context.dispose();
     this.runtime.dispose();
   }
+}
+
+/**
+ * QuickJS takes its limit as a 32-bit `size_t`: 4 GiB would wrap to 0 (every allocation then
+ * fails). The front accepts up to 4 GiB, all that the 32-bit engine can address anyway.
+ */
+function quickJSLimit(bytes: number): number {
+  return Math.min(bytes, 0xffff_ffff);
 }
