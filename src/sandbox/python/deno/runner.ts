@@ -177,11 +177,12 @@ async function readyInterpreter(): Promise<Interpreter> {
   return current;
 }
 
-function replaceInterpreter(): void {
+/** Replaces the interpreter; `why` (bounded) goes with the next `ready` so the host can tell. */
+function replaceInterpreter(why: string): void {
   if (current) kill(current);
   current = startInterpreter();
   current.ready.then(
-    () => send({ type: "ready" }),
+    () => send({ type: "ready", replaced: why.slice(0, 200) }),
     (error: unknown) => {
       // Exit so the host sees a dead process (and replaces it) instead of waiting for "ready".
       send({ type: "fatal", message: `could not start a Python interpreter: ${String(error)}` });
@@ -204,22 +205,22 @@ interface Execution {
   killed: boolean;
 }
 
-/** Waits for the worker's `reset` message after a pool run: true when it is pristine again. */
-function awaitReset(interpreter: Interpreter, timeoutMs: number): Promise<boolean> {
+/** Waits for the worker's `reset` message after a pool run: "" when it is pristine again, else why not. */
+function awaitReset(interpreter: Interpreter, timeoutMs: number): Promise<string> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       interpreter.worker.onmessage = null;
-      resolve(false);
+      resolve("the reset did not finish in time");
     }, timeoutMs);
     interpreter.worker.onmessage = (event) => {
       const data = event.data as Nonced<WorkerMessage> | null;
       clearTimeout(timer);
       interpreter.worker.onmessage = null;
-      if (data?.nonce === interpreter.lastNonce && data.type === "reset" && data.fresh === true) {
-        resolve(true);
+      if (data?.nonce !== interpreter.lastNonce || data.type !== "reset") {
+        resolve("the worker sent something else than its reset");
         return;
       }
-      resolve(false);
+      resolve(data.fresh === true ? "" : typeof data.resetMiss === "string" ? data.resetMiss : "not reset");
     };
   });
 }
@@ -462,15 +463,18 @@ async function handle(request: HostRequest): Promise<void> {
       // normally and left nothing outside the memory, else a new worker. Session mode: the
       // same interpreter until it has to be killed.
       const limitHit = done.outcome.status === "timeout" || done.outcome.status === "memory_limit" || done.outcome.status === "output_limit" || done.outcome.status === "cancelled";
-      if (interpreter.dead || (!config.session && limitHit)) replaceInterpreter();
-      else if (!config.session && !(await awaitReset(interpreter, RESET_TIMEOUT_MS))) replaceInterpreter();
-      else send({ type: "ready" });
+      if (interpreter.dead || (!config.session && limitHit)) replaceInterpreter(interpreter.dead ? "the interpreter was stopped" : `the run ended ${done.outcome.status}`);
+      else if (!config.session) {
+        const miss = await awaitReset(interpreter, RESET_TIMEOUT_MS);
+        if (miss) replaceInterpreter(miss);
+        else send({ type: "ready" });
+      } else send({ type: "ready" });
       return;
     }
     case "check": {
       const done = await execute(interpreter, request.id, { type: "check", code: request.code }, { timeoutMs: 10_000, memoryLimitBytes: 256 * 1024 * 1024, maxOutputBytes: 0, maxResultBytes: 0 });
       send({ type: "checked", id: request.id, outcome: done.outcome });
-      if (interpreter.dead) replaceInterpreter();
+      if (interpreter.dead) replaceInterpreter("the interpreter was stopped");
       else send({ type: "ready" });
       return;
     }
@@ -495,7 +499,7 @@ async function handle(request: HostRequest): Promise<void> {
       });
       interpreter.worker.onmessage = null;
       send({ type: "functions", id: request.id, names });
-      if (interpreter.dead) replaceInterpreter();
+      if (interpreter.dead) replaceInterpreter("the interpreter was stopped");
       else send({ type: "ready" });
       return;
     }

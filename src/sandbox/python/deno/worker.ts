@@ -12,6 +12,7 @@
  * time and memory on its own side. What this file adds is precision (MemoryError at the cap,
  * output cut at the exact byte), not the boundary.
  */
+import { types as nodeTypes } from "node:util";
 import type { loadPyodide as LoadPyodide, PyodideAPI } from "pyodide";
 import type { PythonOutcome, WorkerMessage, WorkerRequest } from "../shared/protocol.js";
 import { collectWorkDir, prepareWorkDir, type EmscriptenFs } from "./files.js";
@@ -19,6 +20,9 @@ import { createHostBridge, replyText } from "./host-bridge.js";
 import { installPackages } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
+import { captureBaseline, type BaselineModule, type InterpreterBaseline } from "./interpreter-baseline.js";
+import { createPurityClassifier, type PurityFs } from "./pure-imports.js";
+import { moduleImports, withWatchedInstantiation, type ImportWatch, type InstantiatedPyodide } from "./wasm-imports.js";
 
 type Fn = (...args: never[]) => unknown;
 interface WasmMemory {
@@ -44,10 +48,7 @@ const memoryPrototype = (realm.WebAssembly as { Memory: { prototype: WasmMemory 
 const realGrow = memoryPrototype.grow;
 const memoryBufferGetter = Object.getOwnPropertyDescriptor(memoryPrototype, "buffer")!.get!;
 const byteLengthGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
-const TypedArraySet = Uint8Array.prototype.set;
-const TypedArrayFill = Uint8Array.prototype.fill;
-const TypedArraySlice = Uint8Array.prototype.slice;
-const Uint8ArrayCtor = Uint8Array;
+const isProxy = nodeTypes.isProxy as (value: unknown) => boolean;
 const WASM_PAGE_BYTES = 65536;
 
 // ---- Memory cap (precision only; the runner's RSS watchdog is the limit) ------------------
@@ -183,147 +184,42 @@ const jsGlobals = freeze({
   clearInterval: guestClearTimeout,
 });
 
-// ---- Fast reset: the interpreter's memory restored in place ---------------------------------
+// ---- Reset in place: a pristine interpreter for every pool run --------------------------------
 /**
- * After init and a warm-up run, the worker keeps a copy of the WebAssembly memory and of the
- * JS references (hiwire slots) that memory points at. After a pool run it restores both in
- * place, so the next run starts from the same pristine interpreter without a new worker. Only
- * state that lives in the memory can be restored; the run is "clean" (restorable) when nothing
- * outside it changed:
- * - no JS reference was made (any access from Python to a JS object allocates a hiwire slot,
- *   which changes the slot table at its free head), so no JS object was touched;
- * - the file system was not written (Emscripten's FS lives in JS objects);
- * - no library was loaded (the function table did not grow), the stack pointer is back;
- * - the memory grew by less than MAX_RESTORE_GROWTH_BYTES (it cannot shrink: past that, a new
- *   worker gives the memory back).
- * Otherwise the worker says so and the runner replaces it. Every function used here was
- * captured before user code ran.
+ * Every call from Pyodide's WebAssembly into JavaScript goes through its import object, which
+ * is watched from before the instance exists (wasm-imports.ts). A pool run whose every import
+ * call is on the closed list of pure-imports.ts changed nothing but the WebAssembly instance
+ * and a few listed JavaScript properties, and interpreter-baseline.ts restores all of those.
+ * Any other call, a file given to the run, a limit or a fault: the runner replaces the worker.
  */
-const MAX_RESTORE_GROWTH_BYTES = 32 * 1024 * 1024;
-/** Hiwire slots checked: the free head is among the first few (6 references live at baseline). */
-const CHECKED_SLOTS = 1024;
-interface PyodideModule {
-  memory: WasmMemory;
-  wasmTable: { length: number };
-  ___stack_pointer: { value: number };
-  __hiwire_slot_info(index: number): number;
-  __hiwire_get(index: number): unknown;
-  __hiwire_set(index: number, value: unknown): number;
-  FS: Record<string, unknown> & { nextInode: number };
-}
-interface Baseline {
-  memory: WasmMemory;
-  heap: Uint8Array;
-  slotInfo(index: number): number;
-  hiwireSet(index: number, value: unknown): number;
-  table: { length: number };
-  tableLength: number;
-  stackPointerGlobal: { value: number };
-  stackPointer: number;
-  /** Occupied slots and their JS values at baseline (restored after every reset). */
-  slots: Array<[number, unknown]>;
-  /** Slot infos after a clean run (what a run that touched no JS object leaves). */
-  cleanInfos: Uint32Array;
-  nextInode: () => number;
-  inode: number;
-}
-let baseline: Baseline | undefined;
-/** Set by the wrapped file-system operations: the FS changed during this run. */
-let fsDirty = false;
-/** Why the last reset did not happen (for the bench's fallback count). */
+let watch: ImportWatch | undefined;
+let classifier: ReturnType<typeof createPurityClassifier> | undefined;
+let baseline: InterpreterBaseline | undefined;
+/** Set when the worker itself changed the interpreter's files for a run (the `files` option). */
+let touchedByWorker = "";
+/** Why the last reset did not happen (for the bench's fallback count and the tests). */
 let resetMiss = "";
 
-function heapView(memory: WasmMemory): Uint8Array {
-  return new Uint8ArrayCtor(ReflectApply(memoryBufferGetter, memory, []) as ArrayBuffer);
+function beginWatch(): void {
+  watch?.clear();
+  classifier?.resetRun();
+  touchedByWorker = "";
 }
 
-function slotInfos(base: Pick<Baseline, "slotInfo">): Uint32Array {
-  const out = new Uint32Array(CHECKED_SLOTS);
-  for (let i = 0; i < CHECKED_SLOTS; i++) out[i] = base.slotInfo(i);
-  return out;
-}
-
-/** Every FS operation that changes files sets `fsDirty` (stdout/stderr writes are not changes). */
-function watchFileSystem(fs: Record<string, unknown>): void {
-  const mutating = ["mknod", "mkdir", "symlink", "rename", "rmdir", "unlink", "truncate", "ftruncate", "chmod", "fchmod", "lchmod", "chown", "fchown", "lchown", "utime", "mount", "unmount", "writeFile", "create"];
-  for (const name of mutating) {
-    const original = fs[name];
-    if (typeof original !== "function") continue;
-    fs[name] = function (this: unknown, ...args: unknown[]) {
-      // Only an operation that succeeded changed something (mkdirTree tries existing dirs).
-      const result = ReflectApply(original as Fn, this, args);
-      fsDirty = true;
-      return result;
-    };
-  }
-  const write = fs.write;
-  if (typeof write === "function") {
-    fs.write = function (this: unknown, ...args: unknown[]) {
-      // Writes to devices (stdout, stderr, /dev/null) change no file.
-      const stream = args[0] as { tty?: unknown; node?: { mode?: unknown } } | undefined;
-      const mode = stream?.node?.mode;
-      const device = typeof mode === "number" && (mode & 0o170000) === 0o020000;
-      if (!stream || !(stream.tty || device)) fsDirty = true;
-      return ReflectApply(write as Fn, this, args);
-    };
-  }
-}
-
-async function takeBaseline(module: PyodideModule, runClean: () => Promise<void>): Promise<void> {
-  const slotInfo = module.__hiwire_slot_info;
-  const hiwireGet = module.__hiwire_get;
-  const base: Baseline = {
-    memory: module.memory,
-    heap: new Uint8ArrayCtor(0),
-    slotInfo,
-    hiwireSet: module.__hiwire_set,
-    table: module.wasmTable,
-    tableLength: module.wasmTable.length,
-    stackPointerGlobal: module.___stack_pointer,
-    stackPointer: module.___stack_pointer.value,
-    slots: [],
-    cleanInfos: new Uint32Array(0),
-    nextInode: () => module.FS.nextInode,
-    inode: module.FS.nextInode,
-  };
-  const infos = slotInfos(base);
-  for (let i = 0; i < CHECKED_SLOTS; i++) if ((infos[i]! & 1) === 1) base.slots.push([i, hiwireGet(i)]);
-  base.heap = ReflectApply(TypedArraySlice, heapView(base.memory), []) as Uint8Array;
-  await runClean();
-  base.cleanInfos = slotInfos(base);
-  baseline = base;
-  fsDirty = false;
-  if (!restore(true)) baseline = undefined;
-}
-
-/**
- * Restores the baseline if the run left nothing outside the memory (or `force`); returns
- * whether the interpreter is pristine again.
- */
-function restore(force = false): boolean {
-  const base = baseline;
+/** Restores the baseline when the run left nothing else; returns whether the interpreter is pristine again. */
+function restore(): boolean {
   resetMiss = "no baseline";
-  if (!base) return false;
-  if (!force) {
-    resetMiss = "file system changed";
-    if (fsDirty || base.nextInode() !== base.inode) return false;
-    resetMiss = "function table grew or stack moved";
-    if (base.table.length !== base.tableLength || base.stackPointerGlobal.value !== base.stackPointer) return false;
-    resetMiss = "JS references made";
-    const infos = slotInfos(base);
-    for (let i = 0; i < CHECKED_SLOTS; i++) if (infos[i] !== base.cleanInfos[i]) return false;
+  if (!baseline || !watch) return false;
+  if (touchedByWorker) {
+    resetMiss = touchedByWorker;
+    return false;
   }
-  const heap = heapView(base.memory);
-  resetMiss = "memory grew too much";
-  if (heap.length - base.heap.length > MAX_RESTORE_GROWTH_BYTES) return false;
-  resetMiss = "";
-  ReflectApply(TypedArraySet, heap, [base.heap]);
-  // Memory that grew must read as fresh (zero) memory again; malloc may rely on it.
-  if (heap.length > base.heap.length) ReflectApply(TypedArrayFill, heap, [0, base.heap.length]);
-  const slots = base.slots;
-  for (let i = 0; i < slots.length; i++) base.hiwireSet(slots[i]![0], slots[i]![1]);
-  fsDirty = false;
-  return true;
+  if (watch.impure) {
+    resetMiss = `the run called ${watch.impure}`;
+    return false;
+  }
+  resetMiss = baseline.restore();
+  return resetMiss === "";
 }
 
 // ---- Pyodide ---------------------------------------------------------------------------------
@@ -335,15 +231,35 @@ function heapBytes(py: PyodideAPI): number {
   return (py as unknown as { _module: { HEAPU8: Uint8Array } })._module.HEAPU8.length;
 }
 
+/** What loading gave back besides the API: the import watch and the instance (absent for the snapshot maker). */
+let instantiated: InstantiatedPyodide | undefined;
+
 async function load(pyodideUrl: string, snapshot: Uint8Array | undefined, makeSnapshot: boolean): Promise<PyodideAPI> {
   const module = (await import(`${pyodideUrl}pyodide.mjs`)) as { loadPyodide: typeof LoadPyodide };
   // Pyodide under Deno reads its files by path, not by URL.
-  return module.loadPyodide({
-    indexURL: decodeURIComponent(new URL(pyodideUrl).pathname),
-    ...(makeSnapshot ? {} : { jsglobals: jsGlobals }),
-    ...(snapshot ? { _loadSnapshot: snapshot } : {}),
-    ...(makeSnapshot ? { _makeSnapshot: true } : {}),
-  });
+  const start = () =>
+    module.loadPyodide({
+      indexURL: decodeURIComponent(new URL(pyodideUrl).pathname),
+      ...(makeSnapshot ? {} : { jsglobals: jsGlobals }),
+      ...(snapshot ? { _loadSnapshot: snapshot } : {}),
+      ...(makeSnapshot ? { _makeSnapshot: true } : {}),
+    });
+  if (makeSnapshot) return start();
+  const loaded = await withWatchedInstantiation(start);
+  watch = loaded.watch;
+  instantiated = loaded.instantiated;
+  return loaded.value;
+}
+
+/** The imported GOT globals of the instance (mutable WebAssembly globals set by JavaScript). */
+function gotGlobals(found: InstantiatedPyodide): Array<{ value: unknown }> {
+  const globals: Array<{ value: unknown }> = [];
+  for (const entry of moduleImports(found.module)) {
+    if (entry.kind !== "global") continue;
+    const global = (found.imports[entry.module] as Record<string, unknown> | undefined)?.[entry.name];
+    if (global !== null && typeof global === "object" && "value" in global) globals.push(global as { value: unknown });
+  }
+  return globals;
 }
 
 /** Prelude functions, looked up once: each lookup would otherwise leave a proxy behind. */
@@ -497,12 +413,15 @@ async function handle(request: WorkerRequest): Promise<void> {
       py.globals.set("_cs_hooks", bridge.hooks);
       (py.globals.get("_cs_install_scheduler") as (fn: unknown) => void)(scheduleCallback);
       pyodide = py;
-      const module = (py as unknown as { _module: PyodideModule })._module;
-      watchFileSystem(module.FS);
+      const module = (py as unknown as { _module: BaselineModule & PurityFs })._module;
       stripRealm();
+      // Until the classifier is set every import call counts as a change.
+      classifier = createPurityClassifier(module.FS as unknown as PurityFs, [module.FS.streams[0], module.FS.streams[1], module.FS.streams[2]], isProxy);
+      watch!.setClassifier(classifier);
       // One throwaway run pages in the code paths of a run, so the first real run is fast.
       const warmUp = async () => {
         beginRun();
+        beginWatch();
         bridge.begin(0, []);
         await callPython("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }, 256 * 1024 * 1024, 0);
         bridge.end();
@@ -511,7 +430,12 @@ async function handle(request: WorkerRequest): Promise<void> {
       await warmUp();
       baselineHeapBytes = heapBytes(py);
       // Pool interpreters keep a baseline to reset to; a session's state is meant to last.
-      if (!request.session) await takeBaseline(module, warmUp);
+      if (!request.session) {
+        baseline = captureBaseline(module, [(py as unknown as { _api: object })._api], gotGlobals(instantiated!));
+        // A second warm-up must be pure and restorable, or no run will be reset in place.
+        await warmUp();
+        if (!restore()) baseline = undefined;
+      }
       post({ type: "ready" });
       return;
     }
@@ -519,8 +443,17 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "call": {
       const { extras } = request;
       const fs = (pyodide as unknown as { FS: EmscriptenFs }).FS;
-      // Pool runs start from an empty working directory; a session keeps its files unless given new ones.
-      prepareWorkDir(fs, (request.type === "run" && !request.session) || extras.files !== undefined, extras.files);
+      beginWatch();
+      // A pool run starts in the baseline's empty working directory; given files are written
+      // by the worker, which then replaces the interpreter after the run. A session keeps its
+      // files unless given new ones.
+      const pool = request.type === "run" && !request.session;
+      if (extras.files !== undefined) {
+        touchedByWorker = "the run was given files";
+        prepareWorkDir(fs, true, extras.files);
+      } else if (!pool) {
+        prepareWorkDir(fs, false, undefined);
+      }
       bridge.begin(request.run, extras.hostFunctionNames);
       const host = { hostFunctionNames: extras.hostFunctionNames };
       const filesBack = (fatal: boolean): Partial<WorkerMessage> => {

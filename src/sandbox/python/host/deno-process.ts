@@ -177,6 +177,11 @@ export class DenoProcess {
   get alive(): boolean {
     return !this.#exited;
   }
+  /** Why the runner replaced its interpreter before the latest `ready` ("" when it reset it in place). */
+  get lastReplaced(): string {
+    return this.#lastReplaced;
+  }
+  #lastReplaced = "";
 
   /** Resolves when an interpreter is ready; rejects with `EngineSetupError` if the process dies first. */
   whenReady(): Promise<void> {
@@ -359,6 +364,7 @@ export class DenoProcess {
     switch (message.type) {
       case "ready":
         this.#clearStartup();
+        this.#lastReplaced = typeof message.replaced === "string" ? message.replaced.slice(0, 200) : "";
         this.#everReady = true;
         this.#reader.lineLimitBytes = SMALL_LINE_LIMIT_BYTES;
         this.#ready = true;

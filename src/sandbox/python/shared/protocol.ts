@@ -60,8 +60,8 @@ export interface PythonOutcome {
 
 /** Runner -> host. */
 export type RunnerMessage =
-  /** An interpreter is ready for the next request. */
-  | { type: "ready" }
+  /** An interpreter is ready for the next request; `replaced` says why the previous one was not reused. */
+  | { type: "ready"; replaced?: string }
   /** A memory snapshot was made (first start without a cached one); base64 of its bytes. */
   | { type: "snapshot"; base64: string }
   | {
