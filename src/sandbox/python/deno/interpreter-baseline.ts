@@ -13,7 +13,8 @@
  * - the function table (its length and every entry are compared; a change means no reset) and
  *   the baseline entries of Pyodide's JS reference table (hiwire);
  * - property by property, the only JavaScript objects the listed imports write: Module, its
- *   API, FS, SYSCALLS, the descriptor table and its baseline streams with their nodes.
+ *   API, FS, SYSCALLS, the descriptor table and its baseline streams (with their shared
+ *   position/flags record) and nodes.
  * Every function used after user code started was captured here, before it.
  *
  * Runs inside the Deno worker.
@@ -44,6 +45,7 @@ const ownKeys = Reflect.ownKeys;
 const getOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
 const defineProperty = Reflect.defineProperty;
 const deleteProperty = Reflect.deleteProperty;
+const isArray = Array.isArray;
 const TypedArraySet = Uint8Array.prototype.set;
 const TypedArraySlice = Uint8Array.prototype.slice;
 const lengthGetter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "length")!.get!;
@@ -89,6 +91,14 @@ function restoreShape(shape: ObjectShape): boolean {
     if (now === undefined || !sameDescriptor(now, length)) {
       if (!defineProperty(target, "length", length)) return false;
     }
+  }
+  // Key order is observable (Object.keys): a property deleted and added back moved to the end.
+  const keys = ownKeys(target);
+  let sameOrder = keys.length === shape.keys.length;
+  for (let i = 0; sameOrder && i < keys.length; i++) sameOrder = keys[i] === shape.keys[i];
+  if (!sameOrder && !isArray(target)) {
+    for (const key of shape.keys) if (!deleteProperty(target, key)) return false;
+    for (const key of shape.keys) if (!defineProperty(target, key, descriptors.get(key)!)) return false;
   }
   return true;
 }
@@ -144,6 +154,9 @@ export function captureBaseline(module: BaselineModule, objects: readonly object
   for (const stream of streams) {
     if (stream === null || typeof stream !== "object") continue;
     shapes.push(shapeOf(stream));
+    // FSStream keeps flags and position in `shared` (behind prototype accessors).
+    const shared = stream.shared;
+    if (shared !== null && typeof shared === "object") shapes.push(shapeOf(shared));
     const node = stream.node;
     if (node !== null && typeof node === "object") shapes.push(shapeOf(node));
   }

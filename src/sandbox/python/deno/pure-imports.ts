@@ -100,6 +100,9 @@ export function createPurityClassifier(fs: PurityFs, baselineStreams: readonly u
         if (cmd === F_GETFD || cmd === F_SETFD || cmd === F_GETFL) return true;
         return cmd === F_SETFL && opened.has(Number(args[0]));
       }
+      // Pyodide asks whether the descriptor is a socket first; it is not (no socket op ran).
+      case "_try_fcntl64":
+        return result === false || result === 0;
       case "__syscall_ioctl": {
         const op = Number(args[1]);
         return op === TCGETS || op === TIOCGWINSZ;

@@ -39,6 +39,8 @@ interface RunnerConfig {
   snapshotPath?: string;
   /** Session mode keeps one interpreter across requests instead of a fresh one per run. */
   session: boolean;
+  /** Tests only: the worker answers `fingerprint` requests (fingerprint.ts). */
+  introspection?: boolean;
 }
 const config = JSON.parse(Deno.args[0] ?? "{}") as RunnerConfig;
 
@@ -160,7 +162,7 @@ function startInterpreter(): Interpreter {
   });
   // The worker gets its own copy by transfer (one copy, not two); the original is kept for later interpreters.
   const copy = snapshot?.slice();
-  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, packages, session: config.session, nonce }, copy ? [copy.buffer as ArrayBuffer] : []);
+  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, packages, session: config.session, introspection: config.introspection === true, nonce }, copy ? [copy.buffer as ArrayBuffer] : []);
   return interpreter;
 }
 
@@ -501,6 +503,24 @@ async function handle(request: HostRequest): Promise<void> {
       send({ type: "functions", id: request.id, names });
       if (interpreter.dead) replaceInterpreter("the interpreter was stopped");
       else send({ type: "ready" });
+      return;
+    }
+    case "fingerprint": {
+      const nonce = newNonce();
+      const reply = await new Promise<{ baseline: Record<string, string>; now: Record<string, string> }>((resolve) => {
+        const empty = { baseline: {}, now: { error: "no fingerprint" } };
+        if (config.introspection !== true) return resolve(empty);
+        const timer = setTimeout(() => resolve(empty), 30_000);
+        interpreter.worker.onmessage = (event) => {
+          const data = event.data as Nonced<WorkerMessage> | null;
+          clearTimeout(timer);
+          resolve(data?.nonce === nonce && data.type === "fingerprint" ? { baseline: data.baseline, now: data.now } : empty);
+        };
+        interpreter.worker.postMessage({ type: "fingerprint", nonce });
+      });
+      interpreter.worker.onmessage = null;
+      send({ type: "fingerprint", id: request.id, ...reply });
+      send({ type: "ready" });
       return;
     }
     case "cancel":

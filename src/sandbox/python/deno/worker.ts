@@ -20,6 +20,8 @@ import { createHostBridge, replyText } from "./host-bridge.js";
 import { installPackages } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
+import { makeReadOnly, type ReadOnlyFs } from "./read-only-tree.js";
+import { takeFingerprint, type FingerprintSources } from "./fingerprint.js";
 import { captureBaseline, type BaselineModule, type InterpreterBaseline } from "./interpreter-baseline.js";
 import { createPurityClassifier, type PurityFs } from "./pure-imports.js";
 import { moduleImports, withWatchedInstantiation, type ImportWatch, type InstantiatedPyodide } from "./wasm-imports.js";
@@ -251,6 +253,38 @@ async function load(pyodideUrl: string, snapshot: Uint8Array | undefined, makeSn
   return loaded.value;
 }
 
+/** Tests only: the interpreter's fingerprint when it was ready the first time (fingerprint.ts). */
+let baselineFingerprint: Record<string, string> | undefined;
+
+/** The baseline's JavaScript graph, line by line, to say what differs later (tests only). */
+const fingerprintReference = { lines: [] as string[] };
+
+function fingerprintNow(): Record<string, string> {
+  return takeFingerprint(fingerprintSources(), fingerprintReference);
+}
+
+function fingerprintSources(): FingerprintSources {
+  const py = pyodide!;
+  const module = (py as unknown as { _module: BaselineModule & { ENV: Record<string, unknown>; FS: FingerprintSources["fs"] } })._module;
+  return {
+    heap: () => module.HEAPU8,
+    globals: () => [module.___stack_pointer.value, module._emscripten_stack_get_base(), module._emscripten_stack_get_end(), module._getTempRet0(), ...gotGlobals(instantiated!).map((g) => Number(g.value))],
+    tableLength: () => module.wasmTable.length,
+    hiwire: () => {
+      const parts: string[] = [];
+      for (let i = 0; i < 1024; i++) {
+        const info = module.__hiwire_slot_info(i);
+        if (info !== 0) parts.push(`${i}:${info}:${(info & 1) === 1 ? typeof module.__hiwire_get(i) : ""}`);
+      }
+      return parts.join(" ");
+    },
+    fs: module.FS,
+    env: module.ENV,
+    roots: { pyodide_js: py, js: jsGlobals, module, api: (py as unknown as { _api: object })._api, global: globalThis },
+    isProxy,
+  };
+}
+
 /** The imported GOT globals of the instance (mutable WebAssembly globals set by JavaScript). */
 function gotGlobals(found: InstantiatedPyodide): Array<{ value: unknown }> {
   const globals: Array<{ value: unknown }> = [];
@@ -401,8 +435,15 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "init": {
       const py = await load(request.pyodideUrl, request.snapshot, false);
       installPackages(py, request.packages, false);
+      // The standard library, site-packages and lib-dynload cannot be changed by any descriptor.
+      const modFs = py as unknown as { _module: { FS: ReadOnlyFs; ERRNO_CODES: Record<string, number> } };
+      makeReadOnly(modFs._module.FS, "/lib", modFs._module.ERRNO_CODES.EROFS ?? 69);
       interrupt = new Int32Array(request.interruptBuffer);
       py.setInterruptBuffer(interrupt);
+      // Pyodide's default stdin reads the process's real file descriptor 0 (through node:fs,
+      // captured at load): the runner's request pipe. A guest reading it would steal (or block
+      // on) the host's next messages, even from a terminated worker. Reads fail instead.
+      py.setStdin({ error: true });
       py.setStdout(writer("stdout"));
       py.setStderr(writer("stderr"));
       const api = (py as unknown as { _api: Record<string, unknown> })._api;
@@ -411,7 +452,11 @@ async function handle(request: WorkerRequest): Promise<void> {
         `_CS_FORBIDDEN_JSON = ${JSONStringify(JSONStringify(FORBIDDEN_MODULES))}\n_CS_PACKAGES_JSON = ${JSONStringify(JSONStringify(request.packages.topLevel))}\n${PYTHON_PRELUDE}\n${PYTHON_RUN_PRELUDE}`,
       );
       py.globals.set("_cs_hooks", bridge.hooks);
-      (py.globals.get("_cs_install_scheduler") as (fn: unknown) => void)(scheduleCallback);
+      // Destroyed at once: a proxy left to the garbage collector would change the memory
+      // (a reference count) at a moment of the collector's choosing, after the baseline.
+      const install = py.globals.get("_cs_install_scheduler") as ((fn: unknown) => void) & { destroy(): void };
+      install(scheduleCallback);
+      install.destroy();
       pyodide = py;
       const module = (py as unknown as { _module: BaselineModule & PurityFs })._module;
       stripRealm();
@@ -436,6 +481,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         await warmUp();
         if (!restore()) baseline = undefined;
       }
+      if (request.introspection) baselineFingerprint = fingerprintNow();
       post({ type: "ready" });
       return;
     }
@@ -483,6 +529,10 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "check": {
       const check = entryPoint(pyodide!, "_cs_check");
       post({ type: "done", outcome: JSONParse(check(request.code)) as PythonOutcome, fatal: false });
+      return;
+    }
+    case "fingerprint": {
+      post({ type: "fingerprint", baseline: baselineFingerprint ?? {}, now: fingerprintNow() });
       return;
     }
     case "functions": {

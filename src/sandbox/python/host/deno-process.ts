@@ -51,8 +51,8 @@ export function resultLineLimitBytes(limits: RunLimits): number {
 }
 
 /** Builds the `deno run` command line: read access to Pyodide and the runner only, everything else denied. */
-export function denoArgs(paths: PythonPaths, session: boolean): string[] {
-  const config = JSON.stringify({ pyodideUrl: `file://${paths.pyodideDir}`, snapshotPath: paths.snapshotFile, session });
+export function denoArgs(paths: PythonPaths, session: boolean, introspection = false): string[] {
+  const config = JSON.stringify({ pyodideUrl: `file://${paths.pyodideDir}`, snapshotPath: paths.snapshotFile, session, ...(introspection ? { introspection } : {}) });
   return [
     "run",
     "--no-config",
@@ -128,9 +128,13 @@ export class DenoProcess {
   /** Called whenever the process becomes ready (an interpreter waits) or exits. */
   onChange: (() => void) | undefined;
 
-  constructor(paths: PythonPaths, session: boolean) {
+  /**
+   * @param introspection tests only: the interpreter answers `fingerprint()` (the reset's
+   *   differential test); never set by the engine.
+   */
+  constructor(paths: PythonPaths, session: boolean, introspection = false) {
     this.#paths = paths;
-    this.#child = spawn(paths.denoBinary, denoArgs(paths, session), {
+    this.#child = spawn(paths.denoBinary, denoArgs(paths, session, introspection), {
       stdio: ["pipe", "pipe", "pipe"],
       // Nothing of the host's environment crosses over (Deno also denies env access).
       env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", DENO_DIR: join(dirname(paths.snapshotFile), "deno-dir") },
@@ -213,6 +217,15 @@ export class DenoProcess {
     const reply = await this.#request({ type: "functions", id: this.#nextId++ });
     if (reply.type !== "functions") throw new EngineSetupError(`unexpected reply "${reply.type}" to a function listing`);
     return reply.names;
+  }
+
+  /** Tests only: the fingerprint of the ready interpreter now and when it was fresh (needs `introspection`). */
+  async fingerprint(): Promise<{ baseline: Record<string, string>; now: Record<string, string> }> {
+    const reply = await this.#request({ type: "fingerprint", id: this.#nextId++ }, 16 * 1024 * 1024);
+    if (reply.type !== "fingerprint") throw new EngineSetupError(`unexpected reply "${reply.type}" to a fingerprint`);
+    // The runner says "ready" just after the reply.
+    await this.whenReady();
+    return { baseline: reply.baseline, now: reply.now };
   }
 
   /** Kills the process; pending requests settle with their failure. */
