@@ -132,6 +132,12 @@ describe("descriptors and proxies do not survive a pool run", { timeout: 120_000
     expect(next.result).toEqual([3, 2]);
   });
 
+  it("a lone primitive write on the baseline pyodide_js proxy (pyodide_js.FS = 0) is not seen later", async () => {
+    await engine.run("import importlib\nimportlib.import_module('pyodide_js').FS = 0", options());
+    const read = await engine.run("import importlib, statistics\n[type(importlib.import_module('pyodide_js').FS).__name__, statistics.mean([2, 4])]", options());
+    expect(read.result).toEqual(["JsProxy", 3]);
+  });
+
   it("primitive writes on baseline proxies (pyodide_js, its _api and _module, js) are not seen later", async () => {
     const write = await engine.run(
       "import importlib\npj = importlib.import_module('pyodide_js')\npj.FS = 0\npj._api.leak = 1\npj._module.leak = 2\npj.version = 'evil'\nimportlib.import_module('js').leak = 3",
