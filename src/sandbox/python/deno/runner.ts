@@ -11,6 +11,7 @@
  */
 import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "../shared/bounds.js";
 import type { HostRequest, Nonced, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerPackages, WorkerRequest } from "../shared/protocol.js";
+import { checkOutcome } from "../shared/outcome-check.js";
 import { encodeReturnedFiles } from "./returned-files.js";
 import { testsAfterStop } from "./run-phases.js";
 
@@ -56,10 +57,8 @@ const MEMORY_POLL_MS = 10;
  * program first with a MemoryError; this catches a guest that got around it.
  */
 export const MEMORY_SLACK_BYTES = 48 * 1024 * 1024;
-const ERROR_TEXT_MAX = 8000;
 /** A reset copies ~31 MB; one that takes longer than this means the worker is stuck. */
 const RESET_TIMEOUT_MS = 5000;
-const STATUSES = new Set(["success", "syntax_error", "runtime_error", "timeout", "memory_limit", "output_limit", "forbidden", "cancelled"]);
 
 /**
  * Python in a worker may reach this process's stdout too, so every message to the host starts
@@ -249,20 +248,6 @@ function relayHostCall(message: Extract<WorkerMessage, { type: "host-call" }>): 
   send({ type: "host-call", id: target.hostId, callId: message.callId, name: message.name, argsJson: message.argsJson });
 }
 
-/** Checks a `done` outcome's shape and sizes; the guest could have shaped it. */
-function validOutcome(outcome: unknown, maxResultBytes: number): outcome is PythonOutcome {
-  if (outcome === null || typeof outcome !== "object") return false;
-  const o = outcome as Record<string, unknown>;
-  if (typeof o.status !== "string" || !STATUSES.has(o.status)) return false;
-  if (o.resultJson !== undefined && (typeof o.resultJson !== "string" || o.resultJson.length > maxResultBytes)) return false;
-  if (o.error !== undefined) {
-    const e = o.error as Record<string, unknown> | null;
-    if (e === null || typeof e !== "object" || typeof e.name !== "string" || typeof e.message !== "string") return false;
-    if (e.name.length + e.message.length + (typeof e.stack === "string" ? e.stack.length : 0) > ERROR_TEXT_MAX + 1000) return false;
-  }
-  return true;
-}
-
 /** Sends one run or call to the interpreter and enforces its limits from outside the worker. */
 function execute(interpreter: Interpreter, id: number, request: WorkerRequest, limits: RunLimits): Promise<Execution> {
   return new Promise((resolve) => {
@@ -390,11 +375,14 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
         case "host-call":
           relayHostCall(message);
           return;
-        case "done":
-          if (typeof message.fatal !== "boolean" || !validOutcome(message.outcome, limits.maxResultBytes)) {
+        case "done": {
+          // Every field is checked again: the worker's realm is the guest's.
+          const checked = checkOutcome(message.outcome, limits.maxResultBytes, true);
+          if (typeof message.fatal !== "boolean" || typeof checked === "string") {
             stop("forged");
             return;
           }
+          message.outcome = checked;
           if ((request.type === "run" || request.type === "call") && request.extras.files !== undefined && !message.fatal) {
             returned =
               message.filesError !== undefined
@@ -409,6 +397,7 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
           }
           finish(message.outcome, message.fatal);
           return;
+        }
         case "failed":
           kill(interpreter);
           finish({ status: "runtime_error", error: { name: "InterpreterError", message: String(message.message).slice(0, 500) } }, true);

@@ -14,12 +14,13 @@
  */
 import { types as nodeTypes } from "node:util";
 import type { loadPyodide as LoadPyodide, PyodideAPI } from "pyodide";
-import type { PythonOutcome, WorkerMessage, WorkerRequest } from "../shared/protocol.js";
+import type { PythonOutcome, PythonTestsOutcome, WorkerMessage, WorkerRequest } from "../shared/protocol.js";
 import { collectWorkDir, prepareWorkDir, type EmscriptenFs } from "./files.js";
 import { createHostBridge, replyText } from "./host-bridge.js";
 import { installPackages } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
+import { testsError, testsNotRun } from "./tests-verdict.js";
 import { makeReadOnly, type ReadOnlyFs } from "./read-only-tree.js";
 import { takeFingerprint, type FingerprintSources } from "./fingerprint.js";
 import { captureBaseline, type BaselineModule, type InterpreterBaseline } from "./interpreter-baseline.js";
@@ -43,6 +44,8 @@ const realSetTimeout = realm.setTimeout as (fn: () => void, ms?: number) => numb
 const realClearTimeout = realm.clearTimeout as (id: number) => void;
 const realSetInterval = realm.setInterval as (fn: () => void, ms?: number) => number;
 const AtomicsStore = Atomics.store;
+const PromiseCtor = Promise;
+const PromiseThen = Promise.prototype.then;
 const randomFill = crypto.getRandomValues.bind(crypto);
 const JSONParse = JSON.parse;
 const JSONStringify = JSON.stringify;
@@ -115,7 +118,20 @@ function scopedTimer(real: (fn: () => void, ms?: number) => number) {
   return function timer(fn: unknown, ms?: unknown, ...args: unknown[]): number {
     if (!inRun || typeof fn !== "function") return 0;
     return real(() => {
-      if (inRun) ReflectApply(fn as Fn, undefined, args);
+      if (!inRun) return;
+      let returned: unknown;
+      try {
+        returned = ReflectApply(fn as Fn, undefined, args);
+      } finally {
+        // Pyodide's event loop runs Python from a promising callable: it may go on in the
+        // promise's jobs, so the run is looked at again once that promise settles.
+        try {
+          if (returned instanceof PromiseCtor) ReflectApply(PromiseThen, returned, [pollRun, pollRun]);
+        } catch {
+          // Not a real promise.
+        }
+        pollRun();
+      }
     }, Number(ms) || 0);
   };
 }
@@ -296,15 +312,52 @@ function gotGlobals(found: InstantiatedPyodide): Array<{ value: unknown }> {
   return globals;
 }
 
+/** The prelude's own module namespace (not in sys.modules), captured at init. */
+let runtimeNamespace: { get(name: string): unknown; set(name: string, value: unknown): void } | undefined;
+/** C-level callables and the program's namespace, captured at init for the tests step. */
+let trusted: { exec: (code: string, globals: unknown) => unknown; mainNamespace: unknown; clearTracing: () => void } | undefined;
+
 /** Prelude functions, looked up once: each lookup would otherwise leave a proxy behind. */
-const entryPoints = new Map<string, (...args: unknown[]) => string>();
-function entryPoint(py: PyodideAPI, name: string): (...args: unknown[]) => string {
+const entryPoints = new Map<string, (...args: unknown[]) => unknown>();
+function entryPoint(name: string): (...args: unknown[]) => unknown {
   let entry = entryPoints.get(name);
   if (!entry) {
-    entry = py.globals.get(name) as (...args: unknown[]) => string;
+    entry = runtimeNamespace!.get(name) as (...args: unknown[]) => unknown;
     entryPoints.set(name, entry);
   }
   return entry;
+}
+
+/** A run that waits on an await: settled by `pollRun` after a callback the worker dispatched. */
+let waiter: ((outcomeJson: string) => void) | undefined;
+
+/**
+ * Asks the prelude whether the waiting run finished. Called only by the worker, after each
+ * callback it dispatched into Python (a timer of the run, a host reply, an interrupt): nothing
+ * Python can call ends a run.
+ */
+function pollRun(): void {
+  if (!waiter || !pyodide) return;
+  let done: unknown;
+  try {
+    done = entryPoint("_cs_poll")();
+  } catch {
+    return;
+  }
+  if (typeof done === "string") {
+    const settle = waiter;
+    waiter = undefined;
+    settle(done);
+  }
+}
+
+/** Calls a prelude entry point; its JSON outcome, at once or once the run stops waiting. */
+function entryOutcome(fn: string, first: string, options: Record<string, unknown>): Promise<string> {
+  const returned = entryPoint(fn)(first, JSONStringify(options));
+  if (typeof returned === "string") return Promise.resolve(returned);
+  return new Promise((resolve) => {
+    waiter = resolve;
+  });
 }
 
 function faultOutcome(error: unknown): PythonOutcome {
@@ -330,9 +383,10 @@ function faultOutcome(error: unknown): PythonOutcome {
 
 /** Options passed to the prelude's entry points as one JSON object (easy to extend). */
 type EntryOptions = Record<string, unknown>;
+type Done = { outcome: PythonOutcome; fatal: boolean };
 
-async function callPython(fn: string, first: string, options: EntryOptions, memoryLimitBytes: number, outputCap: number): Promise<{ outcome: PythonOutcome; fatal: boolean }> {
-  const py = pyodide!;
+/** Runs `work` under the request's memory and output caps (precision only; see the top of the file). */
+async function limited(memoryLimitBytes: number, outputCap: number, work: () => Promise<Done>): Promise<Done> {
   decoders.stdout = new TextDecoder();
   decoders.stderr = new TextDecoder();
   outputBytes = 0;
@@ -341,21 +395,76 @@ async function callPython(fn: string, first: string, options: EntryOptions, memo
   growRefused = false;
   capBytes = baselineHeapBytes + memoryLimitBytes;
   try {
-    const entry = entryPoint(py, fn);
-    const seed = randomFill(new Uint32Array(4));
-    const returned = entry(first, JSONStringify({ ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` })) as string | undefined;
-    // A run that waits on an await returns None and ends through the bridge's `done` hook.
-    const outcome = JSONParse(typeof returned === "string" ? returned : await bridge.waitDone()) as PythonOutcome;
-    if (growRefused && outcome.status === "runtime_error") {
-      return { outcome: { ...outcome, status: "memory_limit" }, fatal: false };
+    const done = await work();
+    if (growRefused && !done.fatal && (done.outcome.status === "runtime_error" || done.outcome.tests?.error?.name === "MemoryError")) {
+      return { ...done, outcome: { ...done.outcome, status: "memory_limit" } };
     }
-    return { outcome, fatal: false };
+    return done;
   } catch (error) {
     // A JavaScript-level fault (stack overflow, denied host call) leaves Pyodide unusable.
     return { outcome: faultOutcome(error), fatal: true };
   } finally {
     capBytes = Number.POSITIVE_INFINITY;
   }
+}
+
+/** An entry point's outcome, parsed; a prelude rewritten into returning garbage is a fault. */
+async function entryDone(fn: string, first: string, options: EntryOptions): Promise<Done & { exited?: string }> {
+  const seed = randomFill(new Uint32Array(4));
+  const text = await entryOutcome(fn, first, { ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` });
+  let outcome: unknown;
+  try {
+    outcome = JSONParse(text);
+  } catch {
+    outcome = undefined;
+  }
+  if (outcome === null || typeof outcome !== "object") {
+    return { outcome: { status: "runtime_error", error: { name: "SandboxViolation", message: "the interpreter returned an outcome that is not a JSON object; it was replaced" } }, fatal: true };
+  }
+  const { exited, ...rest } = outcome as PythonOutcome & { exited?: unknown };
+  return { outcome: rest, fatal: false, ...(typeof exited === "string" ? { exited: exited.slice(0, 200) } : {}) };
+}
+
+/**
+ * The tests step of a run, decided by the worker: the phase starts here (not when Python says
+ * so), tracing and monitoring hooks the program left are cleared, and tests without an `await`
+ * are executed by the interpreter's C-level `exec` in the program's namespace, called from here:
+ * passed when it returns, failed when it raises. No Python function the program could have
+ * rewritten stands between the tests and their verdict (the program can still lie in the
+ * values it gives the tests, e.g. with an `__eq__` that always says yes: see docs/security.md).
+ */
+async function runTests(program: Done & { exited?: string }, tests: string, run: number): Promise<PythonTestsOutcome> {
+  if (program.exited !== undefined) return { status: "not_run", reason: `the program called ${program.exited} before the tests ran` };
+  if (program.outcome.status !== "success") return testsNotRun(program.outcome);
+  // The program's buffered output is the program's.
+  flushPython();
+  post({ type: "phase", run, phase: "tests" });
+  trusted!.clearTracing();
+  if (/\bawait\b/.test(tests)) {
+    const done = await entryDone("_cs_run_tests_async", tests, {});
+    return done.outcome as unknown as PythonTestsOutcome;
+  }
+  try {
+    trusted!.exec(tests, trusted!.mainNamespace);
+    return { status: "passed" };
+  } catch (error) {
+    if (!isPythonError(error)) throw error;
+    return { status: "failed", error: testsError(error.type, error.message, tests) };
+  } finally {
+    flushPython();
+  }
+}
+
+function flushPython(): void {
+  try {
+    entryPoint("_cs_flush")();
+  } catch {
+    // The program broke its own streams; what it wrote is lost.
+  }
+}
+
+function isPythonError(error: unknown): error is { type: string; message: string } {
+  return error instanceof Error && typeof (error as { type?: unknown }).type === "string";
 }
 
 /**
@@ -372,6 +481,7 @@ async function serve(work: () => Promise<{ outcome: PythonOutcome; fatal: boolea
     done = { outcome: faultOutcome(error), fatal: true };
   }
   bridge.end();
+  waiter = undefined;
   // The run's timers die now, before any of them can fire (one that came due during a long run
   // would otherwise run before the task below); microtasks the run left still drain first.
   endRun();
@@ -405,22 +515,29 @@ function onRunMessage(request: Extract<WorkerRequest, { type: "host-reply" | "in
   if (request.type === "host-reply") {
     if (!bridge.isCurrent(request.run)) return;
     try {
-      entryPoint(pyodide, "_cs_host_reply")(request.callId, replyText(request));
+      entryPoint("_cs_host_reply")(request.callId, replyText(request));
     } catch {
       // Python refused the reply (an interrupt pending); the runner's limit ends the run.
     }
+    pollRun();
     return;
   }
   // Python is idle at an await (a busy Python never lets this message in): throw the
   // interrupt into the run's coroutine; a run that ignores it is killed by the runner.
-  if (!bridge.waiting(request.run) || !interrupt) return;
+  if (!bridge.isCurrent(request.run) || !waiter || !interrupt) return;
   AtomicsStore(interrupt, 0, 0);
   try {
-    entryPoint(pyodide, "_cs_interrupt")();
+    entryPoint("_cs_interrupt")();
   } catch {
     // The run ends through the runner's hard kill.
   }
-  if (bridge.waiting(request.run)) AtomicsStore(interrupt, 0, 2);
+  pollRun();
+  if (stillWaiting()) AtomicsStore(interrupt, 0, 2);
+}
+
+/** Whether a run still waits (read through a call: pollRun may have settled it). */
+function stillWaiting(): boolean {
+  return waiter !== undefined;
 }
 
 async function handle(request: WorkerRequest): Promise<void> {
@@ -448,15 +565,42 @@ async function handle(request: WorkerRequest): Promise<void> {
       py.setStderr(writer("stderr"));
       const api = (py as unknown as { _api: Record<string, unknown> })._api;
       api.scheduleCallback = scheduleCallback;
+      // The prelude runs in a module namespace of its own; programs run in __main__.
+      type Dict = { get(name: string): unknown; set(name: string, value: unknown): void };
+      const runtime = py.runPython("import types as _t\n_t.ModuleType('_cs_runtime').__dict__") as Dict;
       py.runPython(
         `_CS_FORBIDDEN_JSON = ${JSONStringify(JSONStringify(FORBIDDEN_MODULES))}\n_CS_PACKAGES_JSON = ${JSONStringify(JSONStringify(request.packages.topLevel))}\n${PYTHON_PRELUDE}\n${PYTHON_RUN_PRELUDE}`,
+        { globals: runtime as never },
       );
-      py.globals.set("_cs_hooks", bridge.hooks);
+      runtime.set("_cs_hooks", bridge.hooks);
+      runtimeNamespace = runtime;
       // Destroyed at once: a proxy left to the garbage collector would change the memory
       // (a reference count) at a moment of the collector's choosing, after the baseline.
-      const install = py.globals.get("_cs_install_scheduler") as ((fn: unknown) => void) & { destroy(): void };
+      const install = runtime.get("_cs_install_scheduler") as ((fn: unknown) => void) & { destroy(): void };
       install(scheduleCallback);
       install.destroy();
+      // C-level callables for the tests step, captured before any program ran (kept for good).
+      const cLevel = (expression: string) => py.runPython(expression, { globals: runtime as never }) as (...args: unknown[]) => unknown;
+      const exec = cLevel("__import__('builtins').exec");
+      const settrace = cLevel("__import__('sys').settrace");
+      const setprofile = cLevel("__import__('sys').setprofile");
+      const freeTool = cLevel("__import__('sys').monitoring.free_tool_id");
+      trusted = {
+        exec: (code, globals) => exec(code, globals),
+        mainNamespace: runtime.get("_CS_MAIN"),
+        clearTracing() {
+          // undefined crosses as None (null would be JsNull).
+          settrace(undefined);
+          setprofile(undefined);
+          for (let tool = 0; tool < 6; tool++) {
+            try {
+              freeTool(tool);
+            } catch {
+              // Not in use.
+            }
+          }
+        },
+      };
       pyodide = py;
       const module = (py as unknown as { _module: BaselineModule & PurityFs })._module;
       stripRealm();
@@ -468,7 +612,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         beginRun();
         beginWatch();
         bridge.begin(0, []);
-        await callPython("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }, 256 * 1024 * 1024, 0);
+        await limited(256 * 1024 * 1024, 0, () => entryDone("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }));
         bridge.end();
         endRun();
       };
@@ -507,17 +651,15 @@ async function handle(request: WorkerRequest): Promise<void> {
         const back = collectWorkDir(fs, extras.maxFileBytes, extras.maxTotalFileBytes);
         return "files" in back ? { files: back.files } : { filesError: back.error };
       };
+      const limits = { maxResultBytes: request.maxResultBytes, ...host };
       await serve(
         () =>
-          request.type === "run"
-            ? callPython(
-                "_cs_run",
-                request.code,
-                { globals: request.globals, session: request.session, maxResultBytes: request.maxResultBytes, ...host, ...(extras.tests !== undefined ? { tests: extras.tests } : {}) },
-                request.memoryLimitBytes,
-                request.maxOutputBytes,
-              )
-            : callPython("_cs_call", request.name, { args: request.args, maxResultBytes: request.maxResultBytes, ...host }, request.memoryLimitBytes, request.maxOutputBytes),
+          limited(request.memoryLimitBytes, request.maxOutputBytes, async () => {
+            if (request.type === "call") return entryDone("_cs_call", request.name, { args: request.args, ...limits });
+            const program = await entryDone("_cs_run", request.code, { globals: request.globals, session: request.session, ...limits });
+            if (program.fatal || extras.tests === undefined) return program;
+            return { outcome: { ...program.outcome, tests: await runTests(program, extras.tests, request.run) }, fatal: false };
+          }),
         filesBack,
         request.type === "run" && !request.session,
       );
@@ -527,8 +669,8 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "interrupt":
       return;
     case "check": {
-      const check = entryPoint(pyodide!, "_cs_check");
-      post({ type: "done", outcome: JSONParse(check(request.code)) as PythonOutcome, fatal: false });
+      const check = entryPoint("_cs_check");
+      post({ type: "done", outcome: JSONParse(String(check(request.code))) as PythonOutcome, fatal: false });
       return;
     }
     case "fingerprint": {
@@ -536,8 +678,8 @@ async function handle(request: WorkerRequest): Promise<void> {
       return;
     }
     case "functions": {
-      const list = entryPoint(pyodide!, "_cs_functions");
-      post({ type: "functions", names: JSONParse(list()) as string[] });
+      const list = entryPoint("_cs_functions");
+      post({ type: "functions", names: JSONParse(String(list())) as string[] });
       return;
     }
   }
