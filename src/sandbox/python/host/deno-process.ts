@@ -15,6 +15,8 @@ import { HostCallBroker } from "./host-calls.js";
 import { noExtras, type PythonRunExtras } from "./run-extras.js";
 import { extrasLineBytes, finishResult, requestExtras } from "./run-result.js";
 import { TokenLineReader } from "./stdout-reader.js";
+import { checkResultReply } from "./reply-check.js";
+import { checkOutcome } from "../shared/outcome-check.js";
 import { cancelledResult } from "../../cancelled.js";
 
 /** Extra time past `timeoutMs` before the host kills the whole process (the runner stops the run itself at +150 ms). */
@@ -208,15 +210,22 @@ export class DenoProcess {
   /** Syntax and import check; does not consume the interpreter. */
   async check(code: string): Promise<PythonOutcome> {
     const reply = await this.#request({ type: "check", id: this.#nextId++, code });
-    if (reply.type !== "checked") throw new EngineSetupError(`unexpected reply "${reply.type}" to a check`);
-    return reply.outcome;
+    const outcome = reply.type === "checked" ? checkOutcome(reply.outcome, 0, true) : "not a check reply";
+    if (typeof outcome === "string") {
+      this.#kill("fault");
+      throw new EngineSetupError(`the interpreter process sent a malformed check reply (${outcome}); the process was replaced`);
+    }
+    return outcome;
   }
 
   /** Names of the functions defined in a session. */
   async functionNames(): Promise<string[]> {
     const reply = await this.#request({ type: "functions", id: this.#nextId++ });
-    if (reply.type !== "functions") throw new EngineSetupError(`unexpected reply "${reply.type}" to a function listing`);
-    return reply.names;
+    if (reply.type !== "functions" || !Array.isArray(reply.names)) {
+      this.#kill("fault");
+      throw new EngineSetupError("the interpreter process sent a malformed function listing; the process was replaced");
+    }
+    return (reply.names as unknown[]).filter((name): name is string => typeof name === "string" && name.length <= 200).slice(0, 10_000);
   }
 
   /** Tests only: the fingerprint of the ready interpreter now and when it was fresh (needs `introspection`). */
@@ -258,9 +267,23 @@ export class DenoProcess {
     }, RSS_POLL_MS);
     watchdog.unref();
     try {
-      const reply = await this.#request(request, resultLineLimitBytes(limits) + extrasLineBytes(extras), limits.maxOutputBytes);
-      if (reply.type !== "result") throw new EngineSetupError(`unexpected reply "${reply.type}" to a run`);
+      const received = await this.#request(request, resultLineLimitBytes(limits) + extrasLineBytes(extras), limits.maxOutputBytes);
       broker.end();
+      // The process ran guest code: a reply that does not pass the check replaces it.
+      const reply = checkResultReply(received, limits);
+      if (typeof reply === "string") {
+        this.#kill("fault");
+        return finishResult({
+          status: "runtime_error",
+          stdout: "",
+          stderr: "",
+          outputTruncated: false,
+          error: { name: "InterpreterError", message: `the interpreter process sent a malformed result (${reply}); the process was replaced` },
+          durationMs: performance.now() - startedAt,
+          language: "python",
+          interpreterLost: true,
+        }, undefined, extras, isRun, broker.started);
+      }
       const result = toExecutionResult(reply.outcome, reply.stdout, reply.stderr, reply.outputTruncated, reply.durationMs, reply.interpreterReset);
       return finishResult(result, reply, extras, isRun, broker.started);
     } catch (error) {
