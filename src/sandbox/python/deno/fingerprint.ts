@@ -80,7 +80,7 @@ function fileTree(fs: FingerprintSources["fs"]): string {
     if (fs.isFile(mode)) {
       const contents = target.contents;
       const used = target.usedBytes ?? 0;
-      detail = contents instanceof Uint8Array ? hashBytes(contents.subarray(0, used)) : `size ${used}`;
+      detail = ArrayBuffer.isView(contents) ? hashBytes(new Uint8Array(contents.buffer, contents.byteOffset, Math.min(used, contents.byteLength))) : `size ${used}`;
     } else if (fs.isLink(mode)) {
       detail = `-> ${target.link}`;
     }
@@ -205,4 +205,49 @@ export function takeFingerprint(sources: FingerprintSources, reference?: { lines
     environment: `${fnv(env).toString(16)} cwd ${sources.fs.cwd()}`,
     javascript: `${graph.objects} objects ${graph.hash}${firstDifference}`,
   };
+}
+
+/**
+ * Which of the realm's global values (and the global object itself) can be reached from
+ * `roots` through own properties, prototypes and accessor functions: what Python can get hold
+ * of through `js` and `pyodide_js`. Names are "global", or the global's name, or
+ * "AbortSignal.timeout"-style static members of reachable globals.
+ *
+ * @example
+ * reachableGlobals({ js: jsGlobals, pyodide_js: py }, isProxy); // ["Object", "Function", ...]
+ */
+export function reachableGlobals(roots: Record<string, unknown>, isProxy: (value: unknown) => boolean): string[] {
+  const named = new Map<unknown, string>([[globalThis, "global"]]);
+  for (const key of Reflect.ownKeys(globalThis)) {
+    const descriptor = Reflect.getOwnPropertyDescriptor(globalThis, key);
+    const value = descriptor && "value" in descriptor ? descriptor.value : undefined;
+    if ((typeof value === "object" && value !== null) || typeof value === "function") {
+      if (!named.has(value)) named.set(value, String(key));
+      for (const member of ["timeout", "any", "abort", "waitAsync", "compile", "instantiate", "compileStreaming", "instantiateStreaming"]) {
+        const inner = (value as Record<string, unknown>)[member];
+        if (typeof inner === "function" && !named.has(inner)) named.set(inner, `${String(key)}.${member}`);
+      }
+    }
+  }
+  const seen = new Set<unknown>();
+  const queue: unknown[] = Object.values(roots);
+  const found = new Set<string>();
+  while (queue.length > 0 && seen.size < 300_000) {
+    const value = queue.pop();
+    if ((typeof value !== "object" || value === null) && typeof value !== "function") continue;
+    if (seen.has(value)) continue;
+    seen.add(value);
+    const name = named.get(value);
+    if (name !== undefined) found.add(name);
+    if (isProxy(value)) continue;
+    queue.push(Object.getPrototypeOf(value));
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) continue;
+    for (const key of Reflect.ownKeys(value as object)) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(value as object, key);
+      if (!descriptor) continue;
+      if ("value" in descriptor) queue.push(descriptor.value);
+      else queue.push(descriptor.get, descriptor.set);
+    }
+  }
+  return [...found].sort();
 }

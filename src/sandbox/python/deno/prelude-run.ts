@@ -125,7 +125,8 @@ def _cs_poll():
 
 def _cs_start(coro):
     """The JSON outcome when coro finishes without waiting; else None (then _cs_poll gives it later)."""
-    global _cs_driver
+    global _cs_driver, _cs_finished
+    _cs_finished = None
     driver = _CsDriver(coro)
     driver.step()
     if driver.done:

@@ -57,6 +57,12 @@ const MEMORY_POLL_MS = 10;
  * program first with a MemoryError; this catches a guest that got around it.
  */
 export const MEMORY_SLACK_BYTES = 48 * 1024 * 1024;
+/**
+ * A session's slack, counted from the process when its interpreter was ready: wider, since the
+ * runtime's own garbage from earlier calls is in it too (the worker counts what the session keeps
+ * precisely at the end of each call; this is the backstop for what it cannot see).
+ */
+const SESSION_MEMORY_SLACK_BYTES = 96 * 1024 * 1024;
 /** A reset copies ~31 MB; one that takes longer than this means the worker is stuck. */
 const RESET_TIMEOUT_MS = 5000;
 
@@ -135,6 +141,8 @@ interface Interpreter {
   interrupt: Int32Array;
   ready: Promise<void>;
   dead: boolean;
+  /** Resident memory of the process when the interpreter became ready (a session's memory floor). */
+  readyRss: number;
 }
 
 let snapshot: Uint8Array | undefined;
@@ -146,13 +154,15 @@ function startInterpreter(): Interpreter {
   const worker = newWorker();
   const buffer = new SharedArrayBuffer(4);
   const nonce = newNonce();
-  const interpreter: Interpreter = { worker, lastNonce: nonce, interrupt: new Int32Array(buffer), ready: Promise.resolve(), dead: false };
+  const interpreter: Interpreter = { worker, lastNonce: nonce, interrupt: new Int32Array(buffer), ready: Promise.resolve(), dead: false, readyRss: 0 };
   interpreter.ready = new Promise<void>((resolve, reject) => {
     worker.onmessage = (event) => {
       const data = event.data as Nonced<WorkerMessage>;
       if (data?.nonce !== nonce) return;
-      if (data.type === "ready") resolve();
-      else if (data.type === "failed") reject(new Error(data.message));
+      if (data.type === "ready") {
+        interpreter.readyRss = Deno.memoryUsage().rss;
+        resolve();
+      } else if (data.type === "failed") reject(new Error(data.message));
     };
     worker.onerror = (event) => {
       event.preventDefault();
@@ -265,7 +275,9 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
     let stopReason: StopReason | undefined;
     let hardTimer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
-    const baselineRss = Deno.memoryUsage().rss;
+    // A session's limit counts what it keeps (its files live in JavaScript, outside the
+    // interpreter's memory): its floor is the process when the interpreter was ready.
+    const baselineRss = config.session && interpreter.readyRss > 0 ? interpreter.readyRss : Deno.memoryUsage().rss;
 
     const finish = (outcome: PythonOutcome | undefined, killed: boolean) => {
       if (settled) return;
@@ -417,7 +429,7 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
     // transient spike of the runtime, is not the guest's.
     let over = 0;
     const memoryTimer = setInterval(() => {
-      over = Deno.memoryUsage().rss - baselineRss > limits.memoryLimitBytes + MEMORY_SLACK_BYTES ? over + 1 : 0;
+      over = Deno.memoryUsage().rss - baselineRss > limits.memoryLimitBytes + (config.session ? SESSION_MEMORY_SLACK_BYTES : MEMORY_SLACK_BYTES) ? over + 1 : 0;
       if (over >= 2) stop("memory_limit");
     }, MEMORY_POLL_MS);
     Atomics.store(interpreter.interrupt, 0, 0);

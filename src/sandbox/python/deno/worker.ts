@@ -15,14 +15,15 @@
 import { types as nodeTypes } from "node:util";
 import type { loadPyodide as LoadPyodide, PyodideAPI } from "pyodide";
 import type { PythonOutcome, PythonTestsOutcome, WorkerMessage, WorkerRequest } from "../shared/protocol.js";
-import { collectWorkDir, prepareWorkDir, type EmscriptenFs } from "./files.js";
+import { collectWorkDir, fileSystemBytes, prepareWorkDir, type EmscriptenFs } from "./files.js";
 import { createHostBridge, replyText } from "./host-bridge.js";
 import { installPackages } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
 import { testsError, testsNotRun } from "./tests-verdict.js";
+import { scopeAsyncSources, type ProxyRelease } from "./async-sources.js";
 import { makeReadOnly, type ReadOnlyFs } from "./read-only-tree.js";
-import { takeFingerprint, type FingerprintSources } from "./fingerprint.js";
+import { reachableGlobals, takeFingerprint, type FingerprintSources } from "./fingerprint.js";
 import { captureBaseline, type BaselineModule, type InterpreterBaseline } from "./interpreter-baseline.js";
 import { createPurityClassifier, type PurityFs } from "./pure-imports.js";
 import { moduleImports, withWatchedInstantiation, type ImportWatch, type InstantiatedPyodide } from "./wasm-imports.js";
@@ -77,6 +78,9 @@ memoryPrototype.grow = grow;
 /** Nonce of the request being served; only messages carrying it are believed by the runner. */
 let nonce = "";
 let inRun = false;
+/** Changes at the end of every run (async-sources.ts scopes callbacks by it). */
+let runEpoch = 0;
+let proxyRelease: ProxyRelease | undefined;
 /** Timer ids are increasing integers: every timer made during a run lies in [firstTimer, ∞). */
 let firstTimer = 0;
 let interrupt: Int32Array | undefined;
@@ -152,9 +156,12 @@ function beginRun(): void {
   inRun = true;
 }
 
-/** Everything the run scheduled dies here: timers, intervals, event-loop callbacks. */
+/** Everything the run scheduled dies here: timers, intervals, event-loop callbacks, proxies. */
 function endRun(): void {
+  // Inside the run still: a released proxy's __del__ runs now, not in a later call.
+  proxyRelease?.releaseRun();
   inRun = false;
+  runEpoch += 1;
   const last = realSetTimeout(() => undefined, 0);
   for (let id = firstTimer; id <= last; id++) realClearTimeout(id);
 }
@@ -243,6 +250,8 @@ function restore(): boolean {
 // ---- Pyodide ---------------------------------------------------------------------------------
 let pyodide: PyodideAPI | undefined;
 let baselineHeapBytes = 0;
+/** Bytes of file contents when the interpreter was ready (the standard library, packages). */
+let baselineFileBytes = 0;
 
 function heapBytes(py: PyodideAPI): number {
   // `_module` is Pyodide's Emscripten module; its HEAPU8 views the whole WebAssembly memory.
@@ -317,7 +326,10 @@ let runtimeNamespace: { get(name: string): unknown; set(name: string, value: unk
 /** C-level callables and the program's namespace, captured at init for the tests step. */
 let trusted: { exec: (code: string, globals: unknown) => unknown; mainNamespace: unknown; clearTracing: () => void } | undefined;
 
-/** Prelude functions, looked up once: each lookup would otherwise leave a proxy behind. */
+/** The prelude functions the worker calls. */
+const ENTRY_POINTS = ["_cs_run", "_cs_call", "_cs_poll", "_cs_host_reply", "_cs_interrupt", "_cs_flush", "_cs_check", "_cs_functions", "_cs_run_tests_async"];
+
+/** Prelude functions, looked up once (at init): each lookup would otherwise leave a proxy behind. */
 const entryPoints = new Map<string, (...args: unknown[]) => unknown>();
 function entryPoint(name: string): (...args: unknown[]) => unknown {
   let entry = entryPoints.get(name);
@@ -406,6 +418,22 @@ async function limited(memoryLimitBytes: number, outputCap: number, work: () => 
   } finally {
     capBytes = Number.POSITIVE_INFINITY;
   }
+}
+
+/**
+ * A session keeps its interpreter: its memory limit counts what it keeps, the WebAssembly memory
+ * it grew and the bytes of its in-memory files (JavaScript-side). Past the limit the call ends
+ * `memory_limit` and the interpreter is replaced (the session ends).
+ */
+function sessionKeepsTooMuch(done: Done, memoryLimitBytes: number): Done {
+  if (done.fatal || !pyodide) return done;
+  const module = (pyodide as unknown as { _module: { FS: { root: unknown; isDir(mode: number): boolean; isFile(mode: number): boolean } } })._module;
+  const kept = heapBytes(pyodide) - baselineHeapBytes + fileSystemBytes(module.FS.root as never, module.FS) - baselineFileBytes;
+  if (kept <= memoryLimitBytes) return done;
+  return {
+    outcome: { status: "memory_limit", error: { name: "MemoryError", message: `the session keeps ${kept} bytes (memory and files) past its ${memoryLimitBytes}-byte limit; its interpreter was stopped` } },
+    fatal: true,
+  };
 }
 
 /** An entry point's outcome, parsed; a prelude rewritten into returning garbage is a fault. */
@@ -574,6 +602,9 @@ async function handle(request: WorkerRequest): Promise<void> {
       );
       runtime.set("_cs_hooks", bridge.hooks);
       runtimeNamespace = runtime;
+      // Every entry point is looked up now, before any run: proxies made during a run are
+      // released at its end (async-sources.ts).
+      for (const name of ENTRY_POINTS) entryPoint(name);
       // Destroyed at once: a proxy left to the garbage collector would change the memory
       // (a reference count) at a moment of the collector's choosing, after the baseline.
       const install = runtime.get("_cs_install_scheduler") as ((fn: unknown) => void) & { destroy(): void };
@@ -604,6 +635,11 @@ async function handle(request: WorkerRequest): Promise<void> {
       pyodide = py;
       const module = (py as unknown as { _module: BaselineModule & PurityFs })._module;
       stripRealm();
+      proxyRelease = scopeAsyncSources(
+        { setTimeout: (fn, ms) => guestSetTimeout(fn, ms), epoch: () => runEpoch, inRun: () => inRun },
+        (py as unknown as { _module: Parameters<typeof scopeAsyncSources>[1] })._module,
+        (ptr) => (py as unknown as { _module: { _Py_DecRef(ptr: number): void } })._module._Py_DecRef(ptr),
+      );
       // Until the classifier is set every import call counts as a change.
       classifier = createPurityClassifier(module.FS as unknown as PurityFs, [module.FS.streams[0], module.FS.streams[1], module.FS.streams[2]], isProxy);
       watch!.setClassifier(classifier);
@@ -618,6 +654,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       };
       await warmUp();
       baselineHeapBytes = heapBytes(py);
+      baselineFileBytes = fileSystemBytes(module.FS.root as never, module.FS as never);
       // Pool interpreters keep a baseline to reset to; a session's state is meant to last.
       if (!request.session) {
         baseline = captureBaseline(module, [(py as unknown as { _api: object })._api], gotGlobals(instantiated!));
@@ -625,7 +662,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         await warmUp();
         if (!restore()) baseline = undefined;
       }
-      if (request.introspection) baselineFingerprint = fingerprintNow();
+      if (request.introspection) baselineFingerprint = { ...fingerprintNow(), reachable: reachableGlobals({ js: jsGlobals, pyodide_js: py }, isProxy).join(" ") };
       post({ type: "ready" });
       return;
     }
@@ -655,10 +692,13 @@ async function handle(request: WorkerRequest): Promise<void> {
       await serve(
         () =>
           limited(request.memoryLimitBytes, request.maxOutputBytes, async () => {
-            if (request.type === "call") return entryDone("_cs_call", request.name, { args: request.args, ...limits });
-            const program = await entryDone("_cs_run", request.code, { globals: request.globals, session: request.session, ...limits });
-            if (program.fatal || extras.tests === undefined) return program;
-            return { outcome: { ...program.outcome, tests: await runTests(program, extras.tests, request.run) }, fatal: false };
+            const done = await (async (): Promise<Done> => {
+              if (request.type === "call") return entryDone("_cs_call", request.name, { args: request.args, ...limits });
+              const program = await entryDone("_cs_run", request.code, { globals: request.globals, session: request.session, ...limits });
+              if (program.fatal || extras.tests === undefined) return program;
+              return { outcome: { ...program.outcome, tests: await runTests(program, extras.tests, request.run) }, fatal: false };
+            })();
+            return pool ? done : sessionKeepsTooMuch(done, request.memoryLimitBytes);
           }),
         filesBack,
         request.type === "run" && !request.session,
@@ -674,7 +714,8 @@ async function handle(request: WorkerRequest): Promise<void> {
       return;
     }
     case "fingerprint": {
-      post({ type: "fingerprint", baseline: baselineFingerprint ?? {}, now: fingerprintNow() });
+      const reachable = reachableGlobals({ js: jsGlobals, pyodide_js: pyodide }, isProxy).join(" ");
+      post({ type: "fingerprint", baseline: baselineFingerprint ?? {}, now: { ...fingerprintNow(), reachable } });
       return;
     }
     case "functions": {

@@ -110,6 +110,8 @@ type KillReason = "timeout" | "memory_limit" | "output_limit" | "cancelled" | "d
 export class DenoProcess {
   readonly #child: ChildProcessWithoutNullStreams;
   readonly #paths: PythonPaths;
+  readonly #session: boolean;
+  #sessionRss: number | undefined;
   /** Authenticates the runner's messages (see runner.ts); with its trailing space. */
   readonly #token = `${randomBytes(16).toString("hex")} `;
   readonly #reader = new TokenLineReader(Buffer.from(this.#token), SNAPSHOT_LINE_LIMIT_BYTES);
@@ -136,6 +138,7 @@ export class DenoProcess {
    */
   constructor(paths: PythonPaths, session: boolean, introspection = false) {
     this.#paths = paths;
+    this.#session = session;
     this.#child = spawn(paths.denoBinary, denoArgs(paths, session, introspection), {
       stdio: ["pipe", "pipe", "pipe"],
       // Nothing of the host's environment crosses over (Deno also denies env access).
@@ -258,7 +261,8 @@ export class DenoProcess {
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     const deadline = setTimeout(() => this.#kill("timeout"), limits.timeoutMs + HOST_KILL_GRACE_MS);
-    const baselineRss = this.#rssBytes();
+    // A session keeps its state: its memory is counted from its first run on, not per run.
+    const baselineRss = this.#session ? (this.#sessionRss ??= this.#rssBytes()) : this.#rssBytes();
     const watchdog = setInterval(() => {
       const rss = this.#rssBytes();
       if (rss !== undefined && baselineRss !== undefined && rss - baselineRss > limits.memoryLimitBytes + RSS_SLACK_BYTES) {
