@@ -242,10 +242,16 @@ export class DenoProcess {
 
   /** Kills the process; pending requests settle with their failure. */
   dispose(): void {
-    // Keep the host alive until the exit is seen, so `await exited` settles.
-    if (!this.#exited) this.#setRef(true);
+    // Keep the host alive until the exit is seen, so `await exited` settles. Once disposing,
+    // nothing takes the references back (a `ready` line still in the pipe used to, and Node
+    // then exited with code 13 in the middle of `await dispose()`).
+    if (!this.#exited) {
+      this.#disposing = true;
+      this.#setRef(true);
+    }
     this.#kill("dispose");
   }
+  #disposing = false;
 
   async #execute(request: HostRequest & { type: "run" | "call" }, limits: RunLimits, signal: AbortSignal | undefined, extras: PythonRunExtras): Promise<ProcessResult> {
     const startedAt = performance.now();
@@ -450,6 +456,7 @@ export class DenoProcess {
     for (const waiter of this.#readyWaiters.splice(0)) waiter.reject(this.#deathError());
     for (const pending of this.#pending.values()) pending.reject(new ProcessDiedError(this.#deathDetail()));
     this.#pending.clear();
+    this.#updateRef();
     this.onChange?.();
   }
 
@@ -478,9 +485,12 @@ export class DenoProcess {
     }
   }
 
-  /** The process and its pipes keep the host alive only while someone waits on them. */
+  /**
+   * The process and its pipes keep the host alive only while someone waits on them: a request,
+   * a `whenReady`, or a `dispose` whose exit is not seen yet. After the exit nothing does.
+   */
   #updateRef(): void {
-    this.#setRef(this.#busy || this.#readyWaiters.length > 0);
+    this.#setRef(!this.#exited && (this.#disposing || this.#busy || this.#readyWaiters.length > 0));
   }
   #setRef(on: boolean): void {
     const handles = [this.#child, this.#child.stdin, this.#child.stdout, this.#child.stderr] as Array<{ ref?(): void; unref?(): void }>;
