@@ -9,7 +9,7 @@ import { tool } from "@langchain/core/tools";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { z } from "zod";
-import { codeModeMiddleware } from "../src/code-mode/middleware.js";
+import { codeModeMiddleware } from "../src/tools/code-mode-middleware.js";
 import { startScriptedOpenAIServer, type RecordedRequest, type ScriptedReply } from "../src/testing/index.js";
 import type { Sandbox } from "../src/sandbox/types.js";
 

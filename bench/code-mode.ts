@@ -11,7 +11,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createAgent } from "langchain";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { codeModeMiddleware } from "../src/code-mode/middleware.js";
+import { codeModeMiddleware } from "../src/tools/code-mode-middleware.js";
 import { createSandbox } from "../src/sandbox/index.js";
 import type { Language } from "../src/sandbox/types.js";
 import type { ExecuteCodeArtifact } from "../src/tools/code-interpreter-tool.js";

@@ -1,9 +1,30 @@
-/** The shape of `src/`: no import cycles (type imports count), and CLI commands share code only through shared modules. */
+/**
+ * The shape of `src/`: no import cycles (type imports count), one direction between top-level
+ * folders, folders that say on which side of a boundary their code runs, `errors.ts` at the
+ * bottom, and one declaration per public name.
+ */
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { importCycles, importGraph } from "./support/import-graph.js";
 
-const graph = importGraph(fileURLToPath(new URL("../src/", import.meta.url)));
+const srcDir = fileURLToPath(new URL("../src/", import.meta.url));
+const graph = importGraph(srcDir);
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { exports: Record<string, unknown> };
+
+/** The top-level folder of a module (`graph/nodes/x.ts` → `graph`; `errors.ts` → `errors.ts`). */
+const topOf = (module: string) => module.split("/")[0]!;
+
+/** Every import from a module under `from` to a module under `to` (prefixes of paths in src/). */
+function importsBetween(from: string, to: string): string[] {
+  const found: string[] = [];
+  for (const [module, targets] of graph) {
+    if (!module.startsWith(from)) continue;
+    for (const target of targets) if (target.startsWith(to)) found.push(`${module} -> ${target}`);
+  }
+  return found;
+}
 
 describe("source layout", () => {
   it("reads the module graph (the reader is not blind)", () => {
@@ -15,11 +36,140 @@ describe("source layout", () => {
     expect(importCycles(graph).map((cycle) => cycle.join(" -> "))).toEqual([]);
   });
 
+  it("has no two top-level folders that import each other (one direction per folder)", () => {
+    const folders = new Map<string, Set<string>>();
+    for (const [module, targets] of graph) {
+      for (const target of targets) {
+        const from = topOf(module);
+        const to = topOf(target);
+        if (from === to) continue;
+        if (!folders.has(from)) folders.set(from, new Set());
+        folders.get(from)!.add(to);
+      }
+    }
+    const both = [...folders].flatMap(([from, tos]) => [...tos].filter((to) => from < to && folders.get(to)?.has(from)).map((to) => `${from} <-> ${to}`));
+    expect(both).toEqual([]);
+    // Folder-level cycles of any length too: the folders form a layered house.
+    expect(importCycles(new Map([...folders].map(([from, tos]) => [from, [...tos]]))).map((c) => c.join(" -> "))).toEqual([]);
+  });
+
+  it("keeps errors.ts at the bottom: it imports nothing of ours", () => {
+    expect(graph.get("errors.ts")).toEqual([]);
+  });
+
+  it("keeps code mode's engine below its LangChain wrappers: code-mode/ never imports tools/", () => {
+    expect(importsBetween("code-mode/", "tools/")).toEqual([]);
+  });
+
+  it("places every JavaScript-engine module by the thread it runs on", () => {
+    const js = "sandbox/js/";
+    // host/: the Node host thread; worker/: inside the QuickJS worker thread; prepare/: pure
+    // source preparation (both sides call it); shared/: what crosses the thread boundary.
+    expect(importsBetween(`${js}host/`, `${js}worker/`)).toEqual([]);
+    expect(importsBetween(`${js}worker/`, `${js}host/`)).toEqual([]);
+    for (const side of ["host/", "worker/"]) expect(importsBetween(`${js}prepare/`, `${js}${side}`)).toEqual([]);
+    for (const side of ["host/", "worker/", "prepare/"]) expect(importsBetween(`${js}shared/`, `${js}${side}`)).toEqual([]);
+    const loose = [...graph.keys()].filter((m) => m.startsWith(js) && m.split("/").length === 3);
+    expect(loose, "every file of sandbox/js/ sits in host/, worker/, prepare/ or shared/").toEqual([]);
+  });
+
+  it("places every Python-engine module by the process it runs in", () => {
+    const py = "sandbox/python/";
+    // host/: the Node host; deno/: inside the Deno process; shared/: what both sides check.
+    expect(importsBetween(`${py}host/`, `${py}deno/`)).toEqual([]);
+    expect(importsBetween(`${py}deno/`, `${py}host/`)).toEqual([]);
+    for (const side of ["host/", "deno/"]) expect(importsBetween(`${py}shared/`, `${py}${side}`)).toEqual([]);
+    // Deno may read only the runner's folder and shared/ (its --allow-read): no other module of ours.
+    const outside = importsBetween(`${py}deno/`, "").filter((edge) => {
+      const target = edge.split(" -> ")[1]!;
+      return !target.startsWith(`${py}deno/`) && !target.startsWith(`${py}shared/`) && target !== "sandbox/types.ts";
+    });
+    expect(outside).toEqual([]);
+    const loose = [...graph.keys()].filter((m) => m.startsWith(py) && m.split("/").length === 3);
+    expect(loose, "every file of sandbox/python/ sits in host/, deno/ or shared/").toEqual([]);
+  });
+
+  it("places every deepagents-backend module by the thread it runs on", () => {
+    const da = "deepagents/";
+    // worker/: inside the shell's worker thread; it may use only worker/ and what crosses the
+    // boundary (protocol.ts, shell-commands.ts). The host side never imports worker/.
+    const crossing = [`${da}protocol.ts`, `${da}shell-commands.ts`];
+    expect(importsBetween(`${da}worker/`, "").filter((edge) => {
+      const target = edge.split(" -> ")[1]!;
+      return !target.startsWith(`${da}worker/`) && !crossing.includes(target);
+    })).toEqual([]);
+    expect(importsBetween(`${da}worker/`, `${da}worker/`).length, "the reader is not blind").toBeGreaterThan(0);
+    const host = [...graph.keys()].filter((m) => m.startsWith(da) && !m.startsWith(`${da}worker/`));
+    expect(host.flatMap((m) => (graph.get(m) ?? []).filter((t) => t.startsWith(`${da}worker/`)).map((t) => `${m} -> ${t}`))).toEqual([]);
+  });
+
   it("CLI subcommands import neither main.ts nor each other", () => {
-    const commands = ["cli/solve.ts", "cli/demo.ts", "cli/exec.ts", "cli/eval.ts"];
+    // Shared CLI plumbing lives in args.ts, command.ts, usage-error.ts and graph-run.ts.
+    const shared = ["cli/args.ts", "cli/command.ts", "cli/usage-error.ts", "cli/graph-run.ts"];
+    const commands = graph.get("cli/main.ts")!.filter((m) => m.startsWith("cli/") && !shared.includes(m));
+    expect(commands).toEqual(expect.arrayContaining(["cli/solve.ts", "cli/demo.ts", "cli/exec.ts", "cli/eval.ts"]));
     for (const command of commands) {
       const imports = graph.get(command) ?? [];
       expect(imports.filter((target) => target === "cli/main.ts" || commands.includes(target)), command).toEqual([]);
     }
   });
+
+  it("declares every name an entry point exports in one file only (one name, one meaning)", () => {
+    const declarations = exportedDeclarations();
+    expect(declarations.get("runCode"), "the reader is not blind").toEqual(["sandbox/run-code.ts"]);
+    const entries = Object.values(pkg.exports)
+      .map((target) => (typeof target === "object" && target !== null ? (target as { import?: string | { default?: string } }).import : undefined))
+      .map((condition) => (typeof condition === "object" ? condition.default : condition))
+      .filter((path): path is string => typeof path === "string" && path.startsWith("./dist/src/"))
+      .map((path) => path.replace("./dist/src/", "").replace(/\.js$/, ".ts"));
+    expect(entries).toEqual(expect.arrayContaining(["index.ts", "graph/index.ts", "tools/index.ts"]));
+    const twice: string[] = [];
+    for (const entry of entries) {
+      for (const name of entryExports(entry)) {
+        const files = declarations.get(name) ?? [];
+        if (files.length > 1) twice.push(`${entry}: ${name} is declared in ${files.join(", ")}`);
+      }
+    }
+    expect(twice).toEqual([]);
+  });
 });
+
+function parse(module: string): ts.SourceFile {
+  return ts.createSourceFile(module, readFileSync(srcDir + module, "utf8"), ts.ScriptTarget.Latest, false);
+}
+
+/** The names an entry module re-exports (`export { a, b as c } from`, own exported declarations). */
+function entryExports(entry: string): string[] {
+  const names: string[] = [];
+  for (const statement of parse(entry).statements) {
+    if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+      for (const element of statement.exportClause.elements) names.push((element.propertyName ?? element.name).text);
+    }
+  }
+  return names;
+}
+
+/** Name → files of src/ that declare an exported binding of that name. */
+function exportedDeclarations(): Map<string, string[]> {
+  const byName = new Map<string, string[]>();
+  const add = (name: string, module: string) => {
+    const files = byName.get(name) ?? [];
+    if (!files.includes(module)) files.push(module);
+    byName.set(name, files);
+  };
+  for (const module of graph.keys()) {
+    for (const statement of parse(module).statements) {
+      const exported = ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+      if (!exported) continue;
+      if (ts.isVariableStatement(statement)) {
+        for (const declaration of statement.declarationList.declarations) if (ts.isIdentifier(declaration.name)) add(declaration.name.text, module);
+      } else if (
+        (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isEnumDeclaration(statement)) &&
+        statement.name
+      ) {
+        add(statement.name.text, module);
+      }
+    }
+  }
+  return byName;
+}

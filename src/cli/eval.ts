@@ -6,7 +6,9 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
-import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
+import { languageFlag, numberFlag, parseCommandArgs, shareFlag, textFlag } from "./args.js";
+import { MAX_RETRIES_RULE } from "../graph/retries.js";
+import { integerRule, oneOfRule, textRule } from "../options/index.js";
 import { InvalidOptionError } from "../errors.js";
 import { EvalModelUnavailableError } from "../eval/errors.js";
 import { LANGUAGES } from "../sandbox/types.js";
@@ -27,11 +29,17 @@ options:
   --ids A,B            only these task ids
   --limit N            only the first N tasks (after the filters)
   --concurrency N      tasks solved at once, sharing the sandbox's pool (default 1)
+  --min-pass P         exit 1 when pass@1 after repair is below P (0.8, 80%); without it
+                       the exit code says only whether the evaluation ran
 
 The report ends with the wall time and the sandbox's share of it (time with a check or run in
 flight); the sandbox's start-up (Python takes seconds) happens before the clock starts.
 
 The model is configured like "solve": OPENAI_API_KEY, OPENAI_BASE_URL, CODEGEN_MODEL.`;
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(1).replace(/\.0$/, "")}%`;
+}
 
 /**
  * The `eval` subcommand; `main.ts` loads it lazily.
@@ -42,6 +50,7 @@ The model is configured like "solve": OPENAI_API_KEY, OPENAI_BASE_URL, CODEGEN_M
  * ```
  */
 export const evalCommand: Command = {
+  help: HELP,
   summary: "run a task set through the graph and report pass@1 (first attempt / after repair)",
   async run(argv) {
     const { values } = parseCommandArgs("eval", {
@@ -56,6 +65,7 @@ export const evalCommand: Command = {
         ids: { type: "string" },
         limit: { type: "string" },
         concurrency: { type: "string" },
+        "min-pass": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: false,
@@ -65,14 +75,13 @@ export const evalCommand: Command = {
       return 0;
     }
     if (values.tasks === undefined) throw new UsageError("eval: --tasks FILE.jsonl is required (try evals/tasks.jsonl)");
-    const format = (values.format ?? "auto") as TaskFileFormat | "auto";
-    if (!TASK_FILE_FORMATS.includes(format)) {
-      throw new UsageError(`eval: --format must be one of ${TASK_FILE_FORMATS.join(", ")}, got "${values.format}"`);
-    }
+    const format: TaskFileFormat | "auto" = textFlag("eval", "format", values.format, oneOfRule(TASK_FILE_FORMATS)) ?? "auto";
+    textFlag("eval", "model", values.model, textRule({ what: 'a "provider:model" name, e.g. openai:gpt-4o-mini' }));
     const language = languageFlag("eval", values.language);
-    const maxRetries = integerFlag("eval", "max-retries", values["max-retries"], 0);
-    const limit = integerFlag("eval", "limit", values.limit, 1);
-    const concurrency = integerFlag("eval", "concurrency", values.concurrency, 1);
+    const maxRetries = numberFlag("eval", "max-retries", values["max-retries"], MAX_RETRIES_RULE);
+    const limit = numberFlag("eval", "limit", values.limit, integerRule({ min: 1, max: Number.MAX_SAFE_INTEGER, unit: "tasks" }));
+    const concurrency = numberFlag("eval", "concurrency", values.concurrency, integerRule({ min: 1, max: 256, unit: "tasks at once" }));
+    const minPass = shareFlag("eval", "min-pass", values["min-pass"]);
 
     // LangChain is loaded only now, so `--help` and usage errors stay instant.
     const [{ loadTaskFile }, { runEvaluation }, { renderEvalReport, renderTime }, { graphSolver }, { createCodeGenGraph }, models, { timeSandbox }, sandboxes] =
@@ -152,7 +161,13 @@ export const evalCommand: Command = {
           process.stderr.write(`eval: JSON report written to ${values.json}\n`);
         }
       }
-      return 0;
+      if (minPass === undefined) return 0;
+      const { passedAfterRepair, tasks: total, passAt1AfterRepair } = report.summary;
+      const met = passAt1AfterRepair >= minPass;
+      process.stderr.write(
+        `eval: pass@1 after repair ${passedAfterRepair}/${total} (${percent(passAt1AfterRepair)}) is ${met ? "at or above" : "BELOW"} --min-pass ${percent(minPass)}\n`,
+      );
+      return met ? 0 : 1;
     } finally {
       await sandboxes.disposeDefaultSandbox();
     }

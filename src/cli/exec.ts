@@ -5,14 +5,17 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
-import { parseCommandArgs } from "./args.js";
-import { LANGUAGES, type ExecutionResult, type Language } from "../sandbox/types.js";
+import { languageFlag, numberFlag, parseCommandArgs } from "./args.js";
+import { InvalidOptionError } from "../errors.js";
+import { integerRule } from "../options/index.js";
+import { LIMIT_RULES, MAX_MEMORY_LIMIT_BYTES } from "../sandbox/options.js";
+import type { ExecutionResult, Language } from "../sandbox/types.js";
 
 const HELP = `usage: codegen-sandbox exec [FILE|-] [options]
 Runs FILE (or stdin when FILE is "-" or missing) in the sandbox.
   --language javascript|typescript|python   default: from the file extension, else javascript
-  --timeout-ms N                            wall-clock limit (default 5000)
-  --memory-mb N                             memory limit in MiB (default 64)
+  --timeout-ms N                            wall-clock limit in ms (default 5000, at most 2000000000)
+  --memory-mb N                             memory limit in MiB (default 64, at most 4096)
   --json                                    print the whole result as JSON
 Exit code: 0 success, 1 the code failed (syntax, runtime, limit, forbidden), 2 usage error.`;
 
@@ -25,14 +28,8 @@ const EXTENSION_LANGUAGES: Record<string, Language> = {
   ".py": "python",
 };
 
-function positiveNumber(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value) || value <= 0) {
-    throw new UsageError(`${flag} needs a number greater than 0, got "${text}"`);
-  }
-  return value;
-}
+/** `--memory-mb`: `memoryLimitBytes` in MiB, with the same ceiling (4 GiB). */
+const MEMORY_MB_RULE = integerRule({ min: 1, max: MAX_MEMORY_LIMIT_BYTES / 1024 ** 2, unit: "MiB", maxReason: "4 GiB: the engines are 32-bit WebAssembly" });
 
 async function readSource(file: string | undefined): Promise<string> {
   if (file === undefined || file === "-") {
@@ -44,19 +41,27 @@ async function readSource(file: string | undefined): Promise<string> {
     return await readFile(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read "${file}"${code === "ENOENT" ? ": no such file" : `: ${(error as Error).message}`}`);
+    const why = code === "ENOENT" ? "there is no such file" : code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "it cannot be read (permission denied)" : (error as Error).message;
+    throw new UsageError(`exec: ${new InvalidOptionError("FILE", file, `a file to run, or "-" for stdin (${why})`).message}`);
   }
 }
 
+/**
+ * The language of `file`: `--language` when given, else its extension; a file without one is
+ * JavaScript, a file with another extension is refused (it would run as the wrong language).
+ */
 function languageOf(flag: string | undefined, file: string | undefined): Language {
-  if (flag !== undefined) {
-    if (!(LANGUAGES as readonly string[]).includes(flag)) {
-      throw new UsageError(`unknown --language "${flag}"; use one of ${LANGUAGES.join(", ")}`);
-    }
-    return flag as Language;
-  }
-  const dot = file?.lastIndexOf(".") ?? -1;
-  return (dot >= 0 && file ? EXTENSION_LANGUAGES[file.slice(dot)] : undefined) ?? "javascript";
+  const chosen = languageFlag("exec", flag);
+  if (chosen !== undefined) return chosen;
+  const base = file?.slice(file.lastIndexOf("/") + 1) ?? "";
+  const dot = base.lastIndexOf(".");
+  if (file === undefined || file === "-" || dot <= 0) return "javascript";
+  const language = EXTENSION_LANGUAGES[base.slice(dot)];
+  if (language !== undefined) return language;
+  const known = Object.keys(EXTENSION_LANGUAGES).join(", ");
+  throw new UsageError(
+    `exec: ${new InvalidOptionError("FILE", file, `a file ending in ${known} (javascript, typescript, python), or --language to say which language it is`, { problem: `the sandbox runs javascript, typescript and python, and "${base.slice(dot)}" is none of them` }).message}`,
+  );
 }
 
 function printHuman(result: ExecutionResult): void {
@@ -73,6 +78,7 @@ function printHuman(result: ExecutionResult): void {
 /** The `exec` subcommand. */
 export const execCommand: Command = {
   summary: "run a JavaScript/TypeScript/Python file in the sandbox",
+  help: HELP,
   async run(argv: string[]): Promise<number> {
     const { values, positionals } = parseCommandArgs("exec", {
       args: argv,
@@ -89,11 +95,11 @@ export const execCommand: Command = {
       process.stdout.write(HELP + "\n");
       return 0;
     }
-    if (positionals.length > 1) throw new UsageError(`exec takes one FILE (or "-"), got ${positionals.length}`);
+    if (positionals.length > 1) throw new UsageError(`exec: takes one FILE (or "-"), got ${positionals.length}: ${positionals.join(" ")}`);
     const file = positionals[0];
     const language = languageOf(values.language, file);
-    const timeoutMs = positiveNumber("--timeout-ms", values["timeout-ms"]);
-    const memoryMb = positiveNumber("--memory-mb", values["memory-mb"]);
+    const timeoutMs = numberFlag("exec", "timeout-ms", values["timeout-ms"], LIMIT_RULES.timeoutMs);
+    const memoryMb = numberFlag("exec", "memory-mb", values["memory-mb"], MEMORY_MB_RULE);
     const code = await readSource(file);
 
     const { runCode, disposeDefaultSandbox } = await import("../sandbox/index.js");
@@ -102,7 +108,7 @@ export const execCommand: Command = {
       result = await runCode(code, {
         language,
         timeoutMs,
-        memoryLimitBytes: memoryMb === undefined ? undefined : Math.round(memoryMb * 1024 * 1024),
+        memoryLimitBytes: memoryMb === undefined ? undefined : memoryMb * 1024 * 1024,
       });
     } finally {
       await disposeDefaultSandbox();

@@ -5,6 +5,7 @@
  */
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
+import { nearestName } from "../options/nearest-name.js";
 
 const commands: Record<string, () => Promise<Command>> = {
   // Subcommands register here: name -> lazy loader.
@@ -12,21 +13,34 @@ const commands: Record<string, () => Promise<Command>> = {
   exec: async () => (await import("./exec.js")).execCommand,
   solve: async () => (await import("./solve.js")).solveCommand,
   demo: async () => (await import("./demo.js")).demoCommand,
+  mcp: async () => (await import("./mcp.js")).mcpCommand,
 };
 
 function usage(): string {
   const names = Object.keys(commands).sort();
-  return `usage: codegen-sandbox <${names.join("|")}> [options]   (codegen-sandbox <command> --help for its options)`;
+  return `usage: codegen-sandbox <${names.join("|")}> [options]   (codegen-sandbox --help lists every command and its options)`;
+}
+
+/** The whole help: every command's summary and options (the command modules load no LangChain). */
+async function fullHelp(): Promise<string> {
+  const names = Object.keys(commands).sort();
+  const loaded = await Promise.all(names.map(async (name) => [name, await commands[name]!()] as const));
+  const list = loaded.map(([name, command]) => `  ${name.padEnd(6)} ${command.summary}`).join("\n");
+  const details = loaded.map(([name, command]) => `=== codegen-sandbox ${name}\n${command.help}`).join("\n\n");
+  return `${usage()}\n\ncommands:\n${list}\n\nExit codes: 0 success, 1 the task or code failed (or no usable model), 2 a usage error.\n\n${details}`;
 }
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(usage() + "\n");
+    process.stdout.write((name === undefined ? usage() : await fullHelp()) + "\n");
     return name === undefined ? 2 : 0;
   }
   const load = commands[name];
-  if (!load) throw new UsageError(`unknown command "${name}". ${usage()}`);
+  if (!load) {
+    const near = nearestName(name, Object.keys(commands));
+    throw new UsageError(`unknown command "${name}"${near === undefined ? "" : `; did you mean "${near}"?`} ${usage()}`);
+  }
   const command = await load();
   return command.run(rest);
 }

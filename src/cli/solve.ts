@@ -6,11 +6,17 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
-import { integerFlag, languageFlag, parseCommandArgs } from "./args.js";
+import { languageFlag, numberFlag, parseCommandArgs, textFlag } from "./args.js";
+import { MAX_RETRIES_RULE } from "../graph/retries.js";
+import { textRule } from "../options/index.js";
+import { LIMIT_RULES } from "../sandbox/options.js";
 import { createCliGraph, formatFinal, streamTask } from "./graph-run.js";
+import { inferLanguage } from "./infer-language.js";
 import { LANGUAGES } from "../sandbox/types.js";
 import { runResultValue } from "../graph/stored-result.js";
 import type { CodeGenInput } from "../graph/state.js";
+
+const MODEL_FLAG_RULE = textRule({ what: 'a "provider:model" name, e.g. openai:gpt-4o-mini' });
 
 const HELP = `usage: codegen-sandbox solve "TASK" [options]
 
@@ -18,7 +24,8 @@ A model writes code for TASK; the code is checked, run in the sandbox and repair
 Progress goes to stderr; the final code, output and result go to stdout.
 
 options:
-  --language L           ${LANGUAGES.join(" | ")} (default javascript)
+  --language L           ${LANGUAGES.join(" | ")} (default: the one the task names, e.g.
+                         "a Python program", else javascript)
   --model M              provider:model, e.g. openai:gpt-4o-mini (default: CODEGEN_MODEL)
   --max-retries N        repairs after the first attempt, 0 to 20 (default 2)
   --context TEXT         extra information for the model
@@ -33,8 +40,17 @@ model configuration (environment):
   CODEGEN_MODEL          default model (default openai:gpt-4o-mini)
 Exit code: 0 solved, 1 not solved or no usable model, 2 usage error.`;
 
+/** The language the task names, said on stderr; undefined (the graph's default) when it names none. */
+function chosenFromTask(task: string) {
+  const inferred = inferLanguage(task);
+  if (inferred === undefined) return undefined;
+  process.stderr.write(`solve: writing ${inferred.language} (the task says "${inferred.words}"); pass --language to choose another\n`);
+  return inferred.language;
+}
+
 /** The `solve` subcommand. */
 export const solveCommand: Command = {
+  help: HELP,
   summary: "generate, check, run and repair code for one task",
   async run(argv) {
     const { values, positionals } = parseCommandArgs("solve", {
@@ -58,10 +74,10 @@ export const solveCommand: Command = {
     }
     const task = positionals.join(" ").trim();
     if (task === "") throw new UsageError('solve: give the task in quotes, e.g. codegen-sandbox solve "Print the factorial of 10"');
-    const language = languageFlag("solve", values.language);
-    const maxRetries = integerFlag("solve", "max-retries", values["max-retries"], 0);
-    const timeoutMs = integerFlag("solve", "timeout-ms", values["timeout-ms"], 1);
-    if (values.model !== undefined && values.model.trim() === "") throw new UsageError("solve: --model needs a provider:model name");
+    const language = languageFlag("solve", values.language) ?? chosenFromTask(task);
+    const maxRetries = numberFlag("solve", "max-retries", values["max-retries"], MAX_RETRIES_RULE);
+    const timeoutMs = numberFlag("solve", "timeout-ms", values["timeout-ms"], LIMIT_RULES.timeoutMs);
+    textFlag("solve", "model", values.model, MODEL_FLAG_RULE);
     let tests: string | undefined;
     if (values.tests !== undefined) {
       try {

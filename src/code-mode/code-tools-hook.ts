@@ -5,8 +5,9 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ExecutionResult, Language, RunOptions, Sandbox } from "../sandbox/types.js";
-import { pythonSignatures, typeScriptSignatures } from "./signatures.js";
-import { indexTools, toolHostFunctions, toolsSetupCode, type CodeModeTool } from "./tool-bridge.js";
+import { toolsPromptSection } from "./describe.js";
+import { typeScriptSignatures } from "./signatures.js";
+import { indexTools, runWithTools, toolHostFunctions, type CodeModeTool } from "./tool-bridge.js";
 
 /** What the graph needs to let generated programs call tools. */
 export interface CodeToolsHook {
@@ -19,15 +20,6 @@ export interface CodeToolsHook {
   typeDeclarations(): Promise<string>;
   /** Runs `code` with `tools` defined; line numbers stay the program's. */
   run(runner: Pick<Sandbox, "run">, code: string, options: RunOptions & { language: Language }, config?: RunnableConfig): Promise<ExecutionResult>;
-}
-
-/** Shifts Python line numbers back by the one setup line put before the program. */
-function withoutSetupLine(result: ExecutionResult): ExecutionResult {
-  if (!result.error) return result;
-  const error = { ...result.error };
-  if (error.line !== undefined) error.line = Math.max(1, error.line - 1);
-  if (error.stack) error.stack = error.stack.replace(/(File "<[^>]+>", line )(\d+)/g, (_m, head: string, n: string) => `${head}${Math.max(1, Number(n) - 1)}`);
-  return { ...result, error };
 }
 
 /**
@@ -47,20 +39,14 @@ export function codeToolsHook(tools: readonly CodeModeTool[] | undefined, option
   let declarations: Promise<string> | undefined;
   return {
     async promptSection(language) {
-      const signatures = language === "python" ? pythonSignatures(list) : await (declarations ??= typeScriptSignatures(list));
-      const how = language === "python" ? "`await tools.<name>(**kwargs)`" : "`await tools.<name>(input)`";
-      return `The program may call these tools with ${how} (they run outside the sandbox; a bad input or a failing tool raises an exception):\n${signatures}`;
+      return toolsPromptSection(language, list, () => (declarations ??= typeScriptSignatures(list)));
     },
     async typeDeclarations() {
       return (await (declarations ??= typeScriptSignatures(list))).replace(/\): Promise<unknown>;/g, "): Promise<any>;");
     },
     async run(runner, code, options, config) {
       const hostFunctions = { ...options.hostFunctions, ...toolHostFunctions(byName, { config, record: [] }) };
-      if (options.language === "python") {
-        const result = await runner.run(`${toolsSetupCode(names, "python")}\n${code}`, { ...options, hostFunctions });
-        return withoutSetupLine(result);
-      }
-      return runner.run(`${toolsSetupCode(names, options.language)} ${code}`, { ...options, hostFunctions });
+      return runWithTools(runner, code, names, { ...options, hostFunctions });
     },
   };
 }

@@ -6,26 +6,26 @@
 import { InvalidOptionError } from "../errors.js";
 
 /** One file in graph state. */
-export interface StoredFile {
+export interface ThreadFile {
   encoding: "utf-8" | "base64";
   content: string;
 }
 
 /** The `files` channel: path → file. */
-export type StoredFiles = Record<string, StoredFile>;
+export type ThreadFiles = Record<string, ThreadFile>;
 
 /** An update of the `files` channel: a file, a text (UTF-8), or `null` to delete. */
-export type FilesUpdate = Record<string, StoredFile | string | null>;
+export type ThreadFilesUpdate = Record<string, ThreadFile | string | null>;
 
 /** Default cap of one file, in bytes (1 MiB). */
-export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_THREAD_FILE_BYTES = 1024 * 1024;
 /** Default cap of all of a thread's files together, in bytes (10 MiB). */
 export const DEFAULT_MAX_THREAD_FILES_BYTES = 10 * 1024 * 1024;
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** Encodes bytes for state: UTF-8 text when it is, base64 otherwise. */
-export function encodeFile(bytes: Uint8Array): StoredFile {
+export function encodeFile(bytes: Uint8Array): ThreadFile {
   try {
     const text = decoder.decode(bytes);
     if (!text.includes("\u0000")) return { encoding: "utf-8", content: text };
@@ -36,15 +36,15 @@ export function encodeFile(bytes: Uint8Array): StoredFile {
 }
 
 /** The bytes of a stored file (a plain string is UTF-8 text). */
-export function decodeFile(file: StoredFile | string): Uint8Array {
+export function decodeFile(file: ThreadFile | string): Uint8Array {
   if (typeof file === "string") return new Uint8Array(Buffer.from(file, "utf8"));
   if (file.encoding === "base64") return new Uint8Array(Buffer.from(file.content, "base64"));
   return new Uint8Array(Buffer.from(file.content, "utf8"));
 }
 
 /** Reducer of the `files` channel: merges an update, `null` deletes a path. */
-export function mergeFiles(current: StoredFiles | undefined, update: FilesUpdate | undefined): StoredFiles {
-  const next: StoredFiles = { ...current };
+export function mergeFiles(current: ThreadFiles | undefined, update: ThreadFilesUpdate | undefined): ThreadFiles {
+  const next: ThreadFiles = { ...current };
   for (const [path, value] of Object.entries(update ?? {})) {
     if (value === null) delete next[path];
     else next[path] = typeof value === "string" ? { encoding: "utf-8", content: value } : value;
@@ -53,15 +53,15 @@ export function mergeFiles(current: StoredFiles | undefined, update: FilesUpdate
 }
 
 /** Bytes of every file of a set. */
-export function filesToBytes(files: StoredFiles | undefined): Record<string, Uint8Array> {
+export function filesToBytes(files: ThreadFiles | undefined): Record<string, Uint8Array> {
   const out: Record<string, Uint8Array> = {};
   for (const [path, file] of Object.entries(files ?? {})) out[path] = decodeFile(file);
   return out;
 }
 
 /** Caller-given files (tool option): text or bytes, checked. */
-export function filesFromOption(files: Record<string, string | Uint8Array> | undefined, option = "files"): StoredFiles {
-  const out: StoredFiles = {};
+export function filesFromOption(files: Record<string, string | Uint8Array> | undefined, option = "files"): ThreadFiles {
+  const out: ThreadFiles = {};
   if (files === undefined) return out;
   if (files === null || typeof files !== "object") throw new InvalidOptionError(option, files, "an object of path → text or Uint8Array");
   for (const [path, value] of Object.entries(files)) {
@@ -80,7 +80,7 @@ export interface FileCaps {
 
 /** What a run's files changed, after the caps: the update for state and what was refused. */
 export interface FilesChange {
-  update: FilesUpdate;
+  update: ThreadFilesUpdate;
   written: string[];
   deleted: string[];
   refused: string[];
@@ -95,7 +95,7 @@ function formatBytes(n: number): string {
  * state. Files over `maxFileBytes`, or that would take the thread over `maxThreadFilesBytes`,
  * are refused with a message that says which cap and by how much.
  */
-export function diffFiles(before: StoredFiles, after: Record<string, Uint8Array> | undefined, caps: FileCaps): FilesChange {
+export function diffFiles(before: ThreadFiles, after: Record<string, Uint8Array> | undefined, caps: FileCaps): FilesChange {
   const change: FilesChange = { update: {}, written: [], deleted: [], refused: [] };
   if (after === undefined) return change;
   let total = 0;

@@ -9,11 +9,10 @@ import { SandboxSessionEndedError } from "../errors.js";
 import { getSharedSandbox } from "../sandbox/run-code.js";
 import type { ExecutionResult, HostFunction, Language, RunOptions, Sandbox, SandboxSession } from "../sandbox/types.js";
 import { persistTopLevel } from "./persist-declarations.js";
-import { filesSetupCode, RunFiles } from "./js-files.js";
-import { diffFiles, filesToBytes, type FileCaps, type FilesChange, type StoredFiles } from "./files.js";
+import { diffFiles, filesToBytes, type FileCaps, type FilesChange, type ThreadFiles } from "./files.js";
 import { SessionCache, type LiveSession } from "./session-cache.js";
 import type { CodeCell } from "./state.js";
-import { toolHostFunctions, toolsSetupCode, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
+import { runWithTools, toolHostFunctions, toolsSetupCode, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
 
 /** How state is kept between calls: `"none"` (every call starts fresh) or `"thread"`. */
 export type Persistence = "none" | "thread";
@@ -48,7 +47,7 @@ export interface CellRequest {
   /** The thread's replay log (from state). */
   cells: CodeCell[];
   /** The thread's files (from state, with caller-given files). */
-  files: StoredFiles;
+  files: ThreadFiles;
 }
 
 /** How a restore went. */
@@ -89,19 +88,13 @@ export class CodeModeRunner {
     return this.options.sandbox ?? getSharedSandbox();
   }
 
-  private runOptions(
-    request: CellRequest,
-    record: RecordedToolCall[],
-    replay?: RecordedToolCall[],
-    runFiles?: RunFiles,
-  ): Omit<RunOptions, "language"> {
+  private runOptions(request: CellRequest, record: RecordedToolCall[], replay?: RecordedToolCall[]): Omit<RunOptions, "language"> {
     const o: Omit<RunOptions, "language"> = { ...this.options.limits, files: filesToBytes(request.files) };
     const signal = request.config?.signal;
     if (signal) o.signal = signal;
     const hostFunctions = {
       ...this.options.hostFunctions,
       ...toolHostFunctions(this.options.tools, { config: request.config, record, replay }),
-      ...runFiles?.hostFunctions(),
     };
     if (Object.keys(hostFunctions).length > 0) o.hostFunctions = hostFunctions;
     return o;
@@ -130,43 +123,18 @@ export class CodeModeRunner {
     });
   }
 
-  private runFiles(request: CellRequest): RunFiles | undefined {
-    return request.language === "python" ? undefined : new RunFiles(filesToBytes(request.files), this.options.caps.maxFileBytes);
-  }
-
   private async runOnce(request: CellRequest): Promise<Omit<CellOutcome, "notes">> {
     const toolCalls: RecordedToolCall[] = [];
-    const runFiles = this.runFiles(request);
-    const o = this.runOptions(request, toolCalls, undefined, runFiles);
-    const toolNames = [...this.options.tools.keys()];
-    let result: ExecutionResult;
-    if (toolNames.length === 0 && request.language === "python") {
-      result = await this.sandbox().run(request.code, { ...o, language: request.language });
-    } else if (request.language === "python") {
-      // Python's setup needs its own line: a short-lived session keeps the user's line numbers.
-      const session = await this.sandbox().createSession({ language: "python", memoryLimitBytes: o.memoryLimitBytes });
-      try {
-        const setup = await session.run(toolsSetupCode(toolNames, "python"), { hostFunctions: o.hostFunctions });
-        result = setup.status === "success" ? await session.run(request.code, o) : setup;
-      } finally {
-        await session.dispose();
-      }
-    } else {
-      // The setup shares the user's first line, so every line number stays the user's.
-      result = await this.sandbox().run(`${jsSetupCode(toolNames, request.language)} ${request.code}`, { ...o, language: request.language });
-    }
-    result = withFallbackFiles(result, runFiles);
+    const options = { ...this.runOptions(request, toolCalls), language: request.language };
+    const result = await runWithTools(this.sandbox(), request.code, [...this.options.tools.keys()], options);
     return { result, files: diffFiles(request.files, result.files, this.options.caps), toolCalls };
   }
 
   private async openSession(request: CellRequest): Promise<SandboxSession> {
     const session = await this.sandbox().createSession({ language: request.language, memoryLimitBytes: this.options.limits.memoryLimitBytes });
     const toolNames = [...this.options.tools.keys()];
-    if (toolNames.length > 0 || request.language !== "python") {
-      const setup = await session.run(
-        request.language === "python" ? toolsSetupCode(toolNames, "python") : jsSetupCode(toolNames, request.language),
-        this.runOptions(request, [], undefined, this.runFiles(request)),
-      );
+    if (toolNames.length > 0) {
+      const setup = await session.run(toolsSetupCode(toolNames, request.language), this.runOptions(request, []));
       if (setup.status !== "success") {
         await session.dispose();
         throw new Error(`code mode could not set up the tools namespace: ${setup.error?.name}: ${setup.error?.message}`);
@@ -181,7 +149,7 @@ export class CodeModeRunner {
     const live: LiveSession = { session, applied: [] };
     const failures: string[] = [];
     for (const [index, cell] of cells.entries()) {
-      const replayed = await session.run(threadCode(cell.code, cell.language), this.runOptions(request, [], cell.toolCalls, this.runFiles(request)));
+      const replayed = await session.run(threadCode(cell.code, cell.language), this.runOptions(request, [], cell.toolCalls));
       live.applied.push(cell.id);
       if (replayed.status !== "success") {
         const error = replayed.error ? `${replayed.error.name}: ${replayed.error.message}` : replayed.status;
@@ -205,11 +173,7 @@ export class CodeModeRunner {
       await this.cache.set(key, live);
     }
     const toolCalls: RecordedToolCall[] = [];
-    const runFiles = this.runFiles(request);
-    const result = withFallbackFiles(
-      await live.session.run(threadCode(request.code, request.language), this.runOptions(request, toolCalls, undefined, runFiles)),
-      runFiles,
-    );
+    const result = await live.session.run(threadCode(request.code, request.language), this.runOptions(request, toolCalls));
     let cell: CodeCell | undefined;
     if (result.status === "success") {
       cell = { id: randomUUID(), language: request.language, code: request.code, toolCalls };
@@ -228,17 +192,6 @@ export class CodeModeRunner {
   async dispose(): Promise<void> {
     await this.cache.clear();
   }
-}
-
-/** The one-line setup of a JavaScript/TypeScript context: `tools` and (if the engine has none) `files`. */
-function jsSetupCode(toolNames: string[], language: "javascript" | "typescript"): string {
-  return `${toolNames.length > 0 ? `${toolsSetupCode(toolNames, language)} ` : ""}${filesSetupCode()}`;
-}
-
-/** The engine's `result.files` when it has them, else the fallback `files` global's set. */
-function withFallbackFiles(result: ExecutionResult, runFiles: RunFiles | undefined): ExecutionResult {
-  if (result.files !== undefined || runFiles === undefined) return result;
-  return { ...result, files: runFiles.snapshot() };
 }
 
 /** The code a thread's session runs: JavaScript/TypeScript top-level bindings kept on the global object. */

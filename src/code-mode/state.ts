@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ReducedValue, StateSchema } from "@langchain/langgraph";
 import { LANGUAGES, type JsonValue, type Language } from "../sandbox/types.js";
-import { mergeFiles, type FilesUpdate, type StoredFiles } from "./files.js";
+import { mergeFiles, type ThreadFilesUpdate, type ThreadFiles } from "./files.js";
 import type { RecordedToolCall } from "./tool-bridge.js";
 
 /** One cell of the replay log. */
@@ -21,11 +21,11 @@ export interface CodeCell {
 
 /** The code-mode part of a graph's state. */
 export interface CodeModeState {
-  files?: StoredFiles;
+  files?: ThreadFiles;
   codeCells?: CodeCell[];
 }
 
-const storedFile = z.object({ encoding: z.enum(["utf-8", "base64"]), content: z.string() });
+const threadFile = z.object({ encoding: z.enum(["utf-8", "base64"]), content: z.string() });
 // Tool inputs and outputs are JSON already (they crossed the sandbox boundary as JSON).
 const jsonValue = z.custom<JsonValue>(() => true);
 const recordedCall = z.object({
@@ -42,7 +42,7 @@ const codeCell = z.object({
 });
 
 /** Zod schema of the `files` channel's value. */
-export const storedFilesSchema = z.record(z.string(), storedFile);
+export const threadFilesSchema = z.record(z.string(), threadFile);
 
 /**
  * The state fields of code mode, for a `StateSchema` or a middleware's `stateSchema`:
@@ -50,9 +50,9 @@ export const storedFilesSchema = z.record(z.string(), storedFile);
  * appends cells it does not have yet (by id).
  */
 export const codeModeStateFields = {
-  files: new ReducedValue(storedFilesSchema.default(() => ({})), {
-    inputSchema: z.record(z.string(), z.union([storedFile, z.string(), z.null()])).optional(),
-    reducer: (current: StoredFiles, next: FilesUpdate | undefined) => mergeFiles(current, next),
+  files: new ReducedValue(threadFilesSchema.default(() => ({})), {
+    inputSchema: z.record(z.string(), z.union([threadFile, z.string(), z.null()])).optional(),
+    reducer: (current: ThreadFiles, next: ThreadFilesUpdate | undefined) => mergeFiles(current, next),
   }),
   codeCells: new ReducedValue(z.array(codeCell).default(() => []), {
     inputSchema: z.array(codeCell).optional(),

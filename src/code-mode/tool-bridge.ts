@@ -8,7 +8,7 @@ import { ToolInputParsingException, type StructuredToolInterface } from "@langch
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { InvalidOptionError } from "../errors.js";
 import { currentHostCall } from "../sandbox/host-call-context.js";
-import type { HostFunction, JsonValue, Language } from "../sandbox/types.js";
+import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox } from "../sandbox/types.js";
 
 /** A LangChain tool that code may call: anything made with `tool()` or a `StructuredTool`. */
 export type CodeModeTool = Pick<StructuredToolInterface, "name" | "description" | "schema" | "invoke">;
@@ -174,4 +174,31 @@ export function toolsSetupCode(toolNames: readonly string[], language: Language)
   }
   const members = toolNames.map((n) => `${n}: (input) => ${HOST_PREFIX}${n}(input === undefined ? {} : input)`).join(", ");
   return `globalThis.tools = Object.freeze({ ${members} });`;
+}
+
+/** Shifts Python line numbers back by the one setup line put before the program. */
+function withoutSetupLine(result: ExecutionResult): ExecutionResult {
+  if (!result.error) return result;
+  const error = { ...result.error };
+  if (error.line !== undefined) error.line = Math.max(1, error.line - 1);
+  if (error.stack) error.stack = error.stack.replace(/(File "<[^>]+>", line )(\d+)/g, (_m, head: string, n: string) => `${head}${Math.max(1, Number(n) - 1)}`);
+  return { ...result, error };
+}
+
+/**
+ * Runs `code` once with the `tools` namespace defined over `options.hostFunctions` (which must
+ * hold the tools' host functions): the one way a one-shot program gets its tools, in every
+ * language. JavaScript/TypeScript put the setup on the program's first line; Python puts it on a
+ * line of its own and the result's line numbers are moved back, so every line number is the
+ * program's own.
+ */
+export async function runWithTools(
+  runner: Pick<Sandbox, "run">,
+  code: string,
+  toolNames: readonly string[],
+  options: RunOptions & { language: Language },
+): Promise<ExecutionResult> {
+  if (toolNames.length === 0) return runner.run(code, options);
+  if (options.language === "python") return withoutSetupLine(await runner.run(`${toolsSetupCode(toolNames, "python")}\n${code}`, options));
+  return runner.run(`${toolsSetupCode(toolNames, options.language)} ${code}`, options);
 }

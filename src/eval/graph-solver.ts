@@ -3,6 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
 import type { EvalSolver, SolveOutcome } from "./run-evaluation.js";
 import type { EvalTask } from "./task-set.js";
+import { InvalidOptionError } from "../errors.js";
 
 /** The part of a compiled code-generation graph the harness uses (`createCodeGenGraph()` fits). */
 export interface InvocableCodeGenGraph {
@@ -39,6 +40,10 @@ export function taskToGraphInput(task: EvalTask): CodeGenInput {
  * ```
  */
 export function graphSolver(graph: InvocableCodeGenGraph, config: RunnableConfig = {}): EvalSolver {
+  if (graph === null || typeof graph !== "object" || typeof (graph as { invoke?: unknown }).invoke !== "function") {
+    throw new InvalidOptionError("graph", graph, "a compiled code-generation graph (createCodeGenGraph())");
+  }
+  if (config === null || typeof config !== "object") throw new InvalidOptionError("config", config, "a LangGraph run config object");
   let run = 0;
   return async (task, signal) => {
     const threadId = `eval-${task.id}-${Date.now()}-${run++}`;

@@ -3,7 +3,7 @@
  * running a task set through a solver (the graph by default), and reports.
  */
 export { InvalidTaskFileError, EvalModelUnavailableError } from "./errors.js";
-export { loadTaskFile, parseTaskFile, TASK_FILE_FORMATS, type EvalTask, type TaskFileFormat } from "./task-set.js";
+export { loadTaskFile, parseTaskFile, TASK_FILE_FORMATS, type EvalTask, type ParseTaskFileOptions, type TaskFileFormat } from "./task-set.js";
 export {
   runEvaluation,
   type EvalAttempt,

@@ -3,6 +3,9 @@
  * pass@1 on the first attempt and after repair, attempts, tokens and time per task.
  */
 import type { EvalTask } from "./task-set.js";
+import { InvalidOptionError } from "../errors.js";
+import { checkOptions, functionRule, integerRule, rule, signalRule, textRule, type OptionRules } from "../options/index.js";
+import { MAX_RETRIES_RULE } from "../graph/retries.js";
 import type { SandboxTime } from "./sandbox-timer.js";
 
 /** One attempt of a solver, reduced to what the evaluation counts. */
@@ -125,6 +128,19 @@ export interface RunEvaluationOptions {
   sandboxTime?: () => SandboxTime;
 }
 
+/** The options of {@link runEvaluation} and their rules (keys from the interface itself). */
+const RUN_EVALUATION_RULES = {
+  tasks: rule("an array of tasks (from parseTaskFile or loadTaskFile)", (v) => Array.isArray(v) && v.every((t) => typeof t === "object" && t !== null && typeof (t as { id?: unknown }).id === "string")),
+  solve: functionRule("a solver (task, signal) => Promise<SolveOutcome>, e.g. graphSolver(createCodeGenGraph())"),
+  model: textRule({ what: "a model name" }),
+  maxRetries: MAX_RETRIES_RULE,
+  concurrency: integerRule({ min: 1, max: 256, unit: "tasks at once" }),
+  onResult: functionRule("a function (result, index, total) => void"),
+  isFatal: functionRule("a function (error) => boolean"),
+  signal: signalRule,
+  sandboxTime: functionRule("a function () => SandboxTime, e.g. timeSandbox(runner).time"),
+} satisfies OptionRules<RunEvaluationOptions>;
+
 /**
  * Runs every task through `solve` and builds the report.
  *
@@ -134,11 +150,16 @@ export interface RunEvaluationOptions {
  * console.log(report.summary.passAt1FirstAttempt, report.summary.passAt1AfterRepair);
  * ```
  */
-export async function runEvaluation(options: RunEvaluationOptions): Promise<EvalReport> {
+export async function runEvaluation(given: RunEvaluationOptions): Promise<EvalReport> {
+  if (given === null || typeof given !== "object") throw new InvalidOptionError("options", given, "{ tasks, solve, ... }");
+  const options = checkOptions<RunEvaluationOptions>(given, RUN_EVALUATION_RULES, "runEvaluation");
+  for (const required of ["tasks", "solve"] as const) {
+    if (options[required] === undefined) throw new InvalidOptionError(required, undefined, RUN_EVALUATION_RULES[required].expected);
+  }
   const { tasks, solve } = options;
   const startedAt = new Date().toISOString();
   const results: EvalTaskResult[] = new Array(tasks.length);
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+  const concurrency = options.concurrency ?? 1;
   const startedAtMs = performance.now();
   const sandboxAtStart = options.sandboxTime?.();
   let next = 0;

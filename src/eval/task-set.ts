@@ -6,6 +6,8 @@
 import { readFile } from "node:fs/promises";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
 import { InvalidTaskFileError } from "./errors.js";
+import { InvalidOptionError } from "../errors.js";
+import { checkOptions, oneOfRule, textRule, type OptionRules } from "../options/index.js";
 
 /** One evaluation task: a prompt for the model and tests that decide whether its code works. */
 export interface EvalTask {
@@ -27,7 +29,7 @@ export interface EvalTask {
 export type TaskFileFormat = "tasks" | "humaneval" | "humaneval-x-js";
 
 /** Every format name `--format` accepts. */
-export const TASK_FILE_FORMATS: readonly (TaskFileFormat | "auto")[] = ["auto", "tasks", "humaneval", "humaneval-x-js"];
+export const TASK_FILE_FORMATS = ["auto", "tasks", "humaneval", "humaneval-x-js"] as const satisfies readonly (TaskFileFormat | "auto")[];
 
 type Row = Record<string, unknown>;
 
@@ -108,6 +110,18 @@ function fromOwnFormat(row: Row, problem: (text: string) => never): EvalTask {
   return task;
 }
 
+/** Options of {@link parseTaskFile}. */
+export interface ParseTaskFileOptions {
+  /** The rows' format. Default `"auto"` (detected from the first row). */
+  format?: TaskFileFormat | "auto";
+  /** The file's name, for messages. Default `"<input>"`. */
+  file?: string;
+}
+
+const FORMAT_RULE = oneOfRule(TASK_FILE_FORMATS);
+const PARSE_RULES = { format: FORMAT_RULE, file: textRule({ what: "a file name" }) } satisfies OptionRules<ParseTaskFileOptions>;
+const LOAD_RULES = { format: FORMAT_RULE } satisfies OptionRules<Pick<ParseTaskFileOptions, "format">>;
+
 /**
  * Parses the text of a JSONL task file. Blank lines are skipped; ids must be unique.
  * Throws {@link InvalidTaskFileError} naming the line for a bad row or a format mismatch.
@@ -117,7 +131,9 @@ function fromOwnFormat(row: Row, problem: (text: string) => never): EvalTask {
  * const tasks = parseTaskFile(text, { file: "evals/tasks.jsonl" });
  * ```
  */
-export function parseTaskFile(text: string, options: { format?: TaskFileFormat | "auto"; file?: string } = {}): EvalTask[] {
+export function parseTaskFile(text: string, given: ParseTaskFileOptions = {}): EvalTask[] {
+  if (typeof text !== "string") throw new InvalidOptionError("text", text, "the text of a JSONL task file (a string; loadTaskFile(path) reads a file)");
+  const options = checkOptions<ParseTaskFileOptions>(given, PARSE_RULES, "parseTaskFile");
   const file = options.file ?? "<input>";
   let format: TaskFileFormat | undefined = options.format === "auto" ? undefined : options.format;
   const tasks: EvalTask[] = [];
@@ -166,7 +182,16 @@ export function parseTaskFile(text: string, options: { format?: TaskFileFormat |
  * const tasks = await loadTaskFile("evals/tasks.jsonl");
  * ```
  */
-export async function loadTaskFile(path: string, options: { format?: TaskFileFormat | "auto" } = {}): Promise<EvalTask[]> {
-  const text = await readFile(path, "utf8");
+export async function loadTaskFile(path: string, given: Pick<ParseTaskFileOptions, "format"> = {}): Promise<EvalTask[]> {
+  textRule({ what: "the path of a JSONL task file" }).check(path, "path");
+  const options = checkOptions<Pick<ParseTaskFileOptions, "format">>(given, LOAD_RULES, "loadTaskFile");
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "there is no such file" : code === "EISDIR" ? "it is a directory" : (error as Error).message;
+    throw new InvalidOptionError("path", path, `the path of a JSONL task file (${why})`);
+  }
   return parseTaskFile(text, { ...options, file: path });
 }

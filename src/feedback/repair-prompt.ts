@@ -3,12 +3,9 @@
  * filled into the `refine` template of `prompts/`. The graph's `refine` node and the SDK's
  * repair both build it here.
  */
-import { renderTemplate } from "../graph/prompts.js";
+import { LANGUAGE_NAMES, renderTemplate } from "../prompts/templates.js";
 import type { Language } from "../sandbox/types.js";
 import { numberLines } from "./quote.js";
-
-/** Names of the languages in prompts. */
-export const LANGUAGE_NAMES: Record<Language, string> = { javascript: "JavaScript", typescript: "TypeScript", python: "Python" };
 
 /** What a repair prompt says. */
 export interface RepairPromptInput {

@@ -5,9 +5,15 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Language, RunOptions, Sandbox } from "../sandbox/types.js";
-import { resolveLanguage, resolveLimit } from "../sandbox/options.js";
+import { LIMIT_RULES } from "../sandbox/options.js";
 import { InvalidOptionError } from "../errors.js";
+import { booleanRule, checkOptions, objectRule, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
+import { LANGUAGES } from "../sandbox/types.js";
+import { checkModelRetry } from "../models/retry.js";
+import { MAX_RETRIES_RULE } from "./retries.js";
+export { MAX_RETRIES_LIMIT } from "./retries.js";
 import { readModelSettings } from "../models/configuration.js";
+import { ENV_RULE, MODEL_SPEC_RULE } from "../models/option-rules.js";
 import { resolveChatModel } from "../models/resolve-model.js";
 import type { ModelSpec, ResolvedModel } from "../models/resolve-model.js";
 import type { ModelRetryOptions } from "../models/retry.js";
@@ -93,8 +99,9 @@ export function codeGenRunContext(settings: CodeGenRunContext = {}): { [K in key
 /**
  * What a run may set in `config.configurable`: the same settings as {@link CodeGenRunContext}.
  *
- * @deprecated Pass them as `context` (LangGraph 1.x run-time context). `configurable` keeps
- * working for one release; when both are given, `context` wins.
+ * @deprecated Since 2026-12-01: pass them as `context` (LangGraph 1.x run-time context).
+ * `configurable` is read until 2027-06-01 (see the README's changelog); when both are given,
+ * `context` wins.
  */
 export type CodeGenConfigurable = CodeGenRunContext;
 
@@ -102,7 +109,7 @@ export type CodeGenConfigurable = CodeGenRunContext;
 export type RunLimits = Pick<RunOptions, "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes">;
 
 /** Options with defaults filled, shared by every node of one compiled graph. */
-export interface CodeGenContext {
+export interface GraphSettings {
   prompts: CodeGenPrompts;
   approveBeforeExecute: boolean;
   /** The graph's own limits (options); a run's context may override them: see `runLimitsFor`. */
@@ -113,6 +120,8 @@ export interface CodeGenContext {
   defaultLanguage(config: LangGraphRunnableConfig): Language;
   /** The limits of this run: its context (or configurable), else the graph's options. */
   runLimitsFor(config: LangGraphRunnableConfig): RunLimits;
+  /** Checks a run's `context` (unknown keys too) and the run settings in its `configurable`. */
+  checkRunConfig(config: LangGraphRunnableConfig): void;
   model(config: LangGraphRunnableConfig): Promise<ResolvedModel>;
   sandbox(): Promise<CodeRunner>;
   /** Tools callable from the generated program (from the `tools` option). */
@@ -121,8 +130,63 @@ export interface CodeGenContext {
 
 /** Default number of repairs after the first attempt. */
 export const DEFAULT_MAX_RETRIES = 2;
-/** The largest `maxRetries` the graph accepts. */
-export const MAX_RETRIES_LIMIT = 20;
+const LANGUAGE_RULE = oneOfRule(LANGUAGES);
+const MODEL_NAME_RULE = textRule({ what: 'a "provider:model" name' });
+
+
+/** The settings a run may give in its `context` (or `configurable`), and their rules. */
+export const RUN_CONTEXT_RULES = {
+  model: MODEL_NAME_RULE,
+  maxRetries: MAX_RETRIES_RULE,
+  defaultLanguage: LANGUAGE_RULE,
+  timeoutMs: LIMIT_RULES.timeoutMs,
+  memoryLimitBytes: LIMIT_RULES.memoryLimitBytes,
+  maxOutputBytes: LIMIT_RULES.maxOutputBytes,
+} satisfies OptionRules<CodeGenRunContext>;
+
+/**
+ * Checks the values of the run settings in `settings` (a run's `context` or `configurable`),
+ * ignoring other keys (`configurable` also carries `thread_id` and LangGraph's own).
+ *
+ * @throws InvalidOptionError naming `PREFIX.NAME`.
+ */
+export function checkRunSettingValues(settings: unknown, prefix: "context." | "configurable."): void {
+  if (typeof settings !== "object" || settings === null) return;
+  for (const [name, rule] of Object.entries(RUN_CONTEXT_RULES)) {
+    const value = (settings as Record<string, unknown>)[name];
+    if (value !== undefined && value !== null) rule.check(value, `${prefix}${name}`);
+  }
+}
+
+/**
+ * Checks a run's `context` whole: an unknown key is refused with the nearest setting's name.
+ *
+ * @throws InvalidOptionError naming `context.NAME`.
+ */
+export function checkRunContext(context: unknown): void {
+  if (context === undefined || context === null) return;
+  // `null` values are "not set" (Studio sends them for empty fields).
+  const given = typeof context === "object" ? Object.fromEntries(Object.entries(context).filter(([, v]) => v !== null)) : context;
+  checkOptions<CodeGenRunContext>(given, RUN_CONTEXT_RULES, "the graph's run context", "context.");
+}
+
+/** The options of `createCodeGenGraph` and their rules (keys from `CodeGenGraphOptions` itself). */
+export const GRAPH_OPTION_RULES = {
+  model: MODEL_SPEC_RULE,
+  maxRetries: MAX_RETRIES_RULE,
+  defaultLanguage: LANGUAGE_RULE,
+  sandbox: objectRule("a Sandbox from createSandbox() (an object with run and check)", (v) => typeof v.run === "function" && typeof v.check === "function"),
+  prompts: objectRule("an object of prompt overrides ({ system?, task?, refine? })"),
+  approveBeforeExecute: booleanRule,
+  timeoutMs: LIMIT_RULES.timeoutMs,
+  memoryLimitBytes: LIMIT_RULES.memoryLimitBytes,
+  maxOutputBytes: LIMIT_RULES.maxOutputBytes,
+  modelRetry: { expected: "an object of back-off options", check: (v) => checkModelRetry(v) },
+  env: ENV_RULE,
+  checkpointer: objectRule("a LangGraph checkpointer (e.g. new MemorySaver())", (v) => typeof v.getTuple === "function" && typeof v.put === "function"),
+  // Each tool is checked by code mode's own index (names, schemas).
+  tools: rule("an array of LangChain tools", Array.isArray),
+} satisfies OptionRules<CodeGenGraphOptions>;
 /** Default language of a task that names none. */
 export const DEFAULT_LANGUAGE: Language = "javascript";
 
@@ -142,19 +206,11 @@ function defaultRunner(): Promise<CodeRunner> {
  *
  * @example
  * ```ts
- * const context = resolveCodeGenContext({ maxRetries: 1 });
+ * const settings = resolveGraphSettings({ maxRetries: 1 });
  * ```
  */
-export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGenContext {
-  checkRetries("maxRetries", options.maxRetries);
-  checkLanguage("defaultLanguage", options.defaultLanguage);
-  for (const name of LIMIT_NAMES) if (options[name] !== undefined) resolveLimit(name, options[name]);
-  if (options.sandbox !== undefined && (typeof options.sandbox?.run !== "function" || typeof options.sandbox?.check !== "function")) {
-    throw new InvalidOptionError("sandbox", options.sandbox, "a Sandbox from createSandbox() (an object with run and check)");
-  }
-  if (options.model !== undefined && typeof options.model !== "string" && typeof (options.model as { invoke?: unknown })?.invoke !== "function") {
-    throw new InvalidOptionError("model", options.model, 'a chat model instance or a "provider:model" string');
-  }
+export function resolveGraphSettings(given: CodeGenGraphOptions = {}, owner = "createCodeGenGraph"): GraphSettings {
+  const options = checkOptions<CodeGenGraphOptions>(given, GRAPH_OPTION_RULES, owner);
   const runLimits: RunLimits = {};
   if (options.timeoutMs !== undefined) runLimits.timeoutMs = options.timeoutMs;
   if (options.memoryLimitBytes !== undefined) runLimits.memoryLimitBytes = options.memoryLimitBytes;
@@ -172,28 +228,29 @@ export function resolveCodeGenContext(options: CodeGenGraphOptions = {}): CodeGe
     modelRetry: options.modelRetry ?? {},
     maxRetries(config) {
       const setting = runSetting(config, "maxRetries");
-      checkRetries(setting.name, setting.value);
-      return (setting.value as number | undefined) ?? options.maxRetries ?? DEFAULT_MAX_RETRIES;
+      const value = setting.value === undefined ? undefined : MAX_RETRIES_RULE.check(setting.value, setting.name);
+      return value ?? options.maxRetries ?? DEFAULT_MAX_RETRIES;
     },
     defaultLanguage(config) {
       const setting = runSetting(config, "defaultLanguage");
-      checkLanguage(setting.name, setting.value);
-      return (setting.value as Language | undefined) ?? options.defaultLanguage ?? DEFAULT_LANGUAGE;
+      const value = setting.value === undefined ? undefined : LANGUAGE_RULE.check(setting.value, setting.name);
+      return value ?? options.defaultLanguage ?? DEFAULT_LANGUAGE;
     },
     runLimitsFor(config) {
       const limits: RunLimits = { ...runLimits };
       for (const name of LIMIT_NAMES) {
         const setting = runSetting(config, name);
-        if (setting.value !== undefined) limits[name] = resolveLimit(setting.name, setting.value);
+        if (setting.value !== undefined) limits[name] = LIMIT_RULES[name].check(setting.value, setting.name);
       }
       return limits;
     },
+    checkRunConfig(config) {
+      checkRunContext((config as { context?: unknown }).context);
+      checkRunSettingValues(config.configurable, "configurable.");
+    },
     model(config) {
       const setting = runSetting(config, "model");
-      const fromRun = setting.value;
-      if (fromRun !== undefined && (typeof fromRun !== "string" || fromRun.trim() === "")) {
-        throw new InvalidOptionError(setting.name, fromRun, 'a "provider:model" string');
-      }
+      const fromRun = setting.value === undefined ? undefined : MODEL_NAME_RULE.check(setting.value, setting.name);
       if (fromRun === undefined && instance !== undefined) return (fixedModel ??= resolveChatModel(instance, readModelSettings(options.env ?? process.env)));
       // Environment variables are read at run time, so Studio and the CLI can set them late.
       return resolveChatModel((fromRun as string | undefined) ?? options.model, readModelSettings(options.env ?? process.env));
@@ -225,11 +282,5 @@ function runSetting(config: LangGraphRunnableConfig, name: keyof CodeGenRunConte
  * @throws InvalidOptionError naming `name`.
  */
 export function checkRetries(name: string, value: unknown): void {
-  if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_RETRIES_LIMIT)) {
-    throw new InvalidOptionError(name, value, `an integer from 0 to ${MAX_RETRIES_LIMIT}`);
-  }
-}
-
-function checkLanguage(name: string, value: unknown): void {
-  if (value !== undefined) resolveLanguage(value, name);
+  if (value !== undefined) MAX_RETRIES_RULE.check(value, name);
 }

@@ -2,10 +2,11 @@
  * The code-generation graph: generate → validate → (approve →) execute, looping through
  * refine on failures, ending in finalize.
  */
-import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, END, isCommand, START, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
-import { MAX_RETRIES_LIMIT, resolveCodeGenContext } from "./configuration.js";
+import { resolveGraphSettings } from "./configuration.js";
+import { MAX_RETRIES_LIMIT } from "./retries.js";
 import type { CodeGenGraphOptions } from "./configuration.js";
 import { createApproveNode } from "./nodes/approve.js";
 import { createExecuteNode } from "./nodes/execute.js";
@@ -14,28 +15,31 @@ import { createGenerateNode, graphStepsNeeded } from "./nodes/generate.js";
 import { createRefineNode } from "./nodes/refine.js";
 import { createValidateNode } from "./nodes/validate.js";
 import { routeAfterApprove, routeAfterExecute, routeAfterModel, routeAfterValidate } from "./routers.js";
-import { CodeGenState } from "./state.js";
+import { checkCodeGenInput, CodeGenState } from "./state.js";
 
 /**
  * The graph's run-time context schema (LangGraph 1.x `contextSchema`): the per-run settings
  * of {@link CodeGenRunContext}, shown and editable as the graph's context in LangGraph Studio.
  * Pass them as `graph.invoke(input, { context: { maxRetries: 4, timeoutMs: 2000 } })`.
- * LangGraph checks the types; the graph checks the ranges (`InvalidOptionError`).
+ * LangGraph parses every run's context with this schema (and, without a context, its
+ * `configurable`); each field falls back to "not set" there (`.catch`), so a wrong value is
+ * never raw ZodError JSON: the run checks every setting itself when it starts and throws one
+ * `InvalidOptionError` naming it (`context.timeoutMs`, or `configurable.timeoutMs`).
  */
 export const CodeGenContextSchema = z.object({
-  model: z.string().optional().describe('Chat model for this run, as "provider:model" (e.g. "openai:gpt-4o-mini").'),
-  maxRetries: z.number().optional().describe("Repairs after the first attempt, 0 to 20."),
-  defaultLanguage: z.enum(LANGUAGES as [Language, ...Language[]]).optional().describe("Language of a task that names none."),
-  timeoutMs: z.number().optional().describe("Time limit of each run in the sandbox, in milliseconds."),
-  memoryLimitBytes: z.number().optional().describe("Memory limit of each run, in bytes."),
-  maxOutputBytes: z.number().optional().describe("Printed output kept per run, in bytes."),
+  model: z.string().optional().catch(undefined).describe('Chat model for this run, as "provider:model" (e.g. "openai:gpt-4o-mini").'),
+  maxRetries: z.number().optional().catch(undefined).describe("Repairs after the first attempt, 0 to 20."),
+  defaultLanguage: z.enum(LANGUAGES as [Language, ...Language[]]).optional().catch(undefined).describe("Language of a task that names none."),
+  timeoutMs: z.number().optional().catch(undefined).describe("Time limit of each run in the sandbox, in milliseconds."),
+  memoryLimitBytes: z.number().optional().catch(undefined).describe("Memory limit of each run, in bytes."),
+  maxOutputBytes: z.number().optional().catch(undefined).describe("Printed output kept per run, in bytes."),
 });
 
 /**
  * The run settings as the annotation earlier releases passed as the graph's config schema.
  *
- * @deprecated Use {@link CodeGenContextSchema} and pass settings as `context`; settings in
- * `configurable` keep working for one release.
+ * @deprecated Since 2026-12-01: use {@link CodeGenContextSchema} and pass settings as
+ * `context`; settings in `configurable` are read until 2027-06-01 (see the README's changelog).
  */
 export const CodeGenConfigurableAnnotation = Annotation.Root({
   model: Annotation<string | undefined>,
@@ -69,14 +73,14 @@ export function codeGenRecursionLimit(approveBeforeExecute: boolean): number {
  * ```
  */
 export function createCodeGenGraphBuilder(options: CodeGenGraphOptions = {}) {
-  const context = resolveCodeGenContext(options);
+  const settings = resolveGraphSettings(options);
   const builder = new StateGraph(CodeGenState, CodeGenContextSchema)
-    .addNode("generate", createGenerateNode(context))
-    .addNode("validate", createValidateNode(context))
+    .addNode("generate", createGenerateNode(settings))
+    .addNode("validate", createValidateNode(settings))
     .addNode("approve", createApproveNode())
-    .addNode("execute", createExecuteNode(context))
-    .addNode("refine", createRefineNode(context))
-    .addNode("finalize", createFinalizeNode(context))
+    .addNode("execute", createExecuteNode(settings))
+    .addNode("refine", createRefineNode(settings))
+    .addNode("finalize", createFinalizeNode(settings))
     .addEdge(START, "generate")
     .addConditionalEdges("generate", routeAfterModel, { validate: "validate", finalize: "finalize" })
     .addConditionalEdges("validate", routeAfterValidate, { approve: "approve", execute: "execute", refine: "refine", finalize: "finalize" })
@@ -86,9 +90,26 @@ export function createCodeGenGraphBuilder(options: CodeGenGraphOptions = {}) {
     .addEdge("finalize", END);
   // LangGraph has no compile-time recursion limit: bind it to every graph this builder compiles.
   const compile = builder.compile.bind(builder);
-  const recursionLimit = codeGenRecursionLimit(context.approveBeforeExecute);
-  builder.compile = ((...args: Parameters<typeof compile>) => compile(...args).withConfig({ recursionLimit })) as typeof compile;
+  const recursionLimit = codeGenRecursionLimit(settings.approveBeforeExecute);
+  builder.compile = ((...args: Parameters<typeof compile>) => checkedInput(compile(...args).withConfig({ recursionLimit }))) as typeof compile;
   return builder;
+}
+
+/**
+ * The compiled graph, with its input checked as the caller passed it (unknown keys refused with
+ * the nearest field's name; LangGraph itself drops keys that are not channels in silence).
+ * `_validateInput` is the hook LangGraph's compiled graphs run on every input of `invoke` and
+ * `stream`; a resume (`Command`) or `null` (continue a thread) passes as is.
+ */
+function checkedInput<G extends object>(graph: G): G {
+  // A protected method of LangGraph's compiled graph (pinned version; a test covers the hook).
+  const hooked = graph as unknown as { _validateInput(input: unknown): Promise<unknown> };
+  const validate = hooked._validateInput.bind(graph);
+  hooked._validateInput = async (input: unknown) => {
+    if (input !== null && input !== undefined && typeof input === "object" && !isCommand(input)) checkCodeGenInput(input, { unknownKeys: true });
+    return validate(input);
+  };
+  return graph;
 }
 
 /**

@@ -21,14 +21,14 @@ export {
 } from "./state.js";
 export {
   DEFAULT_MAX_RETRIES,
-  MAX_RETRIES_LIMIT,
   codeGenRunContext,
   type CodeGenGraphOptions,
   type CodeGenRunContext,
   type CodeGenConfigurable,
   type CodeRunner,
 } from "./configuration.js";
-export { runResultValue, runResultFiles, restoreRunResult, type StoredRunResult, type StoredFile } from "./stored-result.js";
+export { MAX_RETRIES_LIMIT } from "./retries.js";
+export { runResultValue, runResultFiles, restoreRunResult, type StoredRunResult, type StoredResultFile } from "./stored-result.js";
 export type { CodeGenEvent } from "./events.js";
 export type { CodeGenPrompts, CodeGenPromptOverrides } from "./prompts.js";
 export type { ApprovalDecision, ApprovalRequest } from "./nodes/approve.js";
@@ -36,7 +36,7 @@ export { summarizeAttempts, type AttemptSummary } from "./history.js";
 export { ModelConfigurationError, ModelUnavailableError, ModelCallError } from "../models/errors.js";
 export type { ModelSpec } from "../models/resolve-model.js";
 /** The one extractor: the program a model's reply means (used by the graph, the SDK and the tools). */
-export { extractProgram, type ProgramExtraction } from "./extract-code.js";
+export { extractProgram, MAX_REPLY_CHARS, type ExtractOptions, type ProgramExtraction } from "./extract-code.js";
 /** The type check `validate` runs on TypeScript before running it (the compiler loads on first use). */
 export { checkTypes, type TypeCheckOptions } from "../typecheck/check-types.js";
 export type { SandboxDeclarationsOptions } from "../typecheck/declarations.js";

@@ -1,11 +1,9 @@
 /**
- * Prompt files of the graph (`prompts/` at the package root), loaded once, overridable.
+ * The graph's prompt set (files of `prompts/` at the package root), loaded once, overridable.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Language } from "../sandbox/types.js";
-import { InvalidOptionError } from "../errors.js";
+import { checkOptions, textRule, type OptionRules } from "../options/index.js";
+import { readPromptFile } from "../prompts/templates.js";
 
 /** Every prompt the graph uses. Templates fill `{{name}}` placeholders. */
 export interface CodeGenPrompts {
@@ -24,6 +22,14 @@ export interface CodeGenPromptOverrides {
   refine?: string;
 }
 
+const PROMPT_TEXT = textRule({ what: "a prompt template" });
+const SYSTEM_RULES = { javascript: PROMPT_TEXT, typescript: PROMPT_TEXT, python: PROMPT_TEXT } satisfies OptionRules<Record<Language, string>>;
+const PROMPT_RULES = {
+  system: { expected: "an object of system prompts by language", check: (v) => checkOptions(v, SYSTEM_RULES, "prompts.system", "prompts.system.") },
+  task: PROMPT_TEXT,
+  refine: PROMPT_TEXT,
+} satisfies OptionRules<CodeGenPromptOverrides>;
+
 let loaded: CodeGenPrompts | undefined;
 
 /**
@@ -38,8 +44,7 @@ let loaded: CodeGenPrompts | undefined;
  */
 export function defaultPrompts(): CodeGenPrompts {
   if (loaded !== undefined) return loaded;
-  const dir = findPromptsDir();
-  const read = (name: string) => readFileSync(join(dir, name), "utf8").trim();
+  const read = readPromptFile;
   loaded = {
     system: {
       javascript: read("generate.javascript.md"),
@@ -60,55 +65,12 @@ export function defaultPrompts(): CodeGenPrompts {
  * const prompts = resolvePrompts({ system: { javascript: "Write tiny JavaScript." } });
  * ```
  */
-export function resolvePrompts(overrides: CodeGenPromptOverrides = {}): CodeGenPrompts {
+export function resolvePrompts(options: CodeGenPromptOverrides = {}): CodeGenPrompts {
   const base = defaultPrompts();
-  const check = (name: string, value: string | undefined) => {
-    if (value !== undefined && (typeof value !== "string" || value.trim() === "")) {
-      throw new InvalidOptionError(`prompts.${name}`, value, "a non-empty string");
-    }
-  };
-  check("task", overrides.task);
-  check("refine", overrides.refine);
-  for (const [language, text] of Object.entries(overrides.system ?? {})) check(`system.${language}`, text);
+  const overrides = checkOptions<CodeGenPromptOverrides>(options, PROMPT_RULES, "prompts", "prompts.");
   return {
     system: { ...base.system, ...overrides.system },
     task: overrides.task ?? base.task,
     refine: overrides.refine ?? base.refine,
   };
-}
-
-/**
- * Fills `{{name}}` placeholders; unknown names are left as they are.
- *
- * @example
- * ```ts
- * renderTemplate("Task: {{task}}", { task: "add" }); // "Task: add"
- * ```
- */
-export function renderTemplate(template: string, values: Record<string, string>): string {
-  return template.replace(/\{\{(\w+)\}\}/g, (match, name: string) => values[name] ?? match);
-}
-
-/**
- * One file of the package's `prompts/` folder, trimmed (for prompts outside the graph's set,
- * such as the SDK's system prompt).
- *
- * @example
- * ```ts
- * readPromptFile("generator.system.md").startsWith("You write code"); // true
- * ```
- */
-export function readPromptFile(name: string): string {
-  return readFileSync(join(findPromptsDir(), name), "utf8").trim();
-}
-
-function findPromptsDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, "prompts");
-    if (existsSync(join(candidate, "task.md")) && existsSync(join(dir, "package.json"))) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("codegen-sandbox: the prompts/ folder is missing from the package; reinstall it.");
-    dir = parent;
-  }
 }

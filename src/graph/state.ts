@@ -2,7 +2,10 @@
  * State of the code-generation graph: its input, its output, and what the nodes pass on.
  */
 import { Annotation } from "@langchain/langgraph";
+import { checkOptions, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
+import { LANGUAGES } from "../sandbox/types.js";
 import type { CheckResult, ExecutionResult, Language } from "../sandbox/types.js";
+import { InvalidOptionError } from "../errors.js";
 import type { FailedValidation } from "../feedback/explain.js";
 import type { StoredRunResult } from "./stored-result.js";
 
@@ -15,6 +18,8 @@ import type { StoredRunResult } from "./stored-result.js";
  * - `tests_not_run`: the program ran without error but the tests never ran (it exited early,
  *   e.g. `sys.exit(0)`, or its top-level promise never settled or rejected); the error says why;
  * - `wrong_output`: the code ran but its output differs from `expectedOutput`;
+ * - `no_output`: the code ran, printed nothing and returned nothing, while the task (without
+ *   tests or `expectedOutput`) asks to print or return something; the error quotes the task;
  * - `model_error`: the model could not produce this attempt (e.g. the server was unreachable);
  * - `rejected`: a person rejected the code before it ran (`approveBeforeExecute`).
  */
@@ -25,6 +30,7 @@ export type AttemptStatus =
   | "test_failed"
   | "tests_not_run"
   | "wrong_output"
+  | "no_output"
   | "model_error"
   | "rejected";
 
@@ -65,6 +71,34 @@ export interface CodeGenInput {
   tests?: string;
   /** Printed output the program itself must produce (the tests' output does not count; compared after trimming both). */
   expectedOutput?: string;
+}
+
+/** The fields of the graph's input and their rules (keys from `CodeGenInput` itself). */
+const INPUT_RULES = {
+  task: textRule({ what: "a description of what the code should do" }),
+  language: oneOfRule(LANGUAGES),
+  context: textRule({ what: "a string of extra information for the model", allowEmpty: true }),
+  // Code is data (NUL bytes or lone surrogates in it get an answer from the engine): only its type.
+  tests: rule("a string of test code in the task's language", (v) => typeof v === "string"),
+  expectedOutput: rule("a string the program must print", (v) => typeof v === "string"),
+} satisfies OptionRules<CodeGenInput>;
+
+/**
+ * Checks the graph's input: `task` is required, every field has its type, and (with
+ * `unknownKeys`, for the input as the caller passed it) a key the input does not have is refused
+ * with the nearest field's name.
+ *
+ * @throws InvalidOptionError naming the field.
+ * @example
+ * checkCodeGenInput({ task: "Print 42", tests: 5 }); // throws: Invalid option "tests": got 5; ...
+ */
+export function checkCodeGenInput(input: unknown, options: { unknownKeys?: boolean } = {}): void {
+  const fields = input !== null && typeof input === "object" ? (input as Record<string, unknown>) : undefined;
+  if (fields === undefined) throw new InvalidOptionError("input", input, "an object { task, language?, context?, tests?, expectedOutput? }");
+  const given = options.unknownKeys ? fields : Object.fromEntries(Object.keys(INPUT_RULES).map((key) => [key, fields[key]]));
+  // `null` is how JSON clients (Studio) leave a field out.
+  checkOptions<CodeGenInput>(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null)), INPUT_RULES, "the graph's input");
+  if (fields.task === undefined || fields.task === null) throw new InvalidOptionError("task", fields.task, INPUT_RULES.task.expected);
 }
 
 /** Either attempts to append, or a list that replaces them (a new run on the same thread). */

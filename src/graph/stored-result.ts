@@ -8,7 +8,7 @@
 import type { ExecutionResult, JsonValue } from "../sandbox/types.js";
 
 /** A file the run left behind, as stored in state. */
-export interface StoredFile {
+export interface StoredResultFile {
   path: string;
   /** The file's bytes, base64. */
   base64: string;
@@ -17,12 +17,12 @@ export interface StoredFile {
 /**
  * `ExecutionResult` as the graph's state keeps it: the same fields, except that the program's
  * JSON value is `resultJson` (text; read it with {@link runResultValue}) and files are a list
- * of {@link StoredFile} (read them with {@link runResultFiles}).
+ * of {@link StoredResultFile} (read them with {@link runResultFiles}).
  */
 export interface StoredRunResult extends Omit<ExecutionResult, "result" | "files"> {
   /** `JSON.stringify` of the program's result; absent when it had none. */
   resultJson?: string;
-  files?: StoredFile[];
+  files?: StoredResultFile[];
 }
 
 /**

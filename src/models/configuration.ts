@@ -3,6 +3,9 @@
  * variables; callers pass `process.env` (or a test's own object) in.
  */
 
+import { InvalidOptionError } from "../errors.js";
+import { MAX_TIMER_MS } from "../options/index.js";
+
 /** Model used when neither the caller nor `CODEGEN_MODEL` names one. */
 export const DEFAULT_MODEL = "openai:gpt-4o-mini";
 
@@ -41,11 +44,10 @@ export function readModelSettings(env: Record<string, string | undefined>): Mode
     return text === undefined || text === "" ? undefined : text;
   };
   const model = value("CODEGEN_MODEL");
-  const timeout = Number(value("CODEGEN_MODEL_TIMEOUT_MS"));
   const settings: ModelSettings = {
     model: model ?? DEFAULT_MODEL,
     modelIsDefault: model === undefined,
-    requestTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 60_000,
+    requestTimeoutMs: timeoutSetting(value("CODEGEN_MODEL_TIMEOUT_MS")),
   };
   const apiKey = value("OPENAI_API_KEY");
   if (apiKey !== undefined) settings.openAIApiKey = apiKey;
@@ -54,4 +56,14 @@ export function readModelSettings(env: Record<string, string | undefined>): Mode
   const ollama = value("OLLAMA_BASE_URL");
   if (ollama !== undefined) settings.ollamaBaseURL = ollama;
   return settings;
+}
+
+/** `CODEGEN_MODEL_TIMEOUT_MS`: a bad value is refused, never replaced by the default in silence. */
+function timeoutSetting(text: string | undefined): number {
+  if (text === undefined) return 60_000;
+  const timeout = Number(text);
+  if (!Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_TIMER_MS) {
+    throw new InvalidOptionError("CODEGEN_MODEL_TIMEOUT_MS", text, `a number of milliseconds greater than 0 and at most ${MAX_TIMER_MS} (timers cannot wait longer)`);
+  }
+  return timeout;
 }

@@ -4,6 +4,7 @@
  */
 import { ModelCallError, ModelUnavailableError } from "./errors.js";
 import { truncate } from "../feedback/truncate.js";
+import { checkOptions, functionRule, integerRule, millisecondsRule, textRule, type OptionRules } from "../options/index.js";
 
 /** Why a model call failed, as far as retrying is concerned. */
 export interface ModelErrorKind {
@@ -60,6 +61,27 @@ export interface ModelRetryOptions {
   baseURL?: string;
 }
 
+/** The rules of {@link ModelRetryOptions} (every delay is one a timer can wait for). */
+export const MODEL_RETRY_RULES = {
+  maxRetries: integerRule({ min: 0, max: 100, unit: "retries" }),
+  initialDelayMs: millisecondsRule(undefined, { exclusiveMin: false }),
+  maxDelayMs: millisecondsRule(undefined, { exclusiveMin: false }),
+  sleep: functionRule("a function (delayMs) => Promise<void>"),
+  onRetry: functionRule("a function ({ retry, delayMs, error, kind }) => void"),
+  baseURL: textRule({ what: "a URL" }),
+} satisfies OptionRules<ModelRetryOptions>;
+
+/**
+ * Checks the options of model-call back-off (`modelRetry` of the graph, the tools and the SDK).
+ *
+ * @throws InvalidOptionError naming `modelRetry.NAME` (or `prefix` + NAME).
+ * @example
+ * checkModelRetry({ maxRetries: 0 }); // { maxRetries: 0 }
+ */
+export function checkModelRetry(options: unknown, prefix = "modelRetry."): ModelRetryOptions {
+  return checkOptions<ModelRetryOptions>(options, MODEL_RETRY_RULES, prefix.slice(0, -1), prefix);
+}
+
 const defaultSleep = (delayMs: number) => new Promise<void>((resolve) => setTimeout(resolve, delayMs));
 
 /**
@@ -89,6 +111,7 @@ export async function callModelWithRetry<T>(call: () => Promise<T>, options: Mod
       if (retry >= maxRetries) {
         throw new ModelUnavailableError(unavailableMessage(kind, retry + 1, error, options.baseURL), retry + 1, options.baseURL, { cause: error });
       }
+      // A server's Retry-After is bounded by maxDelayMs, itself a delay a timer can wait for.
       const delayMs = Math.min(maxDelayMs, retryAfterMs(error) ?? initialDelayMs * 2 ** retry);
       options.onRetry?.({ retry: retry + 1, delayMs, error, kind });
       await sleep(delayMs);

@@ -22,7 +22,7 @@ export function hostCallLimitError(
       name: "HostCallLimitError",
       message:
         `${name}() was refused: ${maxHostCallsInFlight} host calls are already in flight, the most one run may have at once ` +
-        `(its maxHostCallsInFlight limit); await calls before starting more, or raise the maxHostCallsInFlight option`,
+        `(maxHostCallsInFlight); await calls before starting more, or raise the maxHostCallsInFlight option`,
     };
   }
   if (started >= maxHostCalls) {

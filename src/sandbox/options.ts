@@ -3,6 +3,8 @@
  * misuse by the caller into one `InvalidOptionError` that names the option.
  */
 import { InvalidOptionError } from "../errors.js";
+import { checkOptions, integerRule, isWellFormed, MAX_TIMER_MS, numberRule, oneOfRule, rule, signalRule, type OptionRule, type OptionRules } from "../options/index.js";
+import { reservedNameReason } from "./reserved-names.js";
 import {
   LANGUAGES,
   type HostFunction,
@@ -29,8 +31,73 @@ export const DEFAULT_MAX_HOST_CALLS_IN_FLIGHT = 8;
 /** Default number of host calls one run may make in all. */
 export const DEFAULT_MAX_HOST_CALLS = 256;
 
-/** A run option whose value is a positive, finite number. */
-type LimitOption = "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes" | "maxResultBytes" | "maxHostCallsInFlight" | "maxHostCalls" | "maxFileBytes" | "maxTotalFileBytes";
+/**
+ * The largest `timeoutMs` a run accepts: about 23 days. Node's and Deno's timers wait at most
+ * 2^31 − 1 ms (a longer delay fires after 1 ms), and the engines arm theirs at the limit plus a
+ * grace of up to a few seconds. A run always has a time limit (there is no "no limit": pass a
+ * `signal` to stop a long one yourself).
+ */
+export const MAX_TIMEOUT_MS = 2_000_000_000;
+/** The largest `memoryLimitBytes`: 4 GiB, all that a 32-bit WebAssembly engine can address. */
+export const MAX_MEMORY_LIMIT_BYTES = 4 * 1024 ** 3;
+/**
+ * The largest `maxOutputBytes` and `maxResultBytes`: 32 MiB. What comes back from a run is held
+ * in the host as strings (and, from Python, as one reply line of up to six times both caps),
+ * which must stay well under V8's largest string (2^29 − 24 characters).
+ */
+export const MAX_OUTPUT_CAP_BYTES = 32 * 1024 * 1024;
+/** The largest `maxFileBytes` and `maxTotalFileBytes`: 256 MiB (files cross to Python as base64 text). */
+export const MAX_FILE_CAP_BYTES = 256 * 1024 * 1024;
+/** The largest `maxHostCallsInFlight`: each call in flight holds a host promise and a guest promise. */
+export const MAX_HOST_CALLS_IN_FLIGHT = 1024;
+
+const bytes = (max: number, maxReason: string): OptionRule<number> => integerRule({ min: 1, max, unit: "bytes", maxReason });
+
+/**
+ * The rules of the numeric limits of a run (the table in docs/sandbox.md). `maxHostCalls` alone
+ * takes `Infinity` for "no limit": the run's time limit and `maxHostCallsInFlight` still bound it.
+ */
+export const LIMIT_RULES = {
+  timeoutMs: numberRule({
+    min: 0,
+    exclusiveMin: true,
+    max: MAX_TIMEOUT_MS,
+    unit: "milliseconds",
+    maxReason: `about 23 days: timers wait at most ${MAX_TIMER_MS} ms, less the engines' grace; every run has a time limit`,
+  }),
+  memoryLimitBytes: bytes(MAX_MEMORY_LIMIT_BYTES, "4 GiB: the engines are 32-bit WebAssembly"),
+  maxOutputBytes: bytes(MAX_OUTPUT_CAP_BYTES, "32 MiB: output is held in the host as text"),
+  maxResultBytes: bytes(MAX_OUTPUT_CAP_BYTES, "32 MiB: the result is held in the host as JSON text"),
+  maxHostCallsInFlight: integerRule({ min: 1, max: MAX_HOST_CALLS_IN_FLIGHT, unit: "calls" }),
+  maxHostCalls: integerRule({ min: 1, max: Number.MAX_SAFE_INTEGER, unit: "calls", infinity: Number.MAX_SAFE_INTEGER }),
+  maxFileBytes: bytes(MAX_FILE_CAP_BYTES, "256 MiB: files cross to the engine as text"),
+  maxTotalFileBytes: bytes(MAX_FILE_CAP_BYTES, "256 MiB: files cross to the engine as text"),
+} as const;
+
+/** A run option whose value is a numeric limit. */
+type LimitOption = keyof typeof LIMIT_RULES;
+
+/** The languages, as a rule. */
+const LANGUAGE_RULE = oneOfRule(LANGUAGES);
+
+/**
+ * Every option of a run and its rule: the keys come from `RunOptions` itself (a field added there
+ * without a rule here does not compile), so an unknown key is refused with the nearest known one.
+ */
+export const RUN_OPTION_RULES = {
+  language: LANGUAGE_RULE,
+  ...LIMIT_RULES,
+  // Checked as a whole below (JSON, names, reserved names), after the language is known.
+  globals: rule("an object mapping names to JSON values", (v) => typeof v === "object" && v !== null && !Array.isArray(v)),
+  hostFunctions: rule("an object mapping names to functions", (v) => typeof v === "object" && v !== null && !Array.isArray(v)),
+  signal: signalRule,
+  // Code is data: the engine answers NUL bytes or lone surrogates in it with a status.
+  tests: rule("a string of test code", (v) => typeof v === "string"),
+  files: rule("an object mapping relative paths to strings or Uint8Arrays", (v) => typeof v === "object" && v !== null && !Array.isArray(v)),
+} satisfies OptionRules<RunOptions>;
+
+/** The names of a run's options, in a stable order. */
+export const RUN_OPTION_KEYS = Object.keys(RUN_OPTION_RULES) as (keyof RunOptions)[];
 
 /**
  * Checks that `value` is a language this package runs.
@@ -40,47 +107,51 @@ type LimitOption = "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes" | "maxRes
  * const language = resolveLanguage(options.language ?? "javascript");
  */
 export function resolveLanguage(value: unknown, option = "language"): Language {
-  if (typeof value === "string" && (LANGUAGES as readonly string[]).includes(value)) {
-    return value as Language;
-  }
-  throw new InvalidOptionError(option, value, `one of ${LANGUAGES.map((l) => `"${l}"`).join(", ")}`);
+  return LANGUAGE_RULE.check(value, option);
 }
 
 /**
- * Checks a numeric limit: a finite number greater than zero.
+ * Checks a numeric limit of a run by its rule in {@link LIMIT_RULES} (range, whole number, the
+ * largest value the runtime can honour). `name` is how the message names it (default `limit`):
+ * a graph's `context.timeoutMs`, a CLI's `--timeout-ms`.
  *
  * @throws InvalidOptionError naming the option.
  * @example
  * resolveLimit("timeoutMs", 100); // 100
  */
-export function resolveLimit(option: LimitOption | string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new InvalidOptionError(option, value, "a finite number greater than 0");
-  }
-  return value;
+export function resolveLimit(limit: LimitOption, value: unknown, name: string = limit): number {
+  return LIMIT_RULES[limit].check(value, name);
 }
 
 /**
  * Serialises `globals` into one JSON string (the form in which they cross into the sandbox),
- * checking that every value survives JSON unchanged.
+ * checking that every value survives JSON unchanged and that no name replaces what the sandbox
+ * or the language gives every program (`console`, `JSON`, Python's `print`, ...).
  *
  * @throws InvalidOptionError naming the offending key (`globals.NAME`) for functions, BigInt,
- *   `undefined`, symbols, non-finite numbers, non-plain objects and cycles.
+ *   `undefined`, symbols, non-finite numbers, non-plain objects, cycles and reserved names.
  * @example
  * serializeGlobals({ data: [1, 2] }); // '{"data":[1,2]}'
  */
-export function serializeGlobals(globals: unknown): string {
+export function serializeGlobals(globals: unknown, language: Language = "javascript", option = "globals"): string {
   if (globals === undefined) return "{}";
   if (globals === null || typeof globals !== "object" || Array.isArray(globals)) {
-    throw new InvalidOptionError("globals", globals, "an object mapping names to JSON values");
+    throw new InvalidOptionError(option, globals, "an object mapping names to JSON values");
   }
-  for (const key of Object.keys(globals)) {
-    if (!isIdentifier(key)) {
-      throw new InvalidOptionError(`globals.${key}`, key, "a name that is a valid JavaScript identifier");
-    }
-  }
-  assertJsonValue(globals, "globals");
+  for (const key of Object.keys(globals)) checkGrantedName(`${option}.${key}`, key, language);
+  assertJsonValue(globals, option);
   return JSON.stringify(globals);
+}
+
+/** A name granted to the program: an identifier that replaces nothing the program already has. */
+function checkGrantedName(option: string, key: string, language: Language): void {
+  if (!isIdentifier(key)) throw new InvalidOptionError(option, key, "a name that is a valid JavaScript identifier");
+  const reserved = reservedNameReason(key, language);
+  if (reserved !== undefined) {
+    throw new InvalidOptionError(option, key, `another name: ${reserved} is already there and would be replaced`, {
+      problem: `"${key}" is ${reserved}, which every ${language} program already has`,
+    });
+  }
 }
 
 /**
@@ -154,22 +225,22 @@ function checkJson(value: unknown, path: string, seen: Set<object>): void {
 }
 
 /**
- * Checks `hostFunctions`: every entry a function under an identifier name.
+ * Checks `hostFunctions`: every entry a function under an identifier name that replaces nothing
+ * the program already has and is not also a global.
  *
  * @throws InvalidOptionError naming `hostFunctions.NAME`.
  * @example
  * resolveHostFunctions({ add: (a, b) => Number(a) + Number(b) });
  */
-export function resolveHostFunctions(value: unknown): Record<string, HostFunction> {
+export function resolveHostFunctions(value: unknown, language: Language = "javascript", globalNames: readonly string[] = []): Record<string, HostFunction> {
   if (value === undefined) return {};
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new InvalidOptionError("hostFunctions", value, "an object mapping names to functions");
   }
   const out: Record<string, HostFunction> = {};
   for (const [key, fn] of Object.entries(value)) {
-    if (!isIdentifier(key)) {
-      throw new InvalidOptionError(`hostFunctions.${key}`, key, "a name that is a valid JavaScript identifier");
-    }
+    checkGrantedName(`hostFunctions.${key}`, key, language);
+    if (globalNames.includes(key)) throw new InvalidOptionError(`hostFunctions.${key}`, key, `a name that is not also in globals (globals.${key} is given too)`);
     if (typeof fn !== "function") throw new InvalidOptionError(`hostFunctions.${key}`, fn, "a function");
     out[key] = fn as HostFunction;
   }
@@ -186,8 +257,9 @@ export interface PreparedRunOptions extends ResolvedRunOptions {
 
 /**
  * Fills every default of `RunOptions` (a sandbox's own defaults first, then the package's) and
- * validates every value.
+ * validates every value: unknown keys, types, ranges (see {@link LIMIT_RULES}), JSON globals.
  *
+ * @param owner What took the options, for the message of an unknown key (`"runCode"`, `"session.call"`).
  * @throws InvalidOptionError naming the first bad option.
  * @example
  * const resolved = resolveRunOptions({ timeoutMs: 100 });
@@ -196,46 +268,49 @@ export interface PreparedRunOptions extends ResolvedRunOptions {
 export function resolveRunOptions(
   options: RunOptions | undefined,
   defaults: Omit<RunOptions, "hostFunctions" | "globals"> = {},
+  owner = "runCode",
 ): PreparedRunOptions {
-  if (options !== undefined && (options === null || typeof options !== "object")) {
-    throw new InvalidOptionError("options", options, "an object of run options (or nothing)");
-  }
-  const o = options ?? {};
-  const globalsJson = serializeGlobals(o.globals);
-  const maxFileBytes = resolveLimit("maxFileBytes", o.maxFileBytes ?? defaults.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
-  const maxTotalFileBytes = resolveLimit(
-    "maxTotalFileBytes",
-    o.maxTotalFileBytes ?? defaults.maxTotalFileBytes ?? DEFAULT_MAX_TOTAL_FILE_BYTES,
-  );
+  const o = checkOptions<RunOptions>(options, RUN_OPTION_RULES, owner);
+  const limit = (key: LimitOption, fallback: number): number =>
+    o[key] !== undefined ? o[key] : resolveLimit(key, defaults[key] ?? fallback, defaults[key] === undefined ? key : `defaults.${key}`);
+  const language = o.language ?? resolveLanguage(defaults.language ?? "javascript", "defaults.language");
+  const globalsJson = serializeGlobals(o.globals, language);
+  const maxFileBytes = limit("maxFileBytes", DEFAULT_MAX_FILE_BYTES);
+  const maxTotalFileBytes = limit("maxTotalFileBytes", DEFAULT_MAX_TOTAL_FILE_BYTES);
+  const signal = o.signal ?? defaults.signal;
+  const tests = o.tests ?? defaults.tests;
+  const files = o.files ?? defaults.files;
   return {
-    language: resolveLanguage(o.language ?? defaults.language ?? "javascript"),
-    timeoutMs: resolveLimit("timeoutMs", o.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-    memoryLimitBytes: resolveLimit(
-      "memoryLimitBytes",
-      o.memoryLimitBytes ?? defaults.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES,
-    ),
-    maxOutputBytes: resolveLimit(
-      "maxOutputBytes",
-      o.maxOutputBytes ?? defaults.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-    ),
+    language,
+    timeoutMs: limit("timeoutMs", DEFAULT_TIMEOUT_MS),
+    memoryLimitBytes: limit("memoryLimitBytes", DEFAULT_MEMORY_LIMIT_BYTES),
+    maxOutputBytes: limit("maxOutputBytes", DEFAULT_MAX_OUTPUT_BYTES),
     globals: (o.globals ?? {}) as Record<string, JsonValue>,
     globalsJson,
-    hostFunctions: resolveHostFunctions(o.hostFunctions),
-    maxHostCallsInFlight: resolveLimit(
-      "maxHostCallsInFlight",
-      o.maxHostCallsInFlight ?? defaults.maxHostCallsInFlight ?? DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
-    ),
-    maxHostCalls: resolveLimit("maxHostCalls", o.maxHostCalls ?? defaults.maxHostCalls ?? DEFAULT_MAX_HOST_CALLS),
-    maxResultBytes: resolveLimit(
-      "maxResultBytes",
-      o.maxResultBytes ?? defaults.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
-    ),
-    ...(o.signal !== undefined ? { signal: o.signal } : {}),
-    ...(o.tests !== undefined ? { tests: o.tests } : {}),
+    hostFunctions: resolveHostFunctions(o.hostFunctions, language, Object.keys(o.globals ?? {})),
+    maxHostCallsInFlight: limit("maxHostCallsInFlight", DEFAULT_MAX_HOST_CALLS_IN_FLIGHT),
+    maxHostCalls: limit("maxHostCalls", DEFAULT_MAX_HOST_CALLS),
+    maxResultBytes: limit("maxResultBytes", DEFAULT_MAX_RESULT_BYTES),
+    ...(signal !== undefined ? { signal } : {}),
+    ...(tests !== undefined ? { tests } : {}),
     maxFileBytes,
     maxTotalFileBytes,
-    ...(o.files !== undefined ? { files: resolveFiles(o.files, { maxFileBytes, maxTotalFileBytes }) } : {}),
+    ...(files !== undefined ? { files: resolveFiles(files, { maxFileBytes, maxTotalFileBytes }, o.files !== undefined ? "files" : "defaults.files") } : {}),
   };
+}
+
+/**
+ * Checks a sandbox's `defaults` (the run options every run of it starts from) once, at creation.
+ *
+ * @throws InvalidOptionError naming `defaults.NAME`.
+ * @example
+ * checkRunDefaults({ timeoutMs: 1000 }, "createSandbox");
+ */
+export function checkRunDefaults(defaults: unknown, owner: string): Omit<RunOptions, "hostFunctions" | "globals"> {
+  const { globals: _g, hostFunctions: _h, ...rules } = RUN_OPTION_RULES;
+  const checked = checkOptions<Omit<RunOptions, "hostFunctions" | "globals">>(defaults, rules, `${owner}'s defaults`, "defaults.");
+  if (checked.files !== undefined) resolveFiles(checked.files, { maxFileBytes: checked.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, maxTotalFileBytes: checked.maxTotalFileBytes ?? DEFAULT_MAX_TOTAL_FILE_BYTES }, "defaults.files");
+  return checked;
 }
 
 /**
@@ -250,27 +325,31 @@ export function resolveFiles(
     maxFileBytes: DEFAULT_MAX_FILE_BYTES,
     maxTotalFileBytes: DEFAULT_MAX_TOTAL_FILE_BYTES,
   },
+  option = "files",
 ): Record<string, Uint8Array> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new InvalidOptionError("files", value, "an object mapping relative paths to strings or Uint8Arrays");
+    throw new InvalidOptionError(option, value, "an object mapping relative paths to strings or Uint8Arrays");
   }
   const out: Record<string, Uint8Array> = {};
   let total = 0;
   for (const [path, content] of Object.entries(value)) {
     if (path === "" || path.startsWith("/") || path.split("/").some((part) => part === ".." || part === "")) {
-      throw new InvalidOptionError(`files.${path}`, path, "a relative path without '..' or empty parts");
+      throw new InvalidOptionError(`${option}.${path}`, path, "a relative path without '..' or empty parts");
+    }
+    if (path.includes("\0") || !isWellFormed(path) || path.length > 4096) {
+      throw new InvalidOptionError(`${option}.${path}`, path, "a path of at most 4096 characters of well-formed Unicode without NUL characters");
     }
     // A copy of exactly the bytes (a view's whole buffer would otherwise travel with it).
     if (typeof content === "string") out[path] = new TextEncoder().encode(content);
     else if (content instanceof Uint8Array) out[path] = new Uint8Array(content);
-    else throw new InvalidOptionError(`files.${path}`, content, "a string or a Uint8Array");
+    else throw new InvalidOptionError(`${option}.${path}`, content, "a string or a Uint8Array");
     const bytes = out[path]!.byteLength;
     if (bytes > limits.maxFileBytes) {
-      throw new InvalidOptionError(`files.${path}`, `${bytes} bytes`, `at most maxFileBytes (${limits.maxFileBytes}) bytes, or a larger maxFileBytes`);
+      throw new InvalidOptionError(`${option}.${path}`, `${bytes} bytes`, `at most maxFileBytes (${limits.maxFileBytes}) bytes, or a larger maxFileBytes`);
     }
     total += bytes + new TextEncoder().encode(path).byteLength;
     if (total > limits.maxTotalFileBytes) {
-      throw new InvalidOptionError("files", `${total} bytes or more`, `at most maxTotalFileBytes (${limits.maxTotalFileBytes}) bytes in all (contents plus paths), or a larger maxTotalFileBytes`);
+      throw new InvalidOptionError(option, `${total} bytes or more`, `at most maxTotalFileBytes (${limits.maxTotalFileBytes}) bytes in all (contents plus paths), or a larger maxTotalFileBytes`);
     }
   }
   return out;

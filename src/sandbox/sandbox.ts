@@ -7,8 +7,10 @@ import { availableParallelism } from "node:os";
 import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
 import { createJavaScriptEngine } from "./js/host/engine.js";
 import { lazyEngine } from "./lazy-engine.js";
-import { resolveLanguage, resolveLimit, resolveRunOptions, DEFAULT_MEMORY_LIMIT_BYTES } from "./options.js";
+import { arrayRule, checkOptions, integerRule, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
+import { checkRunDefaults, resolveLanguage, resolveLimit, resolveRunOptions, DEFAULT_MEMORY_LIMIT_BYTES, RUN_OPTION_RULES } from "./options.js";
 import { loadWheels } from "./python/host/wheels.js";
+import { LANGUAGES } from "./types.js";
 import type {
   CheckResult,
   EngineSessionOptions,
@@ -34,6 +36,62 @@ export interface SandboxWithStats extends Sandbox {
   liveWorkerCount(): number;
 }
 
+/** The most worker threads a sandbox may run for JavaScript/TypeScript (each is ~16 MiB and a thread). */
+export const MAX_POOL_SIZE = 256;
+
+const PYTHON_OPTION_RULES = {
+  wheels: arrayRule(textRule({ what: "a path to a .whl file" }), { what: "an array of paths to pure-Python wheels" }),
+} satisfies OptionRules<NonNullable<SandboxOptions["python"]>>;
+
+/** The options of `createSandbox` and their rules (keys from `SandboxOptions` itself). */
+const SANDBOX_OPTION_RULES = {
+  poolSize: integerRule({ min: 1, max: MAX_POOL_SIZE, unit: "worker threads" }),
+  defaults: rule("an object of run options (timeoutMs, memoryLimitBytes, ...)", (v) => typeof v === "object" && v !== null && !Array.isArray(v)),
+  isolation: oneOfRule(["context", "module"] as const, '"context": a fresh QuickJS context per run; "module": a fresh WASM instance per run'),
+  python: { expected: "an object of Python engine options ({ wheels })", check: (v) => checkOptions<NonNullable<SandboxOptions["python"]>>(v, PYTHON_OPTION_RULES, "createSandbox's python options", "python.") },
+} satisfies OptionRules<SandboxOptions>;
+
+/** The options of `sandbox.createSession`. */
+const SESSION_OPTION_RULES = {
+  language: oneOfRule(LANGUAGES),
+  memoryLimitBytes: { expected: "a whole number of bytes", check: (v, name) => resolveLimit("memoryLimitBytes", v, name) },
+} satisfies OptionRules<NonNullable<Parameters<Sandbox["createSession"]>[0]>>;
+
+/**
+ * The session an engine opened, with its options checked at the front. A session's language and
+ * memory limit are fixed when it opens: a run or call may repeat them, not change them.
+ */
+function checkedSession(session: SandboxSession, memoryLimitBytes: number): SandboxSession {
+  const fixed = (name: string, value: number | string) => ({
+    expected: `${JSON.stringify(value)} (the session's own; it is set when the session opens: sandbox.createSession({ ${name} }))`,
+    check(v: unknown, option: string) {
+      if (v !== value) throw new InvalidOptionError(option, v, this.expected);
+      return v;
+    },
+  });
+  const { globals, ...callRules } = { ...RUN_OPTION_RULES, language: fixed("language", session.language), memoryLimitBytes: fixed("memoryLimitBytes", memoryLimitBytes) };
+  const runRules = { ...callRules, globals };
+  return {
+    get language() {
+      return session.language;
+    },
+    get disposed() {
+      return session.disposed;
+    },
+    run(code, options) {
+      return session.run(code, checkOptions<RunOptions>(options, runRules, "session.run"));
+    },
+    call(name, args, options) {
+      return session.call(name, args, checkOptions<Omit<RunOptions, "globals">>(options, callRules, "session.call"));
+    },
+    functionNames: () => session.functionNames(),
+    dispose: () => session.dispose(),
+  };
+}
+
+/** The options of `sandbox.check` / `checkCode`. */
+const CHECK_OPTION_RULES = { language: SESSION_OPTION_RULES.language } satisfies OptionRules<NonNullable<Parameters<Sandbox["check"]>[1]>>;
+
 /**
  * Creates a sandbox: a pool of warm engines that runs code until `dispose()`.
  * Workers start on first use (or `warm()`), are not kept alive while idle, and every run
@@ -47,24 +105,18 @@ export interface SandboxWithStats extends Sandbox {
  * await sandbox.dispose();
  */
 export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
-  const poolSize = options.poolSize ?? availableParallelism();
-  if (!Number.isInteger(poolSize) || poolSize < 1) {
-    throw new InvalidOptionError("poolSize", options.poolSize, "a whole number of worker threads, at least 1");
-  }
-  const defaults = { ...options.defaults };
+  const checked = checkOptions<SandboxOptions>(options, SANDBOX_OPTION_RULES, "createSandbox");
+  const poolSize = checked.poolSize ?? Math.min(availableParallelism(), MAX_POOL_SIZE);
   // Validate the defaults once, up front, so misuse shows at creation rather than first run.
-  resolveRunOptions(undefined, defaults);
+  const defaults = checkRunDefaults(checked.defaults, "createSandbox");
   const { signal: _signal, tests: _tests, files: _files, ...sessionDefaults } = defaults;
   // Python wheels are checked here, so a bad one is refused at creation (the engine loads later).
-  const wheels = options.python?.wheels;
+  const wheels = checked.python?.wheels;
   if (wheels !== undefined) loadWheels(wheels);
 
-  const isolation = options.isolation ?? "context";
-  if (isolation !== "context" && isolation !== "module") {
-    throw new InvalidOptionError("isolation", options.isolation, '"context" (a fresh QuickJS context per run) or "module" (a fresh WASM instance per run)');
-  }
+  const isolation = checked.isolation ?? "context";
   const javascript = createJavaScriptEngine({ poolSize, isolation });
-  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~180 MB each)
+  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~240 MiB each, docs/python.md)
   // and keep the Python engine's own default.
   const python = lazyEngine(["python"], async () =>
     (await import("./python/host/engine.js")).createPythonEngine(wheels !== undefined ? { wheels } : {}),
@@ -91,35 +143,35 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
     async run(code: string, runOptions?: RunOptions): Promise<ExecutionResult> {
       assertUsable();
       if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of source code");
-      const o = resolveRunOptions(runOptions, defaults);
+      const o = resolveRunOptions(runOptions, defaults, "sandbox.run (and runCode)");
       return engineFor(o.language).run(code, o);
     },
 
-    async check(code: string, checkOptions?: Pick<RunOptions, "language">): Promise<CheckResult> {
+    async check(code: string, checkOptions_?: Pick<RunOptions, "language">): Promise<CheckResult> {
       assertUsable();
       if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of source code");
-      const language = resolveLanguage(checkOptions?.language ?? defaults.language ?? "javascript");
+      const checkedOptions = checkOptions<Pick<RunOptions, "language">>(checkOptions_, CHECK_OPTION_RULES, "sandbox.check (and checkCode)");
+      const language = checkedOptions.language ?? defaults.language ?? "javascript";
       return engineFor(language).check(code, language);
     },
 
     async createSession(sessionOptions?: { language?: Language; memoryLimitBytes?: number }): Promise<SandboxSession> {
       assertUsable();
-      const language = resolveLanguage(sessionOptions?.language ?? defaults.language ?? "javascript");
-      const memoryLimitBytes = resolveLimit(
-        "memoryLimitBytes",
-        sessionOptions?.memoryLimitBytes ?? defaults.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES,
-      );
+      const o = checkOptions<{ language?: Language; memoryLimitBytes?: number }>(sessionOptions, SESSION_OPTION_RULES, "sandbox.createSession");
+      const language = o.language ?? defaults.language ?? "javascript";
+      const memoryLimitBytes = o.memoryLimitBytes ?? defaults.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
       const engineOptions: EngineSessionOptions = { language, memoryLimitBytes, defaults: sessionDefaults };
       const session = await engineFor(language).createSession(engineOptions);
       if (disposed) {
         await session.dispose();
         throw new SandboxDisposedError("This sandbox");
       }
-      return session;
+      return checkedSession(session, memoryLimitBytes);
     },
 
     async warm(languages: Language[] = [defaults.language ?? "javascript"]): Promise<void> {
       assertUsable();
+      if (!Array.isArray(languages)) throw new InvalidOptionError("languages", languages, `an array of languages (${LANGUAGES.join(", ")})`);
       const wanted = new Set(languages.map((l, i) => engineFor(resolveLanguage(l, `languages[${i}]`))));
       await Promise.all([...wanted].map((e) => e.warm()));
     },

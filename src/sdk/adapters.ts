@@ -8,9 +8,10 @@ import { InvalidOptionError } from "../errors.js";
 import { resolveChatModel } from "../models/resolve-model.js";
 import type { ModelSettings } from "../models/configuration.js";
 import { ModelCallError } from "../models/errors.js";
-import { callModelWithRetry, type ModelRetryOptions } from "../models/retry.js";
+import { callModelWithRetry, checkModelRetry, type ModelRetryOptions } from "../models/retry.js";
+import { booleanRule, checkOptions, functionRule, millisecondsRule, textRule, type OptionRules } from "../options/index.js";
 import { messageText } from "../models/usage.js";
-import { readPromptFile } from "../graph/prompts.js";
+import { readPromptFile } from "../prompts/templates.js";
 import type { Language } from "../sandbox/types.js";
 import { BaseCodeGenerator, type CodeChecker, type Completion, type CompletionUsage, type Descriptors } from "./generator-api.js";
 import { GeneratorBackendError } from "./errors.js";
@@ -51,6 +52,13 @@ export interface ChatModelAdapterOptions extends AdapterOptions {
   /** System message sent before the prompt. Default `DEFAULT_GENERATOR_SYSTEM_PROMPT`. */
   systemPrompt?: string;
 }
+
+const ADAPTER_RULES = {
+  checker: functionRule("a function (code, { language }) => Promise<CheckResult>"),
+  modelRetry: { expected: "an object of back-off options", check: (v) => checkModelRetry(v) },
+} satisfies OptionRules<AdapterOptions>;
+
+const CHAT_MODEL_ADAPTER_RULES = { ...ADAPTER_RULES, systemPrompt: textRule({ what: "a system prompt" }) } satisfies OptionRules<ChatModelAdapterOptions>;
 
 class ChatModelGenerator extends BaseCodeGenerator {
   constructor(
@@ -93,7 +101,8 @@ class ChatModelGenerator extends BaseCodeGenerator {
  * const code = await generator.generate("Create add(a, b, c)", { language: "javascript" });
  * ```
  */
-export function fromChatModel(model: BaseChatModel, options: ChatModelAdapterOptions = {}): BaseCodeGenerator {
+export function fromChatModel(model: BaseChatModel, given: ChatModelAdapterOptions = {}): BaseCodeGenerator {
+  const options = checkOptions<ChatModelAdapterOptions>(given, CHAT_MODEL_ADAPTER_RULES, "fromChatModel");
   if (model === null || typeof model !== "object" || typeof (model as { invoke?: unknown }).invoke !== "function") {
     throw new InvalidOptionError("model", model, "a LangChain chat model instance (with invoke)");
   }
@@ -116,6 +125,12 @@ export interface AsyncFunctionAdapterOptions extends AdapterOptions {
   /** Strip Markdown fences from replies. Default true. */
   stripFences?: boolean;
 }
+
+const ASYNC_FUNCTION_ADAPTER_RULES = {
+  ...ADAPTER_RULES,
+  name: textRule({ what: "a backend name" }),
+  stripFences: booleanRule,
+} satisfies OptionRules<AsyncFunctionAdapterOptions>;
 
 class AsyncFunctionGenerator extends BaseCodeGenerator {
   constructor(
@@ -156,8 +171,9 @@ class AsyncFunctionGenerator extends BaseCodeGenerator {
  */
 export function fromAsyncFunction(
   fn: (prompt: string, request: BackendRequest) => Promise<BackendReply> | BackendReply,
-  options: AsyncFunctionAdapterOptions = {},
+  given: AsyncFunctionAdapterOptions = {},
 ): BaseCodeGenerator {
+  const options = checkOptions<AsyncFunctionAdapterOptions>(given, ASYNC_FUNCTION_ADAPTER_RULES, "fromAsyncFunction");
   if (typeof fn !== "function") {
     throw new InvalidOptionError("fn", fn, "an async function (prompt, { task, descriptors }) => code string");
   }
@@ -176,6 +192,14 @@ export interface OpenAICompatibleOptions extends ChatModelAdapterOptions {
   requestTimeoutMs?: number;
 }
 
+const OPENAI_COMPATIBLE_RULES = {
+  ...CHAT_MODEL_ADAPTER_RULES,
+  baseURL: textRule({ what: "an http(s) URL of an OpenAI-compatible API" }),
+  model: textRule({ what: "the model name the server serves" }),
+  apiKey: textRule({ what: "an API key" }),
+  requestTimeoutMs: millisecondsRule(),
+} satisfies OptionRules<OpenAICompatibleOptions>;
+
 /**
  * A code generator on any OpenAI-compatible chat-completions server, built with the package's
  * model resolution (the same client settings the graph uses).
@@ -185,8 +209,9 @@ export interface OpenAICompatibleOptions extends ChatModelAdapterOptions {
  * const generator = await fromOpenAICompatible({ baseURL: "http://127.0.0.1:11434/v1", model: "qwen2.5-coder" });
  * ```
  */
-export async function fromOpenAICompatible(options: OpenAICompatibleOptions): Promise<BaseCodeGenerator> {
-  if (options === null || typeof options !== "object" || typeof options.baseURL !== "string" || !/^https?:\/\//.test(options.baseURL)) {
+export async function fromOpenAICompatible(given: OpenAICompatibleOptions): Promise<BaseCodeGenerator> {
+  const options = checkOptions<OpenAICompatibleOptions>(given ?? ({} as OpenAICompatibleOptions), OPENAI_COMPATIBLE_RULES, "fromOpenAICompatible");
+  if (typeof options.baseURL !== "string" || !/^https?:\/\//.test(options.baseURL)) {
     throw new InvalidOptionError("baseURL", options?.baseURL, 'an http(s) URL of an OpenAI-compatible API, e.g. "http://127.0.0.1:8000/v1"');
   }
   if (typeof options.model !== "string" || options.model.replace(/^openai:/, "").trim() === "") {
@@ -200,5 +225,6 @@ export async function fromOpenAICompatible(options: OpenAICompatibleOptions): Pr
   };
   if (options.apiKey !== undefined) settings.openAIApiKey = options.apiKey;
   const { model } = await resolveChatModel(undefined, settings);
-  return fromChatModel(model, options);
+  const { baseURL: _url, model: _name, apiKey: _key, requestTimeoutMs: _timeout, ...chatOptions } = options;
+  return fromChatModel(model, chatOptions);
 }

@@ -5,11 +5,16 @@
 import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
 import { getSharedSandbox } from "../sandbox/index.js";
 import type { CheckResult, ExecutionResult, JsonValue, Language, Sandbox, SandboxSession } from "../sandbox/types.js";
-import { resolveLanguage } from "../sandbox/options.js";
-import { checkRetries } from "../graph/configuration.js";
+import { assertJsonValue, LIMIT_RULES } from "../sandbox/options.js";
+import { LANGUAGES } from "../sandbox/types.js";
+import { MAX_RETRIES_RULE } from "../graph/retries.js";
+import { anyValue, booleanRule, checkOptions, objectRule, oneOfRule, type OptionRule, type OptionRules } from "../options/index.js";
 import { extractProgram } from "../graph/extract-code.js";
 import { defaultPrompts } from "../graph/prompts.js";
-import { explainCheck, explainNoProgram, explainResult, type FailedValidation } from "../feedback/explain.js";
+import { explainCheck, explainMissingFunctions, explainNoProgram, explainResult, type FailedValidation } from "../feedback/explain.js";
+import { scanJavaScript } from "../graph/reply/js-source.js";
+import { scanPython } from "../graph/reply/python-source.js";
+import { declaredFunctionNames, requestedFunctionNames } from "./requested-functions.js";
 import { checkTypes } from "../typecheck/check-types.js";
 import { renderRepairPrompt } from "../feedback/repair-prompt.js";
 import { buildDependencyManifest, requirementsText } from "./dependencies.js";
@@ -45,11 +50,43 @@ export interface CodeGeneratorSandboxOptions {
    * again, with the error, when the code fails validation or loading. Default 1.
    */
   maxRetries?: number;
-  /** @deprecated Use `maxRetries` (same meaning); kept for one release. */
+  /** @deprecated Since 2026-12-01: use `maxRetries` (same meaning); removed on 2027-06-01 (see the README's changelog). */
   repairAttempts?: number;
   /** Limits of each load and call: `timeoutMs`, `memoryLimitBytes`, `maxOutputBytes`. */
   limits?: CallLimits;
 }
+
+/** A JSON object shared with the generated code (checked to survive JSON unchanged). */
+const JSON_OBJECT_RULE: OptionRule<JsonObject> = {
+  expected: "a JSON object",
+  check(value, name) {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) throw new InvalidOptionError(name, value, "a JSON object");
+    assertJsonValue(value, name);
+    return value as JsonObject;
+  },
+};
+
+const LIMITS_RULES = {
+  timeoutMs: LIMIT_RULES.timeoutMs,
+  memoryLimitBytes: LIMIT_RULES.memoryLimitBytes,
+  maxOutputBytes: LIMIT_RULES.maxOutputBytes,
+} satisfies OptionRules<CallLimits>;
+
+/** The options of `CodeGeneratorSandbox` and their rules (keys from the interface itself). */
+export const CODE_GENERATOR_SANDBOX_OPTION_RULES = {
+  generator: objectRule("a CodeGeneratorApi (an object with generate(task, descriptors)); use fromChatModel(model) or fromAsyncFunction(fn)", (v) => typeof v.generate === "function"),
+  globalSettings: JSON_OBJECT_RULE,
+  globalParameters: JSON_OBJECT_RULE,
+  globalState: JSON_OBJECT_RULE,
+  // Checked by resolveTemplate (text, or { name, text, evalClassName? }).
+  template: anyValue,
+  language: oneOfRule(LANGUAGES),
+  sandbox: objectRule("a Sandbox from createSandbox()", (v) => typeof v.run === "function" && typeof v.check === "function" && typeof v.createSession === "function"),
+  useDefaultDescriptors: booleanRule,
+  maxRetries: MAX_RETRIES_RULE,
+  repairAttempts: MAX_RETRIES_RULE,
+  limits: { expected: "an object of limits ({ timeoutMs?, memoryLimitBytes?, maxOutputBytes? })", check: (v) => checkOptions<CallLimits>(v, LIMITS_RULES, "limits", "limits.") },
+} satisfies OptionRules<CodeGeneratorSandboxOptions>;
 
 /** Why an attempt failed, and the feedback text the repair prompt shows. */
 interface Failure {
@@ -67,6 +104,8 @@ export interface GenerateOptions {
   useDefaultDescriptors?: boolean;
 }
 
+const GENERATE_OPTION_RULES = { useDefaultDescriptors: booleanRule } satisfies OptionRules<GenerateOptions>;
+
 const MAIN_FILE: Record<Language, string> = { javascript: "main.js", typescript: "main.ts", python: "main.py" };
 
 /**
@@ -74,9 +113,12 @@ const MAIN_FILE: Record<Language, string> = { javascript: "main.js", typescript:
  * `generateAndInstantiate` replaces the previous one, `cleanup()` releases it.
  *
  * Validation: the program is taken from the reply with the package's one extractor, checked
- * (syntax, imports) and loaded; when any step fails, the generator is asked again with the
- * graph's repair prompt (`prompts/refine.md`: the code with line numbers, what went wrong and
- * what to try) up to `maxRetries` times, then `GeneratedCodeError` reports the last failure.
+ * (syntax, imports), loaded, and must define at least one of the functions the task names
+ * (`add(a, b)`, "a function called add"); when any step fails, the generator is asked again
+ * with the graph's repair prompt (`prompts/refine.md`: the code with line numbers, what went
+ * wrong and what to try) up to `maxRetries` times, then `GeneratedCodeError` reports the last
+ * failure. The previous instance stays live until a new one has loaded, so a failed
+ * regeneration leaves the working one in place.
  *
  * @example
  * ```ts
@@ -98,16 +140,14 @@ export class CodeGeneratorSandbox {
   private current: GeneratedInstance | undefined;
   private cleanedUp = false;
 
-  constructor(options: CodeGeneratorSandboxOptions) {
-    if (options === null || typeof options !== "object") {
-      throw new InvalidOptionError("options", options, "{ generator, globalSettings?, globalParameters?, globalState?, template?, language? }");
+  constructor(given: CodeGeneratorSandboxOptions, owner = "CodeGeneratorSandbox") {
+    if (given === null || typeof given !== "object" || Array.isArray(given)) {
+      throw new InvalidOptionError("options", given, "{ generator, globalSettings?, globalParameters?, globalState?, template?, language? }");
     }
-    const generator = options.generator as CodeGeneratorApi | undefined;
-    if (generator === null || typeof generator !== "object" || typeof generator.generate !== "function") {
-      throw new InvalidOptionError("generator", generator, "a CodeGeneratorApi (an object with generate(task, descriptors)); use fromChatModel(model) or fromAsyncFunction(fn)");
-    }
-    this.generator = generator;
-    this.language = resolveLanguage(options.language ?? "javascript");
+    const options = checkOptions<CodeGeneratorSandboxOptions>(given, CODE_GENERATOR_SANDBOX_OPTION_RULES, owner);
+    if (options.generator === undefined) throw new InvalidOptionError("generator", undefined, CODE_GENERATOR_SANDBOX_OPTION_RULES.generator.expected);
+    this.generator = options.generator;
+    this.language = options.language ?? "javascript";
     this.template = resolveTemplate(options.template);
     this.globals = {
       globalSettings: jsonObject("globalSettings", options.globalSettings),
@@ -115,8 +155,6 @@ export class CodeGeneratorSandbox {
       globalState: jsonObject("globalState", options.globalState),
     };
     this.useDefaultDescriptors = options.useDefaultDescriptors ?? true;
-    checkRetries("maxRetries", options.maxRetries);
-    checkRetries("repairAttempts", options.repairAttempts);
     this.maxRetries = options.maxRetries ?? options.repairAttempts ?? 1;
     this.limits = { ...options.limits };
     this.sandbox = options.sandbox;
@@ -133,7 +171,11 @@ export class CodeGeneratorSandbox {
   }
 
   /** Descriptors a generation would send for `descriptors` (after merging with the defaults). */
-  descriptorsFor(descriptors?: Descriptors, options: GenerateOptions = {}): Descriptors {
+  descriptorsFor(descriptors?: Descriptors, given: GenerateOptions = {}): Descriptors {
+    const options = checkOptions<GenerateOptions>(given, GENERATE_OPTION_RULES, "generateAndInstantiate");
+    if (descriptors !== undefined && (descriptors === null || typeof descriptors !== "object" || Array.isArray(descriptors))) {
+      throw new InvalidOptionError("descriptors", descriptors, "an object of hints ({ key: text })");
+    }
     return mergeDescriptors(
       defaultDescriptors(this.language, this.template),
       descriptors,
@@ -164,13 +206,14 @@ export class CodeGeneratorSandbox {
   ): Promise<GeneratedInstance<F>> {
     const merged = this.descriptorsFor(descriptors, options);
     const sandbox = await this.getSandbox();
-    await this.releaseCurrent();
+    const requested = requestedFunctionNames(String(task ?? ""));
+    // The previous instance stays live (and callable) until the new one has loaded.
     let prompt = task;
     let failure: Failure | undefined;
     for (let attempt = 1; attempt <= this.maxRetries + 1; attempt += 1) {
       if (failure) prompt = this.repairPrompt(task, attempt - 1, failure);
       const reply = await this.generateSource(prompt, merged);
-      const found = extractProgram(reply, this.language);
+      const found = extractProgram(reply, this.language, { requiredNames: requested });
       if (!found.ok) {
         const outcome: CheckResult = { ok: false, language: this.language, status: "syntax_error", error: { name: "SyntaxError", message: `no program was found: ${found.reason}` } };
         failure = { phase: "validate", code: reply, outcome, explanation: explainNoProgram(found.reason), status: "no_program" };
@@ -189,8 +232,18 @@ export class CodeGeneratorSandbox {
         failure = { phase: "instantiate", code, outcome: loaded, explanation: explainResult(loaded, code, this.limits), status: loaded.status, output: loaded.stdout };
         continue;
       }
+      const defined = this.language === "python" ? scanPython(code).defines : scanJavaScript(code, this.language).defines;
+      if (requested.length > 0 && !requested.some((name) => defined.has(name))) {
+        await session.dispose();
+        const explanation = explainMissingFunctions(requested, [...defined]);
+        const outcome: ExecutionResult = { ...loaded, status: "runtime_error", error: { name: "ReferenceError", message: explanation } };
+        failure = { phase: "instantiate", code, outcome, explanation, status: "missing_function", output: loaded.stdout };
+        continue;
+      }
       const files = await this.filesFor(code);
-      const instance = new GeneratedInstance<F>(session, code, files, await session.functionNames(), this.template.evalClassName !== undefined, this.limits);
+      const declared = declaredFunctionNames(code, this.language);
+      const instance = new GeneratedInstance<F>(session, code, files, await session.functionNames(), this.template.evalClassName !== undefined, this.limits, declared);
+      await this.releaseCurrent();
       this.current = instance as unknown as GeneratedInstance;
       this.cleanedUp = false;
       return instance;

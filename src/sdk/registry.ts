@@ -3,8 +3,9 @@
  * and state, so an agent or policy can pick a backend by name.
  */
 import { InvalidOptionError } from "../errors.js";
+import { checkOptions, type OptionRules } from "../options/index.js";
 import type { JsonValue, Language, Sandbox } from "../sandbox/types.js";
-import { CodeGeneratorSandbox, type CodeGeneratorSandboxOptions, type JsonObject } from "./code-generator-sandbox.js";
+import { CODE_GENERATOR_SANDBOX_OPTION_RULES, CodeGeneratorSandbox, type CodeGeneratorSandboxOptions, type JsonObject } from "./code-generator-sandbox.js";
 import { DuplicateGeneratorError, UnknownGeneratorError } from "./errors.js";
 import type { CodeGeneratorApi, Descriptors } from "./generator-api.js";
 import type { DynamicFunctions, GeneratedFiles, GeneratedFunctions, GeneratedInstance } from "./instance.js";
@@ -26,6 +27,23 @@ export type RegisterOptions = Pick<CodeGeneratorSandboxOptions, "language" | "us
   template?: TemplateInput;
 };
 
+const R = CODE_GENERATOR_SANDBOX_OPTION_RULES;
+const REGISTRY_OPTION_RULES = {
+  globalSettings: R.globalSettings,
+  globalParameters: R.globalParameters,
+  globalState: R.globalState,
+  sandbox: R.sandbox,
+  language: R.language,
+} satisfies OptionRules<CodeGeneratorsOptions>;
+const REGISTER_OPTION_RULES = {
+  language: R.language,
+  useDefaultDescriptors: R.useDefaultDescriptors,
+  maxRetries: R.maxRetries,
+  repairAttempts: R.repairAttempts,
+  limits: R.limits,
+  template: R.template,
+} satisfies OptionRules<RegisterOptions>;
+
 /**
  * A registry of named code generators. Each name owns a `CodeGeneratorSandbox`; an unknown name
  * throws `UnknownGeneratorError` listing the registered names, a taken name
@@ -43,7 +61,11 @@ export type RegisterOptions = Pick<CodeGeneratorSandboxOptions, "language" | "us
 export class CodeGenerators {
   private readonly sandboxes = new Map<string, CodeGeneratorSandbox>();
 
-  constructor(private readonly options: CodeGeneratorsOptions = {}) {}
+  private readonly options: CodeGeneratorsOptions;
+
+  constructor(options: CodeGeneratorsOptions = {}) {
+    this.options = checkOptions<CodeGeneratorsOptions>(options, REGISTRY_OPTION_RULES, "CodeGenerators");
+  }
 
   /** Registers `generator` as `name` and returns its `CodeGeneratorSandbox`. */
   register(name: string, generator: CodeGeneratorApi, options: RegisterOptions = {}): CodeGeneratorSandbox {
@@ -51,8 +73,9 @@ export class CodeGenerators {
       throw new InvalidOptionError("name", name, "a non-empty string naming the generator");
     }
     if (this.sandboxes.has(name)) throw new DuplicateGeneratorError(name);
-    const sandboxOptions: CodeGeneratorSandboxOptions = { ...this.options, ...options, generator };
-    const sandbox = new CodeGeneratorSandbox(sandboxOptions);
+    const checked = checkOptions<RegisterOptions>(options, REGISTER_OPTION_RULES, "register");
+    const sandboxOptions: CodeGeneratorSandboxOptions = { ...this.options, ...checked, generator };
+    const sandbox = new CodeGeneratorSandbox(sandboxOptions, "register");
     this.sandboxes.set(name, sandbox);
     return sandbox;
   }

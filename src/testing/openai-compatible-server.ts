@@ -6,6 +6,8 @@
 import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { InvalidOptionError } from "../errors.js";
+import { arrayRule, checkOptions, functionRule, integerRule, MAX_TIMER_MS, rule, textRule, type OptionRules } from "../options/index.js";
 
 /** A tool call the scripted model makes. `args` is sent as its JSON text. */
 export interface ScriptedToolCall {
@@ -69,6 +71,25 @@ export interface ScriptedOpenAIServerOptions {
   port?: number;
 }
 
+const SERVER_OPTION_RULES = {
+  replies: rule("an array of scripted replies (strings, messages or HTTP errors)", Array.isArray),
+  handler: functionRule("a function (request, index) => reply"),
+  models: arrayRule(textRule({ what: "a model id" }), { what: "an array of model ids" }),
+  port: integerRule({ min: 0, max: 65535, unit: "port number" }),
+} satisfies OptionRules<ScriptedOpenAIServerOptions>;
+
+/** A scripted reply's delay must be one a timer can wait for. */
+function checkReplies(replies: readonly unknown[], option: string): void {
+  replies.forEach((reply, i) => {
+    if (typeof reply === "string") return;
+    if (reply === null || typeof reply !== "object") throw new InvalidOptionError(`${option}[${i}]`, reply, "a string, { content?, toolCalls? } or { status }");
+    const delayMs = (reply as { delayMs?: unknown }).delayMs;
+    if (delayMs !== undefined && !(typeof delayMs === "number" && delayMs >= 0 && delayMs <= MAX_TIMER_MS)) {
+      throw new InvalidOptionError(`${option}[${i}].delayMs`, delayMs, `a number of milliseconds from 0 to ${MAX_TIMER_MS} (timers cannot wait longer)`);
+    }
+  });
+}
+
 /** A running scripted server. */
 export interface ScriptedOpenAIServer {
   /** e.g. `http://127.0.0.1:41234/v1` — pass as `configuration.baseURL` or `OPENAI_BASE_URL`. */
@@ -96,8 +117,10 @@ export interface ScriptedOpenAIServer {
  * ```
  */
 export async function startScriptedOpenAIServer(
-  options: ScriptedOpenAIServerOptions = {},
+  given: ScriptedOpenAIServerOptions = {},
 ): Promise<ScriptedOpenAIServer> {
+  const options = checkOptions<ScriptedOpenAIServerOptions>(given, SERVER_OPTION_RULES, "startScriptedOpenAIServer");
+  checkReplies(options.replies ?? [], "replies");
   const queue: ScriptedReply[] = [...(options.replies ?? [])];
   const requests: RecordedRequest[] = [];
   const models = options.models ?? ["scripted-model"];
@@ -140,6 +163,8 @@ export async function startScriptedOpenAIServer(
       sendError(res, 400, `scripted server: no reply queued for chat request #${index + 1}; enqueue one or pass a handler`);
       return;
     }
+    // A handler's reply is checked here (a queued one was checked when it was queued).
+    if (typeof reply !== "string") checkReplies([reply], "handler reply");
     const delayMs = typeof reply === "string" ? 0 : (reply.delayMs ?? 0);
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (res.destroyed) return;
@@ -171,6 +196,7 @@ export async function startScriptedOpenAIServer(
     port,
     requests,
     enqueue(...replies: ScriptedReply[]) {
+      checkReplies(replies, "replies");
       queue.push(...replies);
     },
     get pending() {

@@ -14,6 +14,8 @@ import { createAgent, createMiddleware } from "langchain";
 import { readModelSettings } from "../models/configuration.js";
 import { resolveChatModel, type ModelSpec } from "../models/resolve-model.js";
 import { createCodeGenTool } from "./code-gen-tool.js";
+import { GRAPH_OPTION_RULES } from "../graph/configuration.js";
+import { checkOptions, rule, textRule, type OptionRules } from "../options/index.js";
 import { createCodeInterpreterTool } from "./code-interpreter-tool.js";
 
 /** The system prompt `createCodeAgent` uses unless given another. */
@@ -43,6 +45,16 @@ export interface CodeAgentOptions {
   /** Environment read for model settings when a call starts. Default `process.env`. */
   env?: Record<string, string | undefined>;
 }
+
+/** The options of `createCodeAgent` and their rules (keys from the interface itself). */
+const CODE_AGENT_OPTION_RULES = {
+  model: GRAPH_OPTION_RULES.model,
+  tools: rule("an array of LangChain tools", Array.isArray),
+  systemPrompt: textRule({ what: "a system prompt" }),
+  checkpointer: GRAPH_OPTION_RULES.checkpointer,
+  name: textRule({ what: "a graph name" }),
+  env: GRAPH_OPTION_RULES.env,
+} satisfies OptionRules<CodeAgentOptions>;
 
 /**
  * Stands in for the model until the first call resolves the real one (`createAgent` wants a
@@ -75,7 +87,8 @@ class ModelResolvedPerCall extends BaseChatModel {
  * const state = await agent.invoke({ messages: [{ role: "user", content: "What is 2**64?" }] });
  * ```
  */
-export function createCodeAgent(options: CodeAgentOptions = {}) {
+export function createCodeAgent(given: CodeAgentOptions = {}) {
+  const options = checkOptions<CodeAgentOptions>(given, CODE_AGENT_OPTION_RULES, "createCodeAgent");
   const { model } = options;
   const tools = options.tools ?? [createCodeInterpreterTool(), createCodeGenTool(model === undefined ? {} : { model })];
   const fixed = model !== undefined && typeof model !== "string" ? model : undefined;

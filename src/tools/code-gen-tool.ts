@@ -9,8 +9,11 @@ import type { Language } from "../sandbox/types.js";
 import { restoreRunResult, type StoredRunResult } from "../graph/stored-result.js";
 import { InvalidOptionError } from "../errors.js";
 import { formatExecutionForModel } from "../feedback/tool-text.js";
-import { DEFAULT_MAX_CONTENT_CHARS, truncate as truncateText } from "../feedback/truncate.js";
-import { resolveLimit } from "../sandbox/options.js";
+import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE, truncate as truncateText } from "../feedback/truncate.js";
+import { GRAPH_OPTION_RULES } from "../graph/configuration.js";
+import { arrayRule, booleanRule, checkOptions, objectRule, oneOfRule, textRule, type OptionRules } from "../options/index.js";
+import { LANGUAGES } from "../sandbox/types.js";
+import { TOOL_NAME_RULE } from "./code-interpreter-tool.js";
 import { resolveLanguages, solveWithCodeSchemaFor, type SolveWithCodeInput } from "./schemas.js";
 
 /** What the tool sends to the graph. */
@@ -65,6 +68,20 @@ export interface CodeGenToolOptions extends Omit<CodeGenGraphOptions, "checkpoin
   inheritRunSettings?: boolean;
 }
 
+const { checkpointer: _c, approveBeforeExecute: _a, ...GRAPH_RULES } = GRAPH_OPTION_RULES;
+
+/** The options of `createCodeGenTool` and their rules (keys from the interface itself). */
+export const CODE_GEN_TOOL_OPTION_RULES = {
+  ...GRAPH_RULES,
+  graph: objectRule("a compiled code-generation graph (an object with invoke)", (v) => typeof v.invoke === "function"),
+  languages: arrayRule(oneOfRule(LANGUAGES), { what: "an array of languages", nonEmpty: true }),
+  defaultLanguage: oneOfRule(LANGUAGES),
+  maxContentChars: MAX_CONTENT_CHARS_RULE,
+  name: TOOL_NAME_RULE,
+  description: textRule({ what: "a tool description" }),
+  inheritRunSettings: booleanRule,
+} satisfies OptionRules<CodeGenToolOptions>;
+
 /** The per-run settings of the graph, masked from the caller's run unless `inheritRunSettings`. */
 const RUN_SETTING_KEYS = ["model", "maxRetries", "defaultLanguage", "timeoutMs", "memoryLimitBytes", "maxOutputBytes"] as const;
 
@@ -74,7 +91,13 @@ const RUN_SETTING_KEYS = ["model", "maxRetries", "defaultLanguage", "timeoutMs",
  * and with the run settings of `configurable` masked, unless `inheritRunSettings`.
  */
 export function nestedRunConfig(config: ToolRunnableConfig, inheritRunSettings: boolean): ToolRunnableConfig {
-  if (inheritRunSettings) return config;
+  if (inheritRunSettings) {
+    // The caller's context belongs to its own graph (an agent's); the nested graph takes only its settings from it.
+    const context = (config as { context?: unknown }).context;
+    if (context === null || typeof context !== "object") return config;
+    const picked = Object.fromEntries(RUN_SETTING_KEYS.filter((key) => key in context).map((key) => [key, (context as Record<string, unknown>)[key]]));
+    return { ...config, context: picked } as ToolRunnableConfig;
+  }
   const { recursionLimit: _limit, ...rest } = config;
   const masked = Object.fromEntries(RUN_SETTING_KEYS.map((key) => [key, undefined]));
   return { ...rest, context: {}, configurable: { ...config.configurable, ...masked } } as ToolRunnableConfig;
@@ -119,13 +142,13 @@ export function formatSolutionForModel(state: CodeGenGraphOutput, options: { max
  * const agent = createAgent({ model, tools: [solve] });
  * ```
  */
-export function createCodeGenTool(options: CodeGenToolOptions = {}) {
+export function createCodeGenTool(given: CodeGenToolOptions = {}) {
+  const options = checkOptions<CodeGenToolOptions>(given, CODE_GEN_TOOL_OPTION_RULES, "createCodeGenTool");
   const languages = resolveLanguages(options.languages);
   const defaultLanguage = options.defaultLanguage ?? languages[0]!;
   if (!languages.includes(defaultLanguage)) {
     throw new InvalidOptionError("defaultLanguage", defaultLanguage, `one of the allowed languages: ${languages.join(", ")}`);
   }
-  if (options.maxContentChars !== undefined) resolveLimit("maxContentChars", options.maxContentChars);
   // Built now so bad graph options throw here; the model itself is resolved when a run needs it.
   const graph: CodeGenRunnable = options.graph ?? buildDefaultGraph(options);
   const schema = solveWithCodeSchemaFor(languages);

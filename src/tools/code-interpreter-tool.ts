@@ -10,20 +10,21 @@ import { Command, getCurrentTaskInput } from "@langchain/langgraph";
 import { InvalidOptionError } from "../errors.js";
 import type { ExecutionResult, HostFunction, JsonValue, Language, Sandbox } from "../sandbox/types.js";
 import {
-  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_THREAD_FILE_BYTES,
   DEFAULT_MAX_THREAD_FILES_BYTES,
   filesFromOption,
   mergeFiles,
-  type FilesUpdate,
-  type StoredFiles,
+  type ThreadFilesUpdate,
+  type ThreadFiles,
 } from "../code-mode/files.js";
 import { CodeModeRunner, type CellLimits, type CellOutcome, type Persistence } from "../code-mode/runner.js";
-import { pythonSignatures, typeScriptSignatures, toolInputJsonSchema } from "../code-mode/signatures.js";
+import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
 import { indexTools, type CodeModeTool, type RecordedToolCall } from "../code-mode/tool-bridge.js";
-import { formatExecutionForModel } from "../feedback/tool-text.js";
-import { DEFAULT_MAX_CONTENT_CHARS, truncate } from "../feedback/truncate.js";
-import { resolveLimit } from "../sandbox/options.js";
+import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE } from "../feedback/truncate.js";
+import { LIMIT_RULES, resolveHostFunctions, serializeGlobals } from "../sandbox/options.js";
+import { LANGUAGES } from "../sandbox/types.js";
+import { arrayRule, checkOptions, integerRule, objectRule, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
 import { executeCodeSchemaFor, resolveLanguages, type ExecuteCodeInput } from "./schemas.js";
 
 /** Options of `createCodeInterpreterTool`. Every field is optional. */
@@ -31,8 +32,8 @@ export interface CodeInterpreterToolOptions {
   /** Languages the model may use; the schema's enum lists only these. Default: all. */
   languages?: Language[];
   /**
-   * Sandbox that runs the code. `persistence: "thread"` and Python tools also need
-   * `createSession`. Default: the shared sandbox of `runCode`.
+   * Sandbox that runs the code. `persistence: "thread"` also needs `createSession`. Default: the
+   * shared sandbox of `runCode`.
    */
   sandbox?: Pick<Sandbox, "run"> & Partial<Pick<Sandbox, "createSession">>;
   /** Wall-clock limit of one run. Default: the sandbox's (5000). */
@@ -91,82 +92,30 @@ export interface ExecuteCodeArtifact {
   restore?: { replayed: number; durationMs: number; failures: string[] };
 }
 
-/**
- * The tool description for `languages`: how to get output back and what is not there.
- *
- * @example
- * ```ts
- * describeCodeInterpreter(["python"], []); // "Run a program in an isolated sandbox ... Languages: python. ..."
- * ```
- */
-export function describeCodeInterpreter(
-  languages: Language[],
-  hostFunctionNames: string[],
-  mode: { persistence?: Persistence; toolSignatures?: string; files?: boolean } = {},
-): string {
-  const lines = [
-    `Run a program in an isolated sandbox and get back its status, printed output, result and any error (with the failing line). Languages: ${languages.join(", ")}.`,
-    "How to get output back: print it (console.log in JavaScript/TypeScript, print in Python); the value of the last expression is returned as the result (in a JavaScript module, the awaited `export default`).",
-  ];
-  if (mode.persistence === "thread") {
-    lines.push(
-      "State: top-level functions, variables, classes (and Python imports) you define stay defined for your next calls in this conversation, per language; reuse them instead of repeating code. Values that depend on time or randomness are recomputed if the session is restored.",
-    );
-  } else {
-    lines.push("Each call starts fresh: nothing is kept between calls, so include everything the program needs.");
-  }
-  if (mode.files !== false) {
-    lines.push(
-      "Files: a private virtual folder" +
-        (mode.persistence === "thread" ? " kept across calls" : "") +
-        ". JavaScript/TypeScript: files.read(path), files.readBytes(path), files.write(path, data), files.list(), files.exists(path), files.delete(path). Python: open(), os.listdir(), pathlib in the working directory.",
-    );
-  }
-  lines.push(
-    "Not available: npm or pip packages beyond the standard library, network, environment variables, subprocesses, timers (setTimeout), and Node.js APIs such as require or process.",
-  );
-  if (hostFunctionNames.length > 0) {
-    lines.push(`Host functions you can call from JavaScript/TypeScript with await: ${hostFunctionNames.join(", ")}.`);
-  }
-  if (mode.toolSignatures) {
-    lines.push(`Tools you can call from code (always with await; they run outside the sandbox):\n${mode.toolSignatures}`);
-  }
-  lines.push("If the run fails, read the error, fix the code and call the tool again.");
-  return lines.join("\n");
-}
+/** Tool names as chat APIs accept them (OpenAI: letters, digits, `_` and `-`, at most 64). */
+export const TOOL_NAME_RULE = rule<string>("a tool name of letters, digits, _ and - (at most 64)", (v) => typeof v === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(v));
 
-function checkPositive(option: string, value: number | undefined): void {
-  if (value !== undefined) resolveLimit(option, value);
-}
-
-/** Signatures readable without waiting: a JSON Schema per tool (replaced by TypeScript declarations once generated). */
-function quickSignatures(tools: readonly CodeModeTool[], languages: Language[]): string {
-  const parts: string[] = [];
-  if (languages.some((l) => l !== "python")) {
-    for (const t of tools) {
-      parts.push(`// tools.${t.name}(input): Promise<unknown> — ${(t.description ?? "").replace(/\s+/g, " ").trim()}\n// input JSON Schema: ${JSON.stringify(toolInputJsonSchema(t))}`);
-    }
-  }
-  if (languages.includes("python")) parts.push(`# Python\n${pythonSignatures(tools)}`);
-  return parts.join("\n");
-}
-
-/**
- * Signatures of `tools` for `languages`, as the model reads them: TypeScript declarations for
- * JavaScript/TypeScript, Python signatures for Python.
- *
- * @example
- * ```ts
- * const text = await codeModeToolSignatures([getWeather], ["javascript", "python"]);
- * // interface GetWeatherInput { city: string } ... class tools: async def get_weather(*, city: str) -> Any
- * ```
- */
-export async function codeModeToolSignatures(tools: readonly CodeModeTool[], languages: readonly Language[]): Promise<string> {
-  const parts: string[] = [];
-  if (languages.some((l) => l !== "python")) parts.push(`// JavaScript/TypeScript\n${await typeScriptSignatures(tools)}`);
-  if (languages.includes("python")) parts.push(`# Python\n${pythonSignatures(tools)}`);
-  return parts.join("\n");
-}
+/** The options of `createCodeInterpreterTool` and their rules (keys from the interface itself). */
+export const CODE_INTERPRETER_OPTION_RULES = {
+  languages: arrayRule(oneOfRule(LANGUAGES), { what: "an array of languages", nonEmpty: true }),
+  sandbox: objectRule("a Sandbox from createSandbox() (an object with run)", (v) => typeof v.run === "function"),
+  timeoutMs: LIMIT_RULES.timeoutMs,
+  memoryLimitBytes: LIMIT_RULES.memoryLimitBytes,
+  maxOutputBytes: LIMIT_RULES.maxOutputBytes,
+  globals: objectRule("an object mapping names to JSON values"),
+  hostFunctions: objectRule("an object mapping names to functions"),
+  tools: rule("an array of LangChain tools", Array.isArray),
+  persistence: oneOfRule(["none", "thread"] as const, '"none": every call starts fresh; "thread": state kept per LangGraph thread'),
+  files: objectRule("an object mapping relative paths to strings or Uint8Arrays"),
+  maxFileBytes: LIMIT_RULES.maxFileBytes,
+  maxThreadFilesBytes: LIMIT_RULES.maxTotalFileBytes,
+  maxHostCalls: LIMIT_RULES.maxHostCalls,
+  maxHostCallsInFlight: LIMIT_RULES.maxHostCallsInFlight,
+  maxSessions: integerRule({ min: 1, max: 1024, unit: "sessions" }),
+  maxContentChars: MAX_CONTENT_CHARS_RULE,
+  name: TOOL_NAME_RULE,
+  description: textRule({ what: "a tool description" }),
+} satisfies OptionRules<CodeInterpreterToolOptions>;
 
 function readState(runtime: Partial<ToolRuntime> | undefined): CodeModeState {
   const fromRuntime = runtime?.state as CodeModeState | undefined;
@@ -177,25 +126,6 @@ function readState(runtime: Partial<ToolRuntime> | undefined): CodeModeState {
     // Called outside a graph (tool.invoke in a script): no thread state.
     return {};
   }
-}
-
-function outcomeText(outcome: CellOutcome, code: string, maxChars: number): string {
-  const notes: string[] = [];
-  if (outcome.restore && outcome.restore.failures.length > 0) {
-    notes.push(
-      `restore: this thread's session was rebuilt by replaying ${outcome.restore.replayed} earlier cell(s); ${outcome.restore.failures.length} did not complete, so what they defined may be missing:\n` +
-        outcome.restore.failures.map((f) => `  - ${truncate(f, 300)}`).join("\n") +
-        "\n  Define again what you still need.",
-    );
-  }
-  for (const note of outcome.notes) notes.push(`note: ${note}`);
-  const f = outcome.files;
-  if (f.written.length > 0) notes.push(`files written: ${f.written.join(", ")}`);
-  if (f.deleted.length > 0) notes.push(`files deleted: ${f.deleted.join(", ")}`);
-  for (const refused of f.refused) notes.push(`file not saved: ${refused}`);
-  const notesText = notes.join("\n");
-  const body = formatExecutionForModel(outcome.result, code, { maxChars: Math.max(500, maxChars - notesText.length - 1) });
-  return notesText ? `${body}\n${notesText}` : body;
 }
 
 function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, withFiles: boolean): ExecuteCodeArtifact {
@@ -228,21 +158,18 @@ function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, withFiles: bo
  * await agent.invoke({ messages: [{ role: "user", content: "Weather in Paris and Rome?" }] });
  * ```
  */
-export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = {}) {
+export function createCodeInterpreterTool(given: CodeInterpreterToolOptions = {}, owner = "createCodeInterpreterTool") {
+  const options = checkOptions<CodeInterpreterToolOptions>(given, CODE_INTERPRETER_OPTION_RULES, owner);
   const languages = resolveLanguages(options.languages);
-  for (const key of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes", "maxContentChars", "maxFileBytes", "maxThreadFilesBytes", "maxHostCalls", "maxHostCallsInFlight", "maxSessions"] as const) {
-    checkPositive(key, options[key]);
+  // Globals and host functions are checked now, for every language the model may use.
+  for (const language of languages) {
+    serializeGlobals(options.globals, language);
+    resolveHostFunctions(options.hostFunctions, language, Object.keys(options.globals ?? {}));
   }
   const persistence = options.persistence ?? "none";
-  if (persistence !== "none" && persistence !== "thread") {
-    throw new InvalidOptionError("persistence", persistence, '"none" (every call starts fresh) or "thread" (state kept per LangGraph thread)');
-  }
   const tools = indexTools(options.tools);
-  if (options.sandbox && typeof options.sandbox.createSession !== "function") {
-    if (persistence === "thread") throw new InvalidOptionError("sandbox", options.sandbox, 'a sandbox with createSession (persistence "thread" keeps a session per thread)');
-    if (tools.size > 0 && languages.includes("python")) {
-      throw new InvalidOptionError("sandbox", options.sandbox, "a sandbox with createSession (Python tools run in a short session)");
-    }
+  if (options.sandbox && typeof options.sandbox.createSession !== "function" && persistence === "thread") {
+    throw new InvalidOptionError("sandbox", options.sandbox, 'a sandbox with createSession (persistence "thread" keeps a session per thread)');
   }
   const callerFiles = filesFromOption(options.files);
   const maxContentChars = options.maxContentChars ?? DEFAULT_MAX_CONTENT_CHARS;
@@ -256,7 +183,7 @@ export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = 
     sandbox: options.sandbox as Pick<Sandbox, "run" | "createSession"> | undefined,
     limits,
     caps: {
-      maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_THREAD_FILE_BYTES,
       maxThreadFilesBytes: options.maxThreadFilesBytes ?? DEFAULT_MAX_THREAD_FILES_BYTES,
     },
     maxSessions: options.maxSessions ?? 16,
@@ -271,7 +198,7 @@ export function createCodeInterpreterTool(options: CodeInterpreterToolOptions = 
     const state = persistence === "thread" ? readState(runtime) : {};
     const config = (runtime?.config ?? runtime) as ToolRuntime["config"] | undefined;
     const threadId = config?.configurable?.thread_id as string | undefined;
-    const files: StoredFiles = mergeFiles(callerFiles, state.files as FilesUpdate | undefined);
+    const files: ThreadFiles = mergeFiles(callerFiles, state.files as ThreadFilesUpdate | undefined);
     return runner.run({
       code: input.code,
       language: input.language,

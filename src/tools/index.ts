@@ -6,15 +6,15 @@
  */
 export {
   createCodeInterpreterTool,
-  codeModeToolSignatures,
   codeInterpreterToolReady,
   disposeCodeInterpreterTool,
   type CodeInterpreterToolOptions,
   type ExecuteCodeArtifact,
 } from "./code-interpreter-tool.js";
-export { codeModeMiddleware, type CodeModeMiddlewareOptions } from "../code-mode/middleware.js";
+export { codeModeMiddleware, type CodeModeMiddlewareOptions } from "./code-mode-middleware.js";
+export { codeModeToolSignatures } from "../code-mode/describe.js";
 export { codeModeStateFields, codeModeStateSchema, type CodeCell, type CodeModeState } from "../code-mode/state.js";
-export type { StoredFile, StoredFiles, FilesUpdate } from "../code-mode/files.js";
+export type { ThreadFile, ThreadFiles, ThreadFilesUpdate } from "../code-mode/files.js";
 export type { CodeModeTool, RecordedToolCall } from "../code-mode/tool-bridge.js";
 export type { Persistence } from "../code-mode/runner.js";
 export {

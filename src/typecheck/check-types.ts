@@ -5,16 +5,22 @@
  * warm: one LanguageService per process whose library files are parsed once and reused, so a
  * check re-parses only the program and the sandbox's declarations when they change.
  *
- * Compiler settings: ES2023 library without the DOM, `strict` except `noImplicitAny` (models
+ * Compiler settings: the library of what the sandbox's QuickJS provides (engine-lib.ts: ES2023
+ * and the ES2024/ES2025 built-ins it has), without the DOM, `strict` except `noImplicitAny` (models
  * often leave parameters unannotated, and that runs fine) and `useUnknownInCatchVariables`
  * (`catch (e) { e.message }` is common and harmless here). Top-level `await` is allowed, as
- * the sandbox allows it.
+ * the sandbox allows it. Messages never advise changing a compiler option (engine-advice.ts):
+ * the model cannot set one.
  */
 import type * as TS from "typescript";
 
 /** The compiler's API object (what `import("typescript")` gives as its default export). */
 type Compiler = typeof import("typescript");
 import { sandboxDeclarations, type SandboxDeclarationsOptions } from "./declarations.js";
+import { withSandboxAdvice } from "./engine-advice.js";
+import { ENGINE_LIB_FILES } from "./engine-lib.js";
+import { InvalidOptionError } from "../errors.js";
+import { checkOptions, integerRule, rule, textRule, type OptionRules } from "../options/index.js";
 import type { TypeCheckResult, TypeDiagnostic } from "./types.js";
 
 /** Options of `checkTypes`: what the program is given, and how many errors to report. */
@@ -22,6 +28,18 @@ export interface TypeCheckOptions extends SandboxDeclarationsOptions {
   /** Errors reported at most. Default 10. */
   maxDiagnostics?: number;
 }
+
+const isIdentifier = (name: string) => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name);
+
+/** The options of `checkTypes` and their rules (keys from the interface itself). */
+const TYPE_CHECK_RULES = {
+  hostFunctions: rule("an array of host function names, or an object mapping names to TypeScript function types", (v) =>
+    Array.isArray(v) ? v.every((n) => typeof n === "string" && isIdentifier(n)) : typeof v === "object" && v !== null && Object.keys(v).every(isIdentifier)),
+  globals: rule("an object mapping names to JSON values", (v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).every(isIdentifier)),
+  files: rule("true, false or the run's files", (v) => typeof v === "boolean" || (typeof v === "object" && v !== null && !Array.isArray(v))),
+  declarations: textRule({ what: "TypeScript declarations", allowEmpty: true }),
+  maxDiagnostics: integerRule({ min: 1, max: 1000, unit: "errors" }),
+} satisfies OptionRules<TypeCheckOptions>;
 
 const PROGRAM_FILE = "/codegen-sandbox/program.ts";
 const DECLARATIONS_FILE = "/codegen-sandbox/sandbox-globals.d.ts";
@@ -42,7 +60,9 @@ let checker: Promise<WarmChecker> | undefined;
  * // { ok: false, diagnostics: [{ line: 1, column: 7, code: 2322, message: "Type 'string' is not assignable to type 'number'." }], durationMs: ... }
  * ```
  */
-export async function checkTypes(code: string, options: TypeCheckOptions = {}): Promise<TypeCheckResult> {
+export async function checkTypes(code: string, given: TypeCheckOptions = {}): Promise<TypeCheckResult> {
+  if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of TypeScript source");
+  const options = checkOptions<TypeCheckOptions>(given, TYPE_CHECK_RULES, "checkTypes");
   checker ??= import("typescript").then((module) => new WarmChecker(module.default));
   const warm = await checker;
   return warm.check(code, sandboxDeclarations(options), options.maxDiagnostics ?? 10);
@@ -57,7 +77,7 @@ class WarmChecker {
     const options: TS.CompilerOptions = {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.ESNext,
-      lib: ["lib.es2023.d.ts"],
+      lib: [...ENGINE_LIB_FILES],
       strict: true,
       noImplicitAny: false,
       useUnknownInCatchVariables: false,
@@ -102,7 +122,7 @@ class WarmChecker {
         line: position.line + 1,
         column: position.character + 1,
         code: d.code,
-        message: this.ts.flattenDiagnosticMessageText(d.messageText, " "),
+        message: withSandboxAdvice(d.code, this.ts.flattenDiagnosticMessageText(d.messageText, " ")),
       });
       if (diagnostics.length >= maxDiagnostics) break;
     }

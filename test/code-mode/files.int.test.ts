@@ -7,7 +7,7 @@ import { createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { ToolMessage } from "@langchain/core/messages";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { codeModeMiddleware } from "../../src/code-mode/middleware.js";
+import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { decodeFile, diffFiles, encodeFile, mergeFiles } from "../../src/code-mode/files.js";
 import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { scriptedCodeModel, type Turn } from "./helpers.js";

@@ -9,7 +9,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { codeModeMiddleware } from "../../src/code-mode/middleware.js";
+import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { codeInterpreterRunner, disposeCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
 import { scriptedCodeModel } from "./helpers.js";
 

@@ -10,7 +10,7 @@ import { ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { codeModeMiddleware } from "../../src/code-mode/middleware.js";
+import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { scriptedCodeModel, type Turn } from "./helpers.js";
 

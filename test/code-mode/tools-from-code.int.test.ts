@@ -11,10 +11,10 @@ import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import {
   codeInterpreterToolReady,
-  codeModeToolSignatures,
   createCodeInterpreterTool,
   type ExecuteCodeArtifact,
 } from "../../src/tools/code-interpreter-tool.js";
+import { codeModeToolSignatures } from "../../src/code-mode/describe.js";
 import { InvalidOptionError } from "../../src/errors.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

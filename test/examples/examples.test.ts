@@ -124,6 +124,30 @@ describe("examples run against the scripted OpenAI-compatible server", { timeout
     expect(run.pending).toBe(0);
   });
 
+  it("deepagents-sandbox.mjs: createDeepAgent with CodegenSandbox runs python3, writes and reads in the sandbox", async () => {
+    const script = [
+      "import csv, collections",
+      "totals = collections.Counter()",
+      "for row in csv.DictReader(open('/data/sales.csv')):",
+      "    totals[row['region']] += int(row['amount'])",
+      "open('/report.txt', 'w').write(''.join(f'{k}: {v}\\n' for k, v in sorted(totals.items())))",
+      "print(dict(totals))",
+    ].join("\n");
+    const run = await runExample("deepagents-sandbox.mjs", [
+      { toolCalls: [{ name: "execute", args: { command: `python3 -c "${script}"` } }] },
+      { toolCalls: [{ name: "read_file", args: { file_path: "/report.txt" } }] },
+      "north: 150, south: 80 (saved to /report.txt).",
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("north: 150, south: 80 (saved to /report.txt).\nnorth: 150\nsouth: 80\n\n");
+    type Content = string | { type: string; text?: string }[];
+    const text = (content: Content) => (typeof content === "string" ? content : content.map((b) => b.text ?? "").join(""));
+    const tools = (run.requests[2]!.body as { messages: { role: string; content: Content }[] }).messages.filter((m) => m.role === "tool").map((m) => text(m.content));
+    expect(tools).toEqual(["{'north': 150, 'south': 80}\n\n[Command succeeded with exit code 0]", "@@ lines 1-2 of 2 @@\nnorth: 150\nsouth: 80"]);
+    expect(run.pending).toBe(0);
+  });
+
   it("quick-agent.mjs (the README's agent): ChatOpenAI from the environment runs execute_code", async () => {
     const run = await runExample("quick-agent.mjs", [
       { toolCalls: [{ name: "execute_code", args: { code: "console.log(String(2n ** 100n))", language: "javascript" } }] },

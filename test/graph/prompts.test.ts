@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { createCodeGenGraph } from "../../src/graph/index.js";
-import { defaultPrompts, renderTemplate, resolvePrompts } from "../../src/graph/prompts.js";
+import { defaultPrompts, resolvePrompts } from "../../src/graph/prompts.js";
+import { renderTemplate } from "../../src/prompts/templates.js";
 import { InvalidOptionError } from "../../src/errors.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
 import { fence, scriptedModel } from "../support/scripted-model.js";

@@ -70,4 +70,21 @@ console.log(JSON.stringify([state.status, state.result.stdout]));
     expect(out.status).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({ status: "success", result: 2 });
   }, 90_000);
+
+  it("serves MCP from its bin (codegen-sandbox mcp) to the SDK's client", () => {
+    const cli = join(project, "node_modules", "codegen-sandbox", "dist", "src", "cli", "main.js");
+    const out = runScript(`
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+const client = new Client({ name: "user", version: "1" });
+await client.connect(new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(cli)}, "mcp"], stderr: "ignore" }));
+const { tools } = await client.listTools();
+const run = await client.callTool({ name: "run_code", arguments: { language: "javascript", code: "6 * 7" } });
+await client.close();
+console.log(JSON.stringify([tools.length, run.structuredContent.result]));
+`);
+    expect(out.stderr).toBe("");
+    expect(JSON.parse(out.stdout.trim().split("\n").at(-1)!)).toEqual([5, 42]);
+    expect(out.status).toBe(0);
+  }, 90_000);
 });

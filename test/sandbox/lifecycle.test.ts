@@ -20,6 +20,16 @@ describe("lifecycle", () => {
     expect(session.disposed).toBe(true);
   });
 
+  it("warm() starts every worker of the pool (it once started half: the starting ones were counted twice)", async () => {
+    const sandbox = createSandbox({ poolSize: 3 });
+    await sandbox.warm();
+    expect(sandbox.liveWorkerCount()).toBe(3);
+    // Queued work does not start more than the pool's size either.
+    await Promise.all(Array.from({ length: 12 }, (_, i) => sandbox.run(String(i))));
+    expect(sandbox.liveWorkerCount()).toBe(3);
+    await sandbox.dispose();
+  });
+
   it("replaces a worker killed by the watchdog and keeps serving", async () => {
     const sandbox = createSandbox({ poolSize: 1 });
     const killed = await sandbox.run("new Array(1e9).join('x')", { timeoutMs: 100, memoryLimitBytes: 2 ** 30 });
@@ -96,11 +106,11 @@ describe("CLI exec", () => {
   });
 
   it.each([
-    [["/no/such/file.js"], /cannot read/],
-    [["--language", "cobol", "-"], /unknown --language "cobol"/],
-    [["--timeout-ms", "soon", "-"], /--timeout-ms needs a number/],
-    [["--memory-mb=-1", "-"], /--memory-mb needs a number/],
-    [["--frobnicate"], /Unknown option/],
+    [["/no/such/file.js"], /Invalid option "FILE": got "\/no\/such\/file.js"; expected a file to run, or "-" for stdin \(there is no such file\)/],
+    [["--language", "cobol", "-"], /Invalid option "--language": got "cobol"/],
+    [["--timeout-ms", "soon", "-"], /Invalid option "--timeout-ms": got "soon"; expected a number of milliseconds/],
+    [["--memory-mb=-1", "-"], /Invalid option "--memory-mb": got -1; expected a whole number of MiB/],
+    [["--frobnicate"], /Invalid option "--frobnicate": exec has no option of this name/],
   ])("exits 2 with one line for usage error %j", (args, message) => {
     const r = exec(args, "1");
     expect(r.status).toBe(2);

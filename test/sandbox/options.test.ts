@@ -64,7 +64,7 @@ describe("misuse of a sandbox", () => {
   it("rejects a bad pool size and bad defaults at creation", () => {
     expect(() => createSandbox({ poolSize: 0 })).toThrowError(/"poolSize"/);
     expect(() => createSandbox({ poolSize: 1.5 })).toThrowError(/"poolSize"/);
-    expect(() => createSandbox({ defaults: { timeoutMs: -5 } })).toThrowError(/"timeoutMs"/);
+    expect(() => createSandbox({ defaults: { timeoutMs: -5 } })).toThrowError(/"defaults\.timeoutMs"/);
   });
 
   it("rejects code that is not a string", async () => {

@@ -7,7 +7,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { callModelWithRetry } from "../../models/retry.js";
 import { ModelCallError, ModelUnavailableError } from "../../models/errors.js";
 import { messageText, tokenUsageOf } from "../../models/usage.js";
-import type { CodeGenContext } from "../configuration.js";
+import type { GraphSettings } from "../configuration.js";
 
 /** What a model call gave: the reply text and its tokens, or why it failed. */
 export type ModelCallOutcome =
@@ -16,13 +16,13 @@ export type ModelCallOutcome =
 
 /** Calls the run's model with a system prompt and a user message. */
 export async function callCodeModel(
-  context: CodeGenContext,
+  settings: GraphSettings,
   config: LangGraphRunnableConfig,
   system: string,
   user: string,
 ): Promise<ModelCallOutcome> {
-  const resolved = await context.model(config);
-  const retry = { ...context.modelRetry };
+  const resolved = await settings.model(config);
+  const retry = { ...settings.modelRetry };
   if (resolved.baseURL !== undefined) retry.baseURL ??= resolved.baseURL;
   try {
     // The node's config carries callbacks, so `streamMode: "messages"` sees the tokens.

@@ -1,6 +1,6 @@
 /** `finalize`: sets the run's status and, for a failure, an explanation a person can act on. */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { CodeGenContext } from "../configuration.js";
+import type { GraphSettings } from "../configuration.js";
 import { emitEvent } from "../events.js";
 import { explainCheck, explainResult } from "../../feedback/explain.js";
 import { MAX_EXPLANATION_CHARS, truncate as bound } from "../../feedback/truncate.js";
@@ -9,7 +9,7 @@ import { restoreRunResult } from "../stored-result.js";
 import type { RunLimits } from "../configuration.js";
 
 /** The explanation of a run that did not succeed. */
-export function explainRun(state: CodeGenStateType, context: Pick<CodeGenContext, "runLimits">, limits: RunLimits = context.runLimits): string {
+export function explainRun(state: CodeGenStateType, settings: Pick<GraphSettings, "runLimits">, limits: RunLimits = settings.runLimits): string {
   const attempts = state.attempts.filter((a) => a.status !== "model_error").length;
   const tried = `after ${attempts} attempt${attempts === 1 ? "" : "s"}`;
   if (state.modelError !== undefined) {
@@ -32,7 +32,7 @@ export function explainRun(state: CodeGenStateType, context: Pick<CodeGenContext
 }
 
 /** Builds the `finalize` node. */
-export function createFinalizeNode(context: CodeGenContext) {
+export function createFinalizeNode(settings: GraphSettings) {
   return function finalize(state: CodeGenStateType, config: LangGraphRunnableConfig): CodeGenUpdate {
     const last = state.attempts.at(-1);
     const number = last?.number ?? state.refinements + 1;
@@ -41,7 +41,7 @@ export function createFinalizeNode(context: CodeGenContext) {
       return { status: "success", explanation: undefined };
     }
     const status = state.rejection !== undefined ? "rejected" : "failed";
-    const explanation = explainRun(state, context, context.runLimitsFor(config));
+    const explanation = explainRun(state, settings, settings.runLimitsFor(config));
     emitEvent(config, { node: "finalize", attempt: number, status, message: explanation });
     return { status, explanation };
   };

@@ -1,17 +1,15 @@
 /** `generate`: the model writes the first version of the code. */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { CodeGenContext } from "../configuration.js";
+import type { GraphSettings } from "../configuration.js";
 import { emitEvent } from "../events.js";
 import { extractCode } from "../extract-code.js";
-import { renderTemplate } from "../prompts.js";
-import type { CodeGenStateType, CodeGenUpdate } from "../state.js";
+import { LANGUAGE_NAMES, renderTemplate } from "../../prompts/templates.js";
+import { checkCodeGenInput, type CodeGenStateType, type CodeGenUpdate } from "../state.js";
 import { callCodeModel } from "./call-model.js";
-import { LANGUAGE_NAMES } from "../../feedback/repair-prompt.js";
 import { InvalidOptionError } from "../../errors.js";
-import { resolveLanguage } from "../../sandbox/options.js";
 
 
-/** The optional parts of a task (context, tests, expected output) as prompt text. */
+/** The optional parts of a task (its context, tests, expected output) as prompt text. */
 export function taskDetails(state: Pick<CodeGenStateType, "context" | "tests" | "expectedOutput">): string {
   const parts: string[] = [];
   if (state.context !== undefined && state.context.trim() !== "") parts.push(`Context:\n${state.context.trim()}`);
@@ -40,15 +38,13 @@ export function graphStepsNeeded(maxRetries: number, approveBeforeExecute: boole
 }
 
 /** Builds the `generate` node. It starts a run: earlier attempts on the same thread are cleared. */
-export function createGenerateNode(context: CodeGenContext) {
+export function createGenerateNode(settings: GraphSettings) {
   return async function generate(state: CodeGenStateType, config: LangGraphRunnableConfig): Promise<CodeGenUpdate> {
-    if (typeof state.task !== "string" || state.task.trim() === "") {
-      throw new InvalidOptionError("task", state.task, "a non-empty description of what the code should do");
-    }
-    if (state.language !== undefined) resolveLanguage(state.language);
-    const language = state.language ?? context.defaultLanguage(config);
-    const maxRetries = context.maxRetries(config);
-    const stepsNeeded = graphStepsNeeded(maxRetries, context.approveBeforeExecute);
+    checkCodeGenInput(state);
+    settings.checkRunConfig(config);
+    const language = state.language ?? settings.defaultLanguage(config);
+    const maxRetries = settings.maxRetries(config);
+    const stepsNeeded = graphStepsNeeded(maxRetries, settings.approveBeforeExecute);
     // Fail now with a clear message rather than with GraphRecursionError in the middle of the loop.
     if (config.recursionLimit !== undefined && config.recursionLimit < stepsNeeded) {
       throw new InvalidOptionError(
@@ -62,7 +58,7 @@ export function createGenerateNode(context: CodeGenContext) {
       attempts: { replace: [] },
       refinements: 0,
       maxRetries,
-      approveBeforeExecute: context.approveBeforeExecute,
+      approveBeforeExecute: settings.approveBeforeExecute,
       code: undefined,
       approvedCode: undefined,
       reply: undefined,
@@ -74,9 +70,9 @@ export function createGenerateNode(context: CodeGenContext) {
       status: undefined,
       explanation: undefined,
     };
-    const task = renderTemplate(context.prompts.task, { task: state.task.trim(), details: taskDetails(state), language: LANGUAGE_NAMES[language] });
-    const user = context.codeTools ? `${task}\n\n${await context.codeTools.promptSection(language)}` : task;
-    const outcome = await callCodeModel(context, config, context.prompts.system[language], user);
+    const task = renderTemplate(settings.prompts.task, { task: state.task.trim(), details: taskDetails(state), language: LANGUAGE_NAMES[language] });
+    const user = settings.codeTools ? `${task}\n\n${await settings.codeTools.promptSection(language)}` : task;
+    const outcome = await callCodeModel(settings, config, settings.prompts.system[language], user);
     if (!outcome.ok) {
       emitEvent(config, { node: "generate", attempt: 1, status: "model_error", message: outcome.message });
       return {
@@ -85,7 +81,7 @@ export function createGenerateNode(context: CodeGenContext) {
         attempts: { replace: [{ number: 1, code: "", phase: "generate", status: "model_error", error: outcome.message, stdout: "", durationMs: 0, inputTokens: 0, outputTokens: 0 }] },
       };
     }
-    const code = extractCode(outcome.text, language);
+    const code = extractCode(outcome.text, language, { tests: state.tests });
     emitEvent(config, { node: "generate", attempt: 1, status: "generated", inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens });
     return { ...fresh, reply: outcome.text, code, pendingTokens: { inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens } };
   };

@@ -3,7 +3,7 @@
  * imports nothing forbidden, and (TypeScript) type-checks.
  */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { CodeGenContext } from "../configuration.js";
+import type { GraphSettings } from "../configuration.js";
 import { emitEvent } from "../events.js";
 import { extractProgram } from "../extract-code.js";
 import { describeTypeErrors, explainNoProgram, type FailedValidation } from "../../feedback/explain.js";
@@ -12,9 +12,9 @@ import { checkTypes } from "../../typecheck/check-types.js";
 import type { Attempt, AttemptStatus, CodeGenStateType, CodeGenUpdate } from "../state.js";
 
 /** Builds the `validate` node. A failed check is recorded as an attempt in phase `validate`. */
-export function createValidateNode(context: CodeGenContext) {
+export function createValidateNode(settings: GraphSettings) {
   return async function validate(state: CodeGenStateType, config: LangGraphRunnableConfig): Promise<CodeGenUpdate> {
-    const language = state.language ?? context.defaultLanguage(config);
+    const language = state.language ?? settings.defaultLanguage(config);
     const code = state.code ?? "";
     const number = state.refinements + 1;
     const tokens = state.pendingTokens ?? { inputTokens: 0, outputTokens: 0 };
@@ -30,7 +30,7 @@ export function createValidateNode(context: CodeGenContext) {
     });
     if (code.trim() === "") {
       // Code edited at an approval pause has no reply behind it; the reply says why nothing was found.
-      const found = extractProgram(state.reply ?? "", language);
+      const found = extractProgram(state.reply ?? "", language, { tests: state.tests });
       const message = explainNoProgram(found.ok ? "the code is empty" : found.reason);
       emitEvent(config, { node: "validate", attempt: number, status: "no_program", message });
       return {
@@ -39,7 +39,7 @@ export function createValidateNode(context: CodeGenContext) {
         pendingTokens: undefined,
       };
     }
-    const sandbox = await context.sandbox();
+    const sandbox = await settings.sandbox();
     const startedAt = performance.now();
     const check = await sandbox.check(code, { language });
     const elapsed = () => Math.round((performance.now() - startedAt) * 100) / 100;
@@ -50,7 +50,7 @@ export function createValidateNode(context: CodeGenContext) {
       return { check, attempts: [fail(check.status, error, durationMs)], pendingTokens: undefined };
     }
     if (language === "typescript") {
-      const declarations = context.codeTools === undefined ? undefined : await context.codeTools.typeDeclarations();
+      const declarations = settings.codeTools === undefined ? undefined : await settings.codeTools.typeDeclarations();
       const types = await checkTypes(code, declarations === undefined ? {} : { declarations });
       if (!types.ok) {
         const failed: FailedValidation = { ok: false, language, status: "type_error", diagnostics: types.diagnostics };

@@ -14,8 +14,9 @@ import "./dispose-symbol.js";
 import type { CallResult } from "./call-result.js";
 
 /**
- * QuickJS's own stack limit. FACTS: 512 KiB or more (or unset) overflows the thread's native
- * stack inside WASM and later aborts the module; 256 KiB ends with a clean InternalError.
+ * QuickJS's own stack limit. Measured when the engine was chosen: 512 KiB or more (or unset)
+ * overflows the thread's native stack inside WASM and later aborts the module; 256 KiB ends
+ * with a clean InternalError (docs/security.md, "Guest stack").
  */
 export const MAX_STACK_SIZE_BYTES = 256 * 1024;
 
@@ -88,17 +89,17 @@ export class GuestRuntime {
   /** Sets the memory limit (a context made ahead of its run learns the run's limit here). */
   setMemoryLimitBytes(bytes: number): void {
     this.limitBytes = bytes;
-    this.runtime.setMemoryLimit(bytes);
+    this.runtime.setMemoryLimit(quickJSLimit(bytes));
   }
 
   /** Lifts the limit by `headroomBytes` (to describe an out-of-memory error); `restoreMemoryLimit` ends it. */
   liftMemoryLimit(headroomBytes: number): void {
-    this.runtime.setMemoryLimit(this.limitBytes + headroomBytes);
+    this.runtime.setMemoryLimit(quickJSLimit(this.limitBytes + headroomBytes));
   }
 
   /** Puts the user's limit back after `liftMemoryLimit`. */
   restoreMemoryLimit(): void {
-    this.runtime.setMemoryLimit(this.limitBytes);
+    this.runtime.setMemoryLimit(quickJSLimit(this.limitBytes));
   }
 
   /**
@@ -161,4 +162,12 @@ export class GuestRuntime {
     this.context.dispose();
     this.runtime.dispose();
   }
+}
+
+/**
+ * QuickJS takes its limit as a 32-bit `size_t`: 4 GiB would wrap to 0 (every allocation then
+ * fails). The front accepts up to 4 GiB, all that the 32-bit engine can address anyway.
+ */
+function quickJSLimit(bytes: number): number {
+  return Math.min(bytes, 0xffff_ffff);
 }

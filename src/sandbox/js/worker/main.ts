@@ -31,7 +31,7 @@ const host: GuestHost = {
   call: (runId, callId, name, argsJson) => post({ type: "call", runId, callId, name, argsJson }),
 };
 
-// Only the sync release build is ever loaded in this thread (FACTS: two variants crash).
+// Only the sync release build is ever loaded in this thread (loading two QuickJS variants in one process crashed when measured).
 const quickjs: QuickJSWASMModule = await newQuickJSWASMModule(RELEASE_SYNC);
 await warmUp();
 

@@ -7,49 +7,14 @@
 import { createMiddleware } from "langchain";
 import { SystemMessage } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
-import {
-  codeModeToolSignatures,
-  createCodeInterpreterTool,
-  describeCodeInterpreter,
-  type CodeInterpreterToolOptions,
-} from "../tools/code-interpreter-tool.js";
-import { resolveLanguages } from "../tools/schemas.js";
-import { codeModeStateFields } from "./state.js";
+import { codeModePromptSection, codeModeToolSignatures, middlewareToolDescription } from "../code-mode/describe.js";
+import { CODE_INTERPRETER_OPTION_RULES, createCodeInterpreterTool, type CodeInterpreterToolOptions } from "./code-interpreter-tool.js";
+import { checkOptions, type OptionRules } from "../options/index.js";
+import { resolveLanguages } from "./schemas.js";
+import { codeModeStateFields } from "../code-mode/state.js";
 
 /** Options of `codeModeMiddleware`: those of `createCodeInterpreterTool`, with `"thread"` persistence by default. */
 export type CodeModeMiddlewareOptions = Omit<CodeInterpreterToolOptions, "description">;
-
-/**
- * The system-prompt section of code mode for `languages`, with the tool signatures.
- *
- * @example
- * ```ts
- * codeModePromptSection(["javascript"], "declare const tools: { ... }", "thread");
- * ```
- */
-export function codeModePromptSection(languages: readonly string[], signatures: string | undefined, persistence: "none" | "thread", toolName: string): string {
-  const lines = [
-    "## Code mode",
-    `You work by writing programs and running them with the \`${toolName}\` tool (${languages.join(", ")}). Prefer one program that does a whole task — loops over items, calls several tools, combines their results — to many separate tool calls: intermediate results stay in the sandbox instead of the conversation. Print only what you need to see.`,
-  ];
-  if (signatures) {
-    lines.push(
-      "Tools callable from code (always `await` them; JavaScript/TypeScript take one input object, Python takes keyword arguments; a bad input or a failing tool raises an exception you can catch):",
-      "```",
-      signatures,
-      "```",
-    );
-  }
-  if (persistence === "thread") {
-    lines.push(
-      "State: functions, variables, classes and Python imports defined at the top level of a program stay defined in your later programs in this conversation (per language). Files you write stay too.",
-    );
-  }
-  lines.push(
-    "Files: JavaScript/TypeScript use the `files` global (`await files.read(path)`, `files.write(path, data)`, `files.list()`, `files.exists(path)`, `files.delete(path)`, `files.readBytes(path)`); Python uses `open()`, `os.listdir()` and `pathlib` in the working directory.",
-  );
-  return lines.join("\n");
-}
 
 /**
  * A LangChain v1 agent middleware for code mode: the agent gets an `execute_code` tool whose
@@ -65,20 +30,22 @@ export function codeModePromptSection(languages: readonly string[], signatures: 
  * await agent.invoke({ messages: [{ role: "user", content: "Weather in 10 cities?" }] }, { configurable: { thread_id: "t1" } });
  * ```
  */
-export function codeModeMiddleware(options: CodeModeMiddlewareOptions = {}) {
+export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
+  const { description: _description, ...rules } = CODE_INTERPRETER_OPTION_RULES;
+  const options = checkOptions<CodeModeMiddlewareOptions>(given, rules satisfies OptionRules<CodeModeMiddlewareOptions>, "codeModeMiddleware");
   const persistence = options.persistence ?? "thread";
   const languages = resolveLanguages(options.languages);
   const toolName = options.name ?? "execute_code";
   const hostFunctionNames = Object.keys(options.hostFunctions ?? {});
   const callable = options.tools ?? [];
-  const codeTool = createCodeInterpreterTool({
-    ...options,
-    persistence,
-    // The signatures are in the system prompt once; the tool description points there.
-    description:
-      describeCodeInterpreter(languages, hostFunctionNames, { persistence }) +
-      (callable.length > 0 ? "\nThe tools callable from code and their signatures are listed in the system prompt (Code mode)." : ""),
-  });
+  const codeTool = createCodeInterpreterTool(
+    {
+      ...options,
+      persistence,
+      description: middlewareToolDescription(languages, hostFunctionNames, persistence, callable.length > 0),
+    },
+    "codeModeMiddleware",
+  );
   let section: Promise<string> | undefined;
   const promptSection = () =>
     (section ??= (callable.length > 0 ? codeModeToolSignatures(callable, languages) : Promise.resolve(undefined)).then((signatures) =>

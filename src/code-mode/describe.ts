@@ -1,0 +1,156 @@
+/**
+ * Everything a model reads about code mode, made in one place: the code tool's description, the
+ * system-prompt section of the middleware, the signatures of the tools callable from code (for
+ * the code tool, the middleware and the code-generation graph), and the text of a cell's outcome.
+ */
+import type { ExecutionResult, Language } from "../sandbox/types.js";
+import { formatExecutionForModel } from "../feedback/tool-text.js";
+import { truncate } from "../feedback/truncate.js";
+import type { CellOutcome, Persistence } from "./runner.js";
+import { pythonSignatures, typeScriptSignatures, toolInputJsonSchema } from "./signatures.js";
+import type { CodeModeTool } from "./tool-bridge.js";
+
+/**
+ * The tool description for `languages`: how to get output back and what is not there.
+ *
+ * @example
+ * ```ts
+ * describeCodeInterpreter(["python"], []); // "Run a program in an isolated sandbox ... Languages: python. ..."
+ * ```
+ */
+export function describeCodeInterpreter(
+  languages: Language[],
+  hostFunctionNames: string[],
+  mode: { persistence?: Persistence; toolSignatures?: string; files?: boolean } = {},
+): string {
+  const lines = [
+    `Run a program in an isolated sandbox and get back its status, printed output, result and any error (with the failing line). Languages: ${languages.join(", ")}.`,
+    "How to get output back: print it (console.log in JavaScript/TypeScript, print in Python); the value of the last expression is returned as the result (in a JavaScript module, the awaited `export default`).",
+  ];
+  if (mode.persistence === "thread") {
+    lines.push(
+      "State: top-level functions, variables, classes (and Python imports) you define stay defined for your next calls in this conversation, per language; reuse them instead of repeating code. Values that depend on time or randomness are recomputed if the session is restored.",
+    );
+  } else {
+    lines.push("Each call starts fresh: nothing is kept between calls, so include everything the program needs.");
+  }
+  if (mode.files !== false) {
+    lines.push(
+      "Files: a private virtual folder" +
+        (mode.persistence === "thread" ? " kept across calls" : "") +
+        ". JavaScript/TypeScript: files.read(path), files.readBytes(path), files.write(path, data), files.list(), files.exists(path), files.delete(path). Python: open(), os.listdir(), pathlib in the working directory.",
+    );
+  }
+  lines.push(
+    "Not available: npm or pip packages beyond the standard library, network, environment variables, subprocesses, timers (setTimeout), and Node.js APIs such as require or process.",
+  );
+  if (hostFunctionNames.length > 0) {
+    lines.push(`Host functions you can call from JavaScript/TypeScript with await: ${hostFunctionNames.join(", ")}.`);
+  }
+  if (mode.toolSignatures) {
+    lines.push(`Tools you can call from code (always with await; they run outside the sandbox):\n${mode.toolSignatures}`);
+  }
+  lines.push("If the run fails, read the error, fix the code and call the tool again.");
+  return lines.join("\n");
+}
+
+/**
+ * Signatures of `tools` for `languages`, as the model reads them: TypeScript declarations for
+ * JavaScript/TypeScript, Python signatures for Python.
+ *
+ * @example
+ * ```ts
+ * const text = await codeModeToolSignatures([getWeather], ["javascript", "python"]);
+ * // interface GetWeatherInput { city: string } ... class tools: async def get_weather(*, city: str) -> Any
+ * ```
+ */
+export async function codeModeToolSignatures(tools: readonly CodeModeTool[], languages: readonly Language[]): Promise<string> {
+  const parts: string[] = [];
+  if (languages.some((l) => l !== "python")) parts.push(`// JavaScript/TypeScript\n${await typeScriptSignatures(tools)}`);
+  if (languages.includes("python")) parts.push(`# Python\n${pythonSignatures(tools)}`);
+  return parts.join("\n");
+}
+
+/** Signatures readable without waiting: a JSON Schema per tool (replaced by TypeScript declarations once generated). */
+export function quickSignatures(tools: readonly CodeModeTool[], languages: Language[]): string {
+  const parts: string[] = [];
+  if (languages.some((l) => l !== "python")) {
+    for (const t of tools) {
+      parts.push(`// tools.${t.name}(input): Promise<unknown> — ${(t.description ?? "").replace(/\s+/g, " ").trim()}\n// input JSON Schema: ${JSON.stringify(toolInputJsonSchema(t))}`);
+    }
+  }
+  if (languages.includes("python")) parts.push(`# Python\n${pythonSignatures(tools)}`);
+  return parts.join("\n");
+}
+
+
+/**
+ * The system-prompt section of code mode for `languages`, with the tool signatures.
+ *
+ * @example
+ * ```ts
+ * codeModePromptSection(["javascript"], "declare const tools: { ... }", "thread");
+ * ```
+ */
+export function codeModePromptSection(languages: readonly string[], signatures: string | undefined, persistence: Persistence, toolName: string): string {
+  const lines = [
+    "## Code mode",
+    `You work by writing programs and running them with the \`${toolName}\` tool (${languages.join(", ")}). Prefer one program that does a whole task — loops over items, calls several tools, combines their results — to many separate tool calls: intermediate results stay in the sandbox instead of the conversation. Print only what you need to see.`,
+  ];
+  if (signatures) {
+    lines.push(
+      "Tools callable from code (always `await` them; JavaScript/TypeScript take one input object, Python takes keyword arguments; a bad input or a failing tool raises an exception you can catch):",
+      "```",
+      signatures,
+      "```",
+    );
+  }
+  if (persistence === "thread") {
+    lines.push(
+      "State: functions, variables, classes and Python imports defined at the top level of a program stay defined in your later programs in this conversation (per language). Files you write stay too.",
+    );
+  }
+  lines.push(
+    "Files: JavaScript/TypeScript use the `files` global (`await files.read(path)`, `files.write(path, data)`, `files.list()`, `files.exists(path)`, `files.delete(path)`, `files.readBytes(path)`); Python uses `open()`, `os.listdir()` and `pathlib` in the working directory.",
+  );
+  return lines.join("\n");
+}
+
+/**
+ * The prompt text of the code-generation graph for programs that may call `tools` in `language`
+ * (`declarations` are the TypeScript signatures, generated once by the caller).
+ */
+export function toolsPromptSection(language: Language, tools: readonly CodeModeTool[], declarations: () => Promise<string>): Promise<string> | string {
+  const how = language === "python" ? "`await tools.<name>(**kwargs)`" : "`await tools.<name>(input)`";
+  const text = (signatures: string) =>
+    `The program may call these tools with ${how} (they run outside the sandbox; a bad input or a failing tool raises an exception):\n${signatures}`;
+  return language === "python" ? text(pythonSignatures(tools)) : declarations().then(text);
+}
+
+/** The code tool's description inside the middleware: the signatures are in the system prompt once, so the tool points there. */
+export function middlewareToolDescription(languages: Language[], hostFunctionNames: string[], persistence: Persistence, hasTools: boolean): string {
+  return (
+    describeCodeInterpreter(languages, hostFunctionNames, { persistence }) +
+    (hasTools ? "\nThe tools callable from code and their signatures are listed in the system prompt (Code mode)." : "")
+  );
+}
+
+/** The code tool's answer for a cell: the run as the model reads it, then notes on restore, state and files. */
+export function outcomeText(outcome: CellOutcome, code: string, maxChars: number): string {
+  const notes: string[] = [];
+  if (outcome.restore && outcome.restore.failures.length > 0) {
+    notes.push(
+      `restore: this thread's session was rebuilt by replaying ${outcome.restore.replayed} earlier cell(s); ${outcome.restore.failures.length} did not complete, so what they defined may be missing:\n` +
+        outcome.restore.failures.map((f) => `  - ${truncate(f, 300)}`).join("\n") +
+        "\n  Define again what you still need.",
+    );
+  }
+  for (const note of outcome.notes) notes.push(`note: ${note}`);
+  const f = outcome.files;
+  if (f.written.length > 0) notes.push(`files written: ${f.written.join(", ")}`);
+  if (f.deleted.length > 0) notes.push(`files deleted: ${f.deleted.join(", ")}`);
+  for (const refused of f.refused) notes.push(`file not saved: ${refused}`);
+  const notesText = notes.join("\n");
+  const body = formatExecutionForModel(outcome.result, code, { maxChars: Math.max(500, maxChars - notesText.length - 1) });
+  return notesText ? `${body}\n${notesText}` : body;
+}

@@ -1,0 +1,352 @@
+/**
+ * `CodegenSandbox`: a deepagents sandbox backend (`SandboxBackendProtocolV2`) that runs on
+ * this machine and reaches nothing of it. Its files live in its own in-memory store (file
+ * operations work on it directly, with deepagents' own result shapes and error texts);
+ * `execute` interprets a POSIX-style command line with just-bash in a worker thread over a
+ * copy of those files, and runs `python3`, `node`, `tsx` and `tsc` on the package's engines.
+ */
+import type {
+  EditResult,
+  ExecuteResponse,
+  FileDownloadResponse,
+  FileInfo,
+  FileUploadResponse,
+  GlobResult,
+  GrepMatch,
+  GrepResult,
+  LsResult,
+  ReadRawResult,
+  ReadResult,
+  SandboxBackendProtocolV2,
+  WriteResult,
+  DeleteResult,
+} from "deepagents";
+import { randomUUID } from "node:crypto";
+import { CodegenSandboxError, InvalidOptionError, SandboxDisposedError } from "../errors.js";
+import { FileStore, normalizePath, type StoreEntry } from "./file-store.js";
+import { GlobBudgetError, compileGlob } from "./glob-match.js";
+import { isTextMime, mimeTypeOf } from "./mime.js";
+import { resolveCodegenSandboxOptions, type CodegenSandboxOptions, type ResolvedCodegenSandboxOptions } from "./options.js";
+import { ShellHost } from "./shell-host.js";
+
+/** deepagents' text for an empty file (its `read_file` tool recognises it). */
+const EMPTY_FILE_NOTICE = "System reminder: File exists but has empty contents";
+/** Longest quoted search string in an edit error (deepagents quotes it whole; a model needs the start). */
+const MAX_QUOTED_CHARS = 200;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * A local, isolated sandbox backend for deepagents: `createDeepAgent({ backend })` gets
+ * `execute` plus the file tools, all inside this sandbox.
+ *
+ * @example
+ * ```ts
+ * import { createDeepAgent } from "deepagents";
+ * import { CodegenSandbox } from "codegen-sandbox/deepagents";
+ *
+ * const backend = await CodegenSandbox.create({ initialFiles: { "/data.csv": "a,b\n1,2\n" } });
+ * const agent = createDeepAgent({ model, backend });
+ * // ... the agent's execute("python3 -c 'print(1)'") runs here, not on the host.
+ * await backend.close();
+ * ```
+ */
+export class CodegenSandbox implements SandboxBackendProtocolV2 {
+  /** This sandbox's identity (`codegen-` and a random UUID). */
+  readonly id = `codegen-${randomUUID()}`;
+  private readonly options: ResolvedCodegenSandboxOptions;
+  private readonly store: FileStore;
+  private readonly shell: ShellHost;
+  private state: "new" | "running" | "closed" = "new";
+
+  /**
+   * Makes a sandbox that is not started yet: call `initialize()`, or use `CodegenSandbox.create()`.
+   *
+   * @throws InvalidOptionError for a bad option (named in the message).
+   */
+  constructor(options?: CodegenSandboxOptions) {
+    this.options = resolveCodegenSandboxOptions(options);
+    this.store = new FileStore(this.options.limits);
+    this.shell = new ShellHost(this.store, this.options);
+  }
+
+  /**
+   * Makes a sandbox, writes its initial files and starts its shell.
+   *
+   * @throws InvalidOptionError for a bad option or an initial file the store refuses.
+   * @example
+   * const sandbox = await CodegenSandbox.create({ timeoutMs: 10_000 });
+   */
+  static async create(options?: CodegenSandboxOptions): Promise<CodegenSandbox> {
+    const sandbox = new CodegenSandbox(options);
+    await sandbox.initialize();
+    return sandbox;
+  }
+
+  /** Writes the initial files and starts the shell's worker (once). */
+  async initialize(): Promise<void> {
+    if (this.state === "closed") throw new SandboxDisposedError("This CodegenSandbox");
+    if (this.state === "running") throw new CodegenSandboxError("This CodegenSandbox is already initialized; initialize() runs once (CodegenSandbox.create() calls it).");
+    for (const [path, content] of Object.entries(this.options.initialFiles)) {
+      const n = normalizePath(path);
+      if ("error" in n) throw new InvalidOptionError(`initialFiles["${path.slice(0, 80)}"]`, path, `an absolute path such as /data.csv (${n.error})`);
+      const refused = this.store.writeFile(n.path, typeof content === "string" ? encoder.encode(content) : new Uint8Array(content));
+      if (refused) throw new InvalidOptionError(`initialFiles["${path.slice(0, 80)}"]`, `${typeof content === "string" ? content.length : content.byteLength} bytes`, `a file the sandbox can hold (${refused.message})`);
+    }
+    await this.shell.warm();
+    this.state = "running";
+  }
+
+  /** True between `initialize()` and `close()`. */
+  get isRunning(): boolean {
+    return this.state === "running";
+  }
+
+  /** Stops the shell's worker and any program it runs; later calls throw `SandboxDisposedError`. */
+  async close(): Promise<void> {
+    this.state = "closed";
+    await this.shell.close();
+  }
+
+  /**
+   * Runs a command line in the sandbox (see docs/deepagents.md for the commands and limits).
+   *
+   * @example
+   * await sandbox.execute("echo hi && python3 -c 'print(6*7)'"); // { output: "hi\n42\n", exitCode: 0, truncated: false }
+   */
+  async execute(command: string): Promise<ExecuteResponse> {
+    this.assertOpen();
+    if (typeof command !== "string" || command.trim() === "") {
+      return { output: "Error: the command must be a non-empty string.", exitCode: 1, truncated: false };
+    }
+    return this.shell.execute(command);
+  }
+
+  /** Lists a directory (not recursive): files with sizes, directories with a trailing `/`. */
+  ls(path: string): LsResult {
+    this.assertOpen();
+    const n = normalizePath(path || "/");
+    if ("error" in n) return { error: `Invalid path '${path}': ${n.error}` };
+    return { files: this.store.children(n.path).map(([p, e]) => info(p, e)) };
+  }
+
+  /**
+   * Reads a text file by lines (`offset` 0-based, `limit` lines, default 500), with deepagents'
+   * pagination fields; a binary file (by extension) is returned whole as bytes.
+   */
+  read(filePath: string, offset = 0, limit = 500): ReadResult {
+    this.assertOpen();
+    const found = this.file(filePath);
+    if ("error" in found) return { error: found.error };
+    const mimeType = mimeTypeOf(found.path);
+    if (!isTextMime(mimeType)) return { content: new Uint8Array(found.entry.bytes), mimeType };
+    const text = decoder.decode(found.entry.bytes);
+    if (text.trim() === "") return { content: EMPTY_FILE_NOTICE, mimeType };
+    const start = Number.isFinite(offset) ? Math.max(0, Math.floor(offset)) : 0;
+    const count = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
+    const lines = text.split("\n");
+    const totalLines = lines[lines.length - 1] === "" ? lines.length - 1 : lines.length;
+    if (start >= totalLines) return { error: `Line offset ${start} exceeds file length (${totalLines} lines)` };
+    const selected = lines.slice(start, Math.min(start + count, totalLines));
+    if (selected.length === 0) return { content: "", mimeType };
+    const endLine = start + selected.length;
+    return {
+      content: selected.join("\n"),
+      mimeType,
+      totalLines,
+      startLine: start + 1,
+      endLine,
+      ...(endLine < totalLines ? { nextOffset: endLine } : {}),
+    };
+  }
+
+  /** The file as deepagents' `FileDataV2`: text as a string, binary as bytes. */
+  readRaw(filePath: string): ReadRawResult {
+    this.assertOpen();
+    const found = this.file(filePath);
+    if ("error" in found) return { error: found.error };
+    const mimeType = mimeTypeOf(found.path);
+    const { bytes, createdMs, modifiedMs } = found.entry;
+    return {
+      data: {
+        content: isTextMime(mimeType) ? decoder.decode(bytes) : new Uint8Array(bytes),
+        mimeType,
+        created_at: new Date(createdMs).toISOString(),
+        modified_at: new Date(modifiedMs).toISOString(),
+      },
+    };
+  }
+
+  /**
+   * Creates or replaces a file (and its directories). As in deepagents' backends, a binary file
+   * (by extension) is given as base64.
+   */
+  write(filePath: string, content: string): WriteResult {
+    this.assertOpen();
+    const n = normalizePath(filePath);
+    if ("error" in n) return { error: `Invalid path '${filePath}': ${n.error}` };
+    let bytes: Uint8Array;
+    if (isTextMime(mimeTypeOf(n.path))) bytes = encoder.encode(content);
+    else {
+      const decoded = decodeBase64(content);
+      if (decoded === undefined) return { error: `Error writing file '${filePath}': a binary file (${mimeTypeOf(n.path)}) is written from base64 text, and this is not base64` };
+      bytes = decoded;
+    }
+    const refused = this.store.writeFile(n.path, bytes);
+    if (refused) return { error: `Error writing file '${filePath}': ${refused.message}` };
+    return { path: filePath, filesUpdate: null };
+  }
+
+  /**
+   * Replaces `oldString` by `newString`: exactly one occurrence, or all with `replaceAll`; the
+   * errors are deepagents' own.
+   */
+  edit(filePath: string, oldString: string, newString: string, replaceAll = false): EditResult {
+    this.assertOpen();
+    const found = this.file(filePath, "Error: ");
+    if ("error" in found) return { error: found.error };
+    if (!isTextMime(mimeTypeOf(found.path))) return { error: `Error: File '${filePath}' is binary (${mimeTypeOf(found.path)}); edit_file changes text files` };
+    const content = decoder.decode(found.entry.bytes);
+    let next: string;
+    let occurrences: number;
+    if (content === "" && oldString === "") {
+      next = newString;
+      occurrences = 0;
+    } else if (oldString === "") {
+      return { error: "Error: oldString cannot be empty when file has content" };
+    } else {
+      const pieces = content.split(oldString);
+      occurrences = pieces.length - 1;
+      const quoted = oldString.length > MAX_QUOTED_CHARS ? `${oldString.slice(0, MAX_QUOTED_CHARS)}…` : oldString;
+      if (occurrences === 0) return { error: `Error: String not found in file: '${quoted}'` };
+      if (occurrences > 1 && !replaceAll) {
+        return { error: `Error: String '${quoted}' has multiple occurrences (appears ${occurrences} times) in file. Use replace_all=True to replace all instances, or provide a more specific string with surrounding context.` };
+      }
+      next = pieces.join(newString);
+    }
+    const refused = this.store.writeFile(found.path, encoder.encode(next));
+    if (refused) return { error: `Error editing file '${filePath}': ${refused.message}` };
+    return { path: filePath, filesUpdate: null, occurrences };
+  }
+
+  /**
+   * Searches text files for a literal string (not a regular expression), under `path` (a
+   * directory, or one file), optionally only in files whose name matches `glob`.
+   */
+  grep(pattern: string, path: string | null = "/", glob: string | null = null, maxCount: number | null = null): GrepResult {
+    this.assertOpen();
+    if (typeof pattern !== "string") return { error: "the pattern must be a string" };
+    const n = normalizePath(path || "/");
+    if ("error" in n) return { error: `Invalid path '${path}': ${n.error}` };
+    const filter = glob ? compileGlob(glob) : undefined;
+    if (filter && "error" in filter) return { error: `Invalid glob '${glob}': ${filter.error}` };
+    const matches: GrepMatch[] = [];
+    try {
+      for (const [p, entry] of this.store.within(n.path)) {
+        if (entry.kind !== "file" || !isTextMime(mimeTypeOf(p))) continue;
+        if (filter && !filter.matches(p.slice(p.lastIndexOf("/") + 1))) continue;
+        const lines = decoder.decode(entry.bytes).split("\n");
+        for (let i = 0; i < lines.length; i++) {
+          if (!lines[i]!.includes(pattern)) continue;
+          matches.push({ path: p, line: i + 1, text: lines[i]! });
+          if (maxCount != null && matches.length > maxCount) return { matches: matches.slice(0, maxCount), truncated: true };
+        }
+      }
+    } catch (error) {
+      if (error instanceof GlobBudgetError) return { error: `Invalid glob '${glob}': ${error.message}` };
+      throw error;
+    }
+    return { matches };
+  }
+
+  /**
+   * Files and directories under `path` whose path relative to it matches `pattern` (an
+   * absolute pattern is matched against absolute paths). Paths are absolute, sorted; directories
+   * end with `/`.
+   */
+  glob(pattern: string, path = "/"): GlobResult {
+    this.assertOpen();
+    if (typeof pattern !== "string") return { error: "the pattern must be a string" };
+    const n = normalizePath(path || "/");
+    if ("error" in n) return { error: `Invalid path '${path}': ${n.error}` };
+    const matcher = compileGlob(pattern);
+    if ("error" in matcher) return { error: `Invalid glob '${pattern}': ${matcher.error}` };
+    const base = n.path;
+    const absolute = pattern.startsWith("/");
+    const files: FileInfo[] = [];
+    try {
+      for (const [p, entry] of this.store.within(base)) {
+        if (p === base) continue;
+        const subject = absolute ? p : p.slice(base === "/" ? 1 : base.length + 1);
+        if (matcher.matches(subject)) files.push(info(p, entry));
+      }
+    } catch (error) {
+      if (error instanceof GlobBudgetError) return { error: `Invalid glob '${pattern}': ${error.message}` };
+      throw error;
+    }
+    return { files };
+  }
+
+  /** Removes a file, or a directory with everything in it. */
+  delete(filePath: string): DeleteResult {
+    this.assertOpen();
+    const n = normalizePath(filePath);
+    if ("error" in n) return { error: `Invalid path '${filePath}': ${n.error}` };
+    if (this.store.remove(n.path).length === 0) return { error: `Error: File '${filePath}' not found` };
+    return { path: filePath, filesUpdate: null };
+  }
+
+  /** Writes files as raw bytes (any extension); one response per file, in order. */
+  uploadFiles(files: Array<[string, Uint8Array]>): FileUploadResponse[] {
+    this.assertOpen();
+    return files.map(([path, content]) => {
+      const n = normalizePath(path);
+      if ("error" in n || !(content instanceof Uint8Array)) return { path, error: "invalid_path" };
+      const refused = this.store.writeFile(n.path, new Uint8Array(content));
+      if (!refused) return { path, error: null };
+      return { path, error: refused.code === "is_directory" ? "is_directory" : refused.code === "invalid_path" ? "invalid_path" : "permission_denied" };
+    });
+  }
+
+  /** Reads files as raw bytes; one response per path, in order. */
+  downloadFiles(paths: string[]): FileDownloadResponse[] {
+    this.assertOpen();
+    return paths.map((path) => {
+      const n = normalizePath(path);
+      if ("error" in n) return { path, content: null, error: "invalid_path" };
+      if (this.store.isDirectory(n.path)) return { path, content: null, error: "is_directory" };
+      const entry = this.store.get(n.path);
+      if (entry?.kind !== "file") return { path, content: null, error: "file_not_found" };
+      return { path, content: new Uint8Array(entry.bytes), error: null };
+    });
+  }
+
+  private file(filePath: string, prefix = ""): { path: string; entry: Extract<StoreEntry, { kind: "file" }> } | { error: string } {
+    const n = normalizePath(filePath);
+    if ("error" in n) return { error: `${prefix}Invalid path '${filePath}': ${n.error}` };
+    if (this.store.isDirectory(n.path)) return { error: `${prefix}'${filePath}' is a directory, not a file (list it with ls)` };
+    const entry = this.store.get(n.path);
+    if (entry?.kind !== "file") return { error: `${prefix}File '${filePath}' not found` };
+    return { path: n.path, entry };
+  }
+
+  private assertOpen(): void {
+    if (this.state === "closed") throw new SandboxDisposedError("This CodegenSandbox");
+  }
+}
+
+function info(path: string, entry: StoreEntry): FileInfo {
+  return entry.kind === "dir"
+    ? { path: `${path}/`, is_dir: true, size: 0, modified_at: new Date(entry.modifiedMs).toISOString() }
+    : { path, is_dir: false, size: entry.bytes.byteLength, modified_at: new Date(entry.modifiedMs).toISOString() };
+}
+
+/** Strict base64 (or a `data:` URL), as deepagents sends binary content; `undefined` when it is not. */
+function decodeBase64(text: string): Uint8Array | undefined {
+  const trimmed = text.trim();
+  const payload = (trimmed.startsWith("data:") ? trimmed.slice(trimmed.indexOf(",") + 1) : trimmed).replace(/\s/g, "");
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(payload) || payload.length % 4 === 1) return undefined;
+  return new Uint8Array(Buffer.from(payload, "base64"));
+}
+

@@ -1,0 +1,117 @@
+/**
+ * The shell's worker thread: just-bash interprets each command line over the replica of the
+ * sandbox's files, with only the granted commands; `python3`, `node`, `tsx`, `tsc` are
+ * forwarded to the host, which runs them on the package's engines. The host owns this thread:
+ * it starts it with an empty environment and V8 heap limits, bounds every command by time, and
+ * terminates the thread when a command does not stop. Nothing here trusts the command line.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { Bash, decodeBytesToUtf8, defineCommand, type Command } from "just-bash";
+import type { HostToShell, ProgramName, ProgramOutcome, ShellToHost, ShellWorkerData } from "../protocol.js";
+import { GRANTED_COMMANDS, PROGRAM_COMMANDS } from "../shell-commands.js";
+import { ReplicaFs } from "./replica-fs.js";
+
+const port = parentPort!;
+const settings = workerData as ShellWorkerData;
+const fs = new ReplicaFs({ maxFileBytes: settings.maxFileBytes, maxTotalFileBytes: settings.maxTotalFileBytes });
+
+interface RunningCommand {
+  id: number;
+  abort: AbortController;
+  nextCallId: number;
+  /** Program runs waiting for the host's answer. */
+  calls: Map<number, (outcome: ProgramOutcome) => void>;
+}
+
+let running: RunningCommand | undefined;
+
+function post(message: ShellToHost): void {
+  port.postMessage(message);
+}
+
+/** A command that hands its program to the host and waits for the outcome. */
+function programCommand(name: string, program: ProgramName): Command {
+  return defineCommand(name, async (args, ctx) => {
+    const run = running;
+    if (!run || run.abort.signal.aborted) return { stdout: "", stderr: `${name}: the command line was stopped\n`, exitCode: 130 };
+    const callId = run.nextCallId++;
+    const files = await fs.allFiles();
+    const outcome = await new Promise<ProgramOutcome>((resolve) => {
+      run.calls.set(callId, resolve);
+      post({
+        type: "program",
+        id: run.id,
+        callId,
+        request: { program, command: name, args, cwd: ctx.cwd, env: ctx.exportedEnv ?? {}, stdin: decodeBytesToUtf8(ctx.stdin), files },
+      });
+    });
+    if (running !== run || run.abort.signal.aborted) return { stdout: "", stderr: "", exitCode: 130 };
+    await fs.applyProgramOutcome(outcome.written, outcome.removed);
+    return { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
+  });
+}
+
+const bash = new Bash({
+  fs,
+  cwd: "/",
+  env: { ...settings.env, HOME: "/", PATH: "/usr/bin:/bin" },
+  commands: [...GRANTED_COMMANDS],
+  customCommands: Object.entries(PROGRAM_COMMANDS).map(([name, program]) => programCommand(name, program)),
+  executionLimits: {
+    // Output the interpreter may hold: past it a command stops (the caller's own, smaller
+    // cap is applied by the host, which keeps the first bytes).
+    maxOutputSize: settings.maxShellOutputBytes,
+    // The host's timer ends a command; the interpreter's own deadline is set per command.
+    maxExecutionTimeMs: Number.POSITIVE_INFINITY,
+    // Time governs loops, as in a real shell (a loop that never ends exits 124 at the
+    // command's limit); these counts only stop a runaway that time would stop anyway.
+    maxCommandCount: 100_000_000,
+    maxLoopIterations: 100_000_000,
+    maxAwkIterations: 100_000_000,
+    maxSedIterations: 100_000_000,
+    maxJqIterations: 100_000_000,
+  },
+});
+
+async function execute(message: Extract<HostToShell, { type: "exec" }>): Promise<void> {
+  if (message.sync.reset) await fs.reset(message.sync.changes.upserts);
+  else await fs.applyFromHost(message.sync.changes);
+  const run: RunningCommand = { id: message.id, abort: new AbortController(), nextCallId: 1, calls: new Map() };
+  running = run;
+  // The interpreter stops at a statement boundary when this fires; the host kills the
+  // thread shortly after if it does not.
+  const deadline = setTimeout(() => run.abort.abort(), message.timeoutMs);
+  let result: { stdout: string; stderr: string; exitCode: number };
+  try {
+    result = await bash.exec(message.command, { signal: run.abort.signal, rawScript: true });
+  } catch (error) {
+    result = { stdout: "", stderr: `bash: ${error instanceof Error ? error.message : String(error)}\n`, exitCode: 2 };
+  } finally {
+    clearTimeout(deadline);
+    running = undefined;
+  }
+  const changes = await fs.collectChanges();
+  post({ type: "exec-done", id: message.id, stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode, changes });
+}
+
+port.on("message", (message: HostToShell) => {
+  switch (message.type) {
+    case "exec":
+      void execute(message);
+      return;
+    case "abort":
+      if (running?.id === message.id) running.abort.abort();
+      return;
+    case "program-done": {
+      const resolve = running?.id === message.id ? running.calls.get(message.callId) : undefined;
+      running?.calls.delete(message.callId);
+      resolve?.(message.outcome);
+      return;
+    }
+  }
+});
+
+// Load the interpreter's lazily loaded parts before saying ready, so the first command does
+// not pay for them.
+await bash.exec("true");
+post({ type: "ready" });

@@ -1,0 +1,236 @@
+/**
+ * Serving MCP over Streamable HTTP on `node:http`. Every request passes the `Host`/`Origin`
+ * checks and the bearer token first (http-security.ts). Each MCP connection (an `initialize`
+ * and its `Mcp-Session-Id`) gets its own transport on the shared server, so cancellation and
+ * progress reach the right call; tools never depend on that connection (code sessions are
+ * explicit handles). Connections are capped and closed when idle, and all of them close with
+ * the listener.
+ */
+import { anyValue, arrayRule, booleanRule, checkOptions, integerRule, MAX_TIMER_MS, textRule, type OptionRules } from "../options/index.js";
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { InvalidOptionError } from "../errors.js";
+import { checkRequest, checkToken, isLoopbackHost, originPolicy } from "./http-security.js";
+import type { SandboxMcpServer } from "./server.js";
+
+/** Default port of `codegen-sandbox mcp --http`. */
+export const DEFAULT_MCP_PORT = 8765;
+/** Default cap on MCP connections (clients) one HTTP listener keeps at once. */
+export const DEFAULT_MAX_HTTP_CONNECTIONS = 32;
+const BODY_OVERHEAD_BYTES = 8 * 1024 * 1024;
+
+/** Options of `startMcpHttpServer`. */
+export interface McpHttpOptions {
+  /** Address to listen on. Default `127.0.0.1`. Another than loopback needs `allowRemote`. */
+  host?: string;
+  /** Port. Default 8765; 0 picks a free one (read it from `url`). */
+  port?: number;
+  /** The bearer token clients must send. Default: 32 random bytes, returned as `token`. */
+  token?: string;
+  /** Allow a non-loopback `host` (other machines can then reach the server). Default false. */
+  allowRemote?: boolean;
+  /** Browser origins allowed besides the server's own loopback origins. Default none. */
+  allowedOrigins?: string[];
+  /** MCP connections kept at once; past it the longest-idle one is closed. Default 32. */
+  maxConnections?: number;
+  /** A connection with no open request for this long is closed. Default: the server's `sessionIdleMs`. */
+  connectionIdleMs?: number;
+}
+
+/** A listening MCP HTTP endpoint. */
+export interface McpHttpServer {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:8765/mcp`. */
+  readonly url: URL;
+  /** The bearer token clients must send. */
+  readonly token: string;
+  /** True when the token was generated here (print it once for the user). */
+  readonly tokenGenerated: boolean;
+  /** MCP connections open now. */
+  readonly connectionCount: number;
+  /** Stops listening and closes every connection. The `SandboxMcpServer` stays open (close it yourself). */
+  close(): Promise<void>;
+}
+
+interface Connection {
+  transport: StreamableHTTPServerTransport;
+  openRequests: number;
+  lastUsed: number;
+}
+
+function jsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
+
+const HTTP_OPTION_RULES = {
+  host: textRule({ what: "a host name or address" }),
+  port: integerRule({ min: 0, max: 65535, unit: "port number" }),
+  token: anyValue, // checked below (its length and characters)
+  allowRemote: booleanRule,
+  allowedOrigins: arrayRule(textRule({ what: "an origin, e.g. http://localhost:3000" }), { what: "an array of origins" }),
+  maxConnections: integerRule({ min: 1, max: 100_000, unit: "connections" }),
+  connectionIdleMs: integerRule({ min: 1, max: MAX_TIMER_MS, unit: "milliseconds", maxReason: "timers cannot wait longer" }),
+} satisfies OptionRules<McpHttpOptions>;
+
+/**
+ * Serves `server` over Streamable HTTP at `/mcp`.
+ *
+ * @throws InvalidOptionError for a non-loopback host without `allowRemote`, a short token or a bad origin.
+ * @example
+ * ```ts
+ * const server = createMcpServer();
+ * const http = await startMcpHttpServer(server, { port: 0 });
+ * console.error(`MCP at ${http.url}, token ${http.token}`);
+ * ```
+ */
+export async function startMcpHttpServer(server: SandboxMcpServer, given: McpHttpOptions = {}): Promise<McpHttpServer> {
+  const options = checkOptions<McpHttpOptions>(given, HTTP_OPTION_RULES, "startMcpHttpServer");
+  const host = options.host ?? "127.0.0.1";
+  if (!isLoopbackHost(host) && options.allowRemote !== true) {
+    throw new InvalidOptionError("host", host, "a loopback address (127.0.0.1, ::1 or localhost), or allowRemote: true (--allow-remote) to let other machines reach the server");
+  }
+  const port = options.port ?? DEFAULT_MCP_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidOptionError("port", port, "a port number from 0 to 65535");
+  const tokenGenerated = options.token === undefined;
+  const token = tokenGenerated ? randomBytes(32).toString("base64url") : checkToken(options.token!);
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_HTTP_CONNECTIONS;
+  if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new InvalidOptionError("maxConnections", maxConnections, "a whole number of at least 1");
+  const idleMs = options.connectionIdleMs ?? server.options.sessionIdleMs;
+  if (!Number.isInteger(idleMs) || idleMs < 1 || idleMs > 2 ** 31 - 1) throw new InvalidOptionError("connectionIdleMs", idleMs, "a whole number of milliseconds from 1 to 2147483647");
+  const maxRequestBodySize = Math.ceil((server.options.maxTotalFileBytes * 4) / 3) + BODY_OVERHEAD_BYTES;
+  const connections = new Map<string, Connection>();
+  let policy = originPolicy(host, port, options.allowedOrigins ?? []);
+  let closing = false;
+
+  function closeConnection(id: string): void {
+    const connection = connections.get(id);
+    connections.delete(id);
+    void connection?.transport.close();
+  }
+
+  /** Room for one more connection: the longest-idle one goes, or none can be made. */
+  function makeRoom(): boolean {
+    if (connections.size < maxConnections) return true;
+    let oldest: [string, Connection] | undefined;
+    for (const entry of connections) {
+      if (entry[1].openRequests === 0 && (oldest === undefined || entry[1].lastUsed < oldest[1].lastUsed)) oldest = entry;
+    }
+    if (oldest === undefined) return false;
+    closeConnection(oldest[0]);
+    return true;
+  }
+
+  function track(connection: Connection, res: ServerResponse): void {
+    connection.openRequests++;
+    connection.lastUsed = Date.now();
+    res.once("close", () => {
+      connection.openRequests--;
+      connection.lastUsed = Date.now();
+    });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path !== "/mcp") return jsonError(res, 404, "Not found: the MCP endpoint is /mcp.");
+    const refusal = checkRequest(
+      { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization },
+      policy,
+      token,
+    );
+    if (refusal !== undefined) {
+      return jsonError(res, refusal.status, refusal.message, refusal.status === 401 ? { "www-authenticate": 'Bearer realm="codegen-sandbox"' } : {});
+    }
+    if (closing) return jsonError(res, 503, "The server is shutting down.");
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const connection = connections.get(sessionId);
+      if (connection === undefined) {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found: initialize a new MCP connection." }, id: null }));
+        return;
+      }
+      track(connection, res);
+      await connection.transport.handleRequest(req, res);
+      return;
+    }
+    if (req.method !== "POST") return jsonError(res, 400, "Bad Request: send initialize in a POST first, then the Mcp-Session-Id header it returns.");
+    if (!makeRoom()) return jsonError(res, 503, `Too many MCP connections (${maxConnections}) with requests open; try again later.`);
+    const connection: Connection = { transport: undefined as unknown as StreamableHTTPServerTransport, openRequests: 0, lastUsed: Date.now() };
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomBytes(16).toString("hex"),
+      maxRequestBodySize,
+      onsessioninitialized: (id) => {
+        connections.set(id, connection);
+      },
+      onsessionclosed: (id) => {
+        connections.delete(id);
+      },
+    });
+    connection.transport = transport;
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined && connections.get(transport.sessionId) === connection) connections.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    track(connection, res);
+    await transport.handleRequest(req, res);
+    // A first request that was not `initialize` made no connection: drop its transport.
+    if (transport.sessionId === undefined) await transport.close();
+  }
+
+  const httpServer = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      jsonError(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  });
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, connection] of connections) {
+        if (connection.openRequests === 0 && now - connection.lastUsed >= idleMs) closeConnection(id);
+      }
+    },
+    Math.min(idleMs, 60_000),
+  );
+  sweep.unref();
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once("error", reject);
+      httpServer.listen(port, host, () => {
+        httpServer.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    clearInterval(sweep);
+    throw error;
+  }
+  const address = httpServer.address() as AddressInfo;
+  // Port 0 picks one: the policy must name the real port.
+  policy = originPolicy(host, address.port, options.allowedOrigins ?? []);
+  const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = new URL(`http://${urlHost}:${address.port}/mcp`);
+
+  return {
+    url,
+    token,
+    tokenGenerated,
+    get connectionCount() {
+      return connections.size;
+    },
+    async close(): Promise<void> {
+      if (closing) return;
+      closing = true;
+      clearInterval(sweep);
+      await Promise.allSettled([...connections.values()].map((connection) => connection.transport.close()));
+      connections.clear();
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+    },
+  };
+}

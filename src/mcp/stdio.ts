@@ -1,0 +1,99 @@
+/**
+ * Serving MCP over stdio. The process's stdout IS the protocol stream, so nothing else may
+ * write there: while the server runs, every other write to `process.stdout` (a library's
+ * `console.log`, a worker thread's output) is sent to stderr instead, and only the transport
+ * writes to the real stdout. Guest programs never reach either: their output is data in results.
+ */
+import { checkOptions, integerRule, objectRule, type OptionRules } from "../options/index.js";
+import { Writable, type Readable } from "node:stream";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { SandboxMcpServer } from "./server.js";
+
+/** Options of `serveStdio`. */
+export interface StdioServeOptions {
+  /** Where requests come from. Default `process.stdin`. */
+  input?: Readable;
+  /**
+   * Where the protocol goes. Default `process.stdout`, guarded: other writes to
+   * `process.stdout` go to stderr while the server runs.
+   */
+  output?: Writable;
+  /**
+   * Largest JSON-RPC message read, in bytes. Default: room for `maxTotalFileBytes` of files as
+   * base64 plus 8 MiB. A longer message closes the connection (the SDK's stdio reader drops it).
+   */
+  maxMessageBytes?: number;
+}
+
+/** Extra room in a message for everything but the files (the program, JSON framing). */
+const MESSAGE_OVERHEAD_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A stream that writes to the real stdout, and `process.stdout.write` pointed at stderr until
+ * `restore()`.
+ */
+function guardProcessStdout(): { protocol: Writable; restore(): void } {
+  const stdout = process.stdout;
+  const originalWrite = stdout.write;
+  const protocol = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      (originalWrite as (chunk: Buffer, callback: (error?: Error | null) => void) => boolean).call(stdout, chunk, callback);
+    },
+  });
+  const toStderr = ((chunk: string | Uint8Array, ...rest: unknown[]) =>
+    (process.stderr.write as (...args: unknown[]) => boolean)(chunk, ...rest)) as typeof stdout.write;
+  stdout.write = toStderr;
+  return {
+    protocol,
+    restore() {
+      if (stdout.write === toStderr) stdout.write = originalWrite;
+    },
+  };
+}
+
+const STDIO_OPTION_RULES = {
+  input: objectRule("a readable stream", (v) => typeof v.on === "function"),
+  output: objectRule("a writable stream", (v) => typeof v.write === "function"),
+  maxMessageBytes: integerRule({ min: 1024, max: 1024 ** 3, unit: "bytes" }),
+} satisfies OptionRules<StdioServeOptions>;
+
+/**
+ * Serves `server` over stdio until the client disconnects (its end of stdin closes) or the
+ * server closes. It does not close `server`: the caller decides (the CLI closes it, and the
+ * process then exits by itself).
+ *
+ * @example
+ * ```ts
+ * const server = createMcpServer();
+ * await serveStdio(server); // returns when the client goes away
+ * await server.close();
+ * ```
+ */
+export async function serveStdio(server: SandboxMcpServer, given: StdioServeOptions = {}): Promise<void> {
+  const options = checkOptions<StdioServeOptions>(given, STDIO_OPTION_RULES, "serveStdio");
+  const input = options.input ?? process.stdin;
+  const guard = options.output === undefined ? guardProcessStdout() : undefined;
+  const output = options.output ?? guard!.protocol;
+  const maxBufferSize = options.maxMessageBytes ?? Math.ceil((server.options.maxTotalFileBytes * 4) / 3) + MESSAGE_OVERHEAD_BYTES;
+  const transport = new StdioServerTransport(input, output, { maxBufferSize });
+  const ended = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+  });
+  const disconnect = () => void transport.close();
+  // A client that goes away closes our stdin; a broken stdout (EPIPE) means the same.
+  input.once("end", disconnect);
+  input.once("close", disconnect);
+  output.once("error", disconnect);
+  const stdoutError = () => disconnect();
+  if (guard !== undefined) process.stdout.once("error", stdoutError);
+  try {
+    await server.connect(transport);
+    await ended;
+  } finally {
+    input.off("end", disconnect);
+    input.off("close", disconnect);
+    output.off("error", disconnect);
+    process.stdout.off("error", stdoutError);
+    guard?.restore();
+  }
+}
