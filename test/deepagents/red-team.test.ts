@@ -97,7 +97,7 @@ describe("outcomes", () => {
     await new Promise((r) => setTimeout(r, 150));
     sandbox.delete("/conc");
     expect((await second).exitCode).toBe(0);
-    expect(sandbox.glob("**", "/conc").files.map((f) => f.path)).toEqual(["/conc/late.txt"]);
+    expect(sandbox.glob("**", "/conc").files?.map((f) => f.path)).toEqual(["/conc/late.txt"]);
   });
 
   it("removes thousands of files in one command (one pass, not one scan per removed path)", async () => {
@@ -106,7 +106,7 @@ describe("outcomes", () => {
     sandbox.uploadFiles(files);
     const r = await sandbox.execute("cd /many && rm f1* && ls | wc -l");
     expect(r.output).toBe(`${2000 - 1111}\n`);
-    expect(sandbox.ls("/many").files.length).toBe(889);
+    expect(sandbox.ls("/many").files?.length).toBe(889);
     sandbox.delete("/many");
   });
 });
