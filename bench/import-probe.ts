@@ -14,6 +14,8 @@ export interface ImportProbe {
   specifier: string;
   /** Wall time of the `import()` itself, in milliseconds (process start not included). */
   importMs: number;
+  /** CPU time (user + system, all threads) the `import()` took, in milliseconds: less moved by a loaded machine than the wall time. */
+  importCpuMs: number;
   /** The names the module exposes, sorted. */
   names: string[];
   /** Every URL the resolve hook saw, in order, without duplicates. */
@@ -48,10 +50,13 @@ export async function probeImport(specifier: string, packageRoot: string): Promi
       [
         `import { register } from "node:module";`,
         `register(${JSON.stringify(pathToFileURL(hooks).href)}, import.meta.url, { data: { out: ${JSON.stringify(out)} } });`,
+        `const cpu = process.cpuUsage();`,
         `const started = performance.now();`,
         `const mod = await import(${JSON.stringify(specifier)});`,
         `const importMs = performance.now() - started;`,
-        `process.stdout.write(JSON.stringify({ importMs, names: Object.keys(mod).sort() }));`,
+        `const used = process.cpuUsage(cpu);`,
+        `const importCpuMs = (used.user + used.system) / 1000;`,
+        `process.stdout.write(JSON.stringify({ importMs, importCpuMs, names: Object.keys(mod).sort() }));`,
       ].join("\n"),
     );
     const stdout = await new Promise<string>((resolve, reject) => {
@@ -60,9 +65,9 @@ export async function probeImport(specifier: string, packageRoot: string): Promi
         else resolve(stdout);
       });
     });
-    const { importMs, names } = JSON.parse(stdout) as { importMs: number; names: string[] };
+    const { importMs, importCpuMs, names } = JSON.parse(stdout) as { importMs: number; importCpuMs: number; names: string[] };
     const resolvedUrls = [...new Set((await readFile(out, "utf8")).split("\n").filter((line) => line !== ""))];
-    return { specifier, importMs, names, resolvedUrls };
+    return { specifier, importMs, importCpuMs, names, resolvedUrls };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 /**
  * Turns a model instance, a `provider:model` string, or nothing (then the environment's
- * settings) into a chat model. Strings go through `initChatModel` from `langchain`.
+ * settings) into a chat model. OpenAI(-compatible) strings become a `ChatOpenAI`; other providers'
+ * go through `initChatModel` from `langchain`.
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { PLACEHOLDER_API_KEY } from "./configuration.js";
@@ -71,10 +72,6 @@ async function buildModel(text: string, settings: ModelSettings): Promise<Resolv
     throw new ModelConfigurationError(`Model "${text}" has no model name; use e.g. "openai:gpt-4o-mini" (CODEGEN_MODEL or --model).`, "CODEGEN_MODEL");
   }
   const name = `${provider}:${model}`;
-  const { initChatModel } = await import("langchain/chat_models/universal");
-  // `configurableFields: []`: the graph's own `configurable.model` must not re-target the built model.
-  // No temperature: reasoning models (o-series, gpt-5) reject any value but their default.
-  const common = { maxRetries: 0, timeout: settings.requestTimeoutMs, configurableFields: [] as string[] };
   if (provider === "openai") {
     const baseURL = settings.openAIBaseURL;
     if (settings.openAIApiKey === undefined && baseURL === undefined) {
@@ -83,14 +80,13 @@ async function buildModel(text: string, settings: ModelSettings): Promise<Resolv
         "OPENAI_API_KEY",
       );
     }
-    const chat = await initChatModel(model, {
-      ...common,
-      modelProvider: "openai",
-      apiKey: settings.openAIApiKey ?? PLACEHOLDER_API_KEY,
-      ...(baseURL === undefined ? {} : { configuration: { baseURL } }),
-    });
+    const chat = await openAIChatModel(model, settings.requestTimeoutMs, settings.openAIApiKey ?? PLACEHOLDER_API_KEY, baseURL);
     return baseURL === undefined ? { model: chat, name } : { model: chat, name, baseURL };
   }
+  const { initChatModel } = await import("langchain/chat_models/universal");
+  // `configurableFields: []`: the graph's own `configurable.model` must not re-target the built model.
+  // No temperature: reasoning models (o-series, gpt-5) reject any value but their default.
+  const common = { maxRetries: 0, timeout: settings.requestTimeoutMs, configurableFields: [] as string[] };
   if (provider === "ollama") {
     const host = (settings.ollamaBaseURL ?? "http://127.0.0.1:11434").replace(/\/+$/, "");
     try {
@@ -100,7 +96,7 @@ async function buildModel(text: string, settings: ModelSettings): Promise<Resolv
       if (!isMissingPackage(error)) throw error;
       // Without @langchain/ollama, Ollama's OpenAI-compatible endpoint serves the same models.
       const baseURL = `${host.replace(/\/v1$/, "")}/v1`;
-      const chat = await initChatModel(model, { ...common, modelProvider: "openai", apiKey: PLACEHOLDER_API_KEY, configuration: { baseURL } });
+      const chat = await openAIChatModel(model, settings.requestTimeoutMs, PLACEHOLDER_API_KEY, baseURL);
       return { model: chat, name, baseURL };
     }
   }
@@ -114,6 +110,28 @@ async function buildModel(text: string, settings: ModelSettings): Promise<Resolv
       { cause: error },
     );
   }
+}
+
+/**
+ * An OpenAI(-compatible) chat model, built here rather than through `initChatModel`: langchain's
+ * CommonJS build loads providers with `import()`, which in a CommonJS program brings in the ESM
+ * copy of @langchain/core beside the CommonJS one; this `import()` is a `require()` in our
+ * CommonJS build. The client's own retries are off (the graph retries with back-off); no
+ * temperature (reasoning models reject any value but their default).
+ */
+async function openAIChatModel(model: string, timeoutMs: number, apiKey: string, baseURL: string | undefined): Promise<BaseChatModel> {
+  let openai: typeof import("@langchain/openai");
+  try {
+    openai = await import("@langchain/openai");
+  } catch (error) {
+    if (!isMissingPackage(error)) throw error;
+    throw new ModelConfigurationError(
+      `Model openai:${model} needs the @langchain/openai package (a peer dependency of codegen-sandbox): run \`npm install @langchain/openai\`, or choose another model with CODEGEN_MODEL.`,
+      "CODEGEN_MODEL",
+      { cause: error },
+    );
+  }
+  return new openai.ChatOpenAI({ model, apiKey, maxRetries: 0, timeout: timeoutMs, ...(baseURL === undefined ? {} : { configuration: { baseURL } }) });
 }
 
 function isMissingPackage(error: unknown): boolean {

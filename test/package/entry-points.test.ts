@@ -37,6 +37,7 @@ const documented: Record<string, string[]> = {
     "DEFAULT_MAX_RETRIES",
     "summarizeAttempts",
     "extractProgram",
+    "MAX_REPLY_CHARS",
     "checkTypes",
     "ModelConfigurationError",
     "ModelUnavailableError",
@@ -73,6 +74,9 @@ describe("entry points of the built package", { timeout: 120_000 }, () => {
     expect(probe.resolvedUrls[0]).toMatch(/\/dist\/src\/index\.js$/);
     expect(langChainUrls(probe.resolvedUrls)).toEqual([]);
     expect(probe.resolvedUrls.filter((url) => /\/node_modules\/(zod|openai|typescript)\//.test(url))).toEqual([]);
+    // What a first run does not need loads on first use: the host's parser (check), sessions,
+    // and the hashing and inflating of Python wheels.
+    expect(probe.resolvedUrls.filter((url) => /\/sandbox\/js\/prepare\/|\/host\/session\.js$|^node:(crypto|zlib)$/.test(url))).toEqual([]);
   });
 
   it("the root does not load the deepagents entry; that entry loads neither deepagents nor just-bash on the host", async () => {

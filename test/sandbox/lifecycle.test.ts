@@ -20,6 +20,16 @@ describe("lifecycle", () => {
     expect(session.disposed).toBe(true);
   });
 
+  it("warm() starts every worker of the pool (it once started half: the starting ones were counted twice)", async () => {
+    const sandbox = createSandbox({ poolSize: 3 });
+    await sandbox.warm();
+    expect(sandbox.liveWorkerCount()).toBe(3);
+    // Queued work does not start more than the pool's size either.
+    await Promise.all(Array.from({ length: 12 }, (_, i) => sandbox.run(String(i))));
+    expect(sandbox.liveWorkerCount()).toBe(3);
+    await sandbox.dispose();
+  });
+
   it("replaces a worker killed by the watchdog and keeps serving", async () => {
     const sandbox = createSandbox({ poolSize: 1 });
     const killed = await sandbox.run("new Array(1e9).join('x')", { timeoutMs: 100, memoryLimitBytes: 2 ** 30 });

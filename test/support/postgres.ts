@@ -1,14 +1,14 @@
 /**
  * A throwaway PostgreSQL cluster for persistence tests: `initdb` in a temp dir, started on a free
  * loopback port, stopped and removed by `stop()`. Uses the PostgreSQL 15 binaries installed on
- * these machines (see ../shared/FACTS.md). If the cluster cannot start, `startPostgres()` throws
+ * these machines (see ../shared/FACTS.md), or any on PATH. If the cluster cannot start, `startPostgres()` throws
  * an error that says why; tests never skip.
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 
 /** A running cluster. */
 export interface PostgresCluster {
@@ -21,10 +21,15 @@ export interface PostgresCluster {
 
 const BIN_DIRS = ["/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin"];
 
+/** Debian's versioned folders first, then PATH (Homebrew, other distributions). */
 function findBinDir(): string {
-  const dir = BIN_DIRS.find((d) => existsSync(join(d, "initdb")));
+  const onPath = (process.env.PATH ?? "").split(delimiter).filter((d) => d !== "");
+  const dir = [...BIN_DIRS, ...onPath].find((d) => existsSync(join(d, "initdb")) && existsSync(join(d, "pg_ctl")));
   if (!dir) {
-    throw new Error(`PostgreSQL binaries not found in ${BIN_DIRS.join(", ")}: install PostgreSQL 15 (apt-get install postgresql-15)`);
+    throw new Error(
+      `npm test needs PostgreSQL server binaries (initdb, pg_ctl) for its persistence tests, and found none in ${BIN_DIRS.join(", ")} or on PATH: ` +
+        "install PostgreSQL 15 or later (Debian/Ubuntu: apt-get install postgresql-15; see the README's test prerequisites)",
+    );
   }
   return dir;
 }

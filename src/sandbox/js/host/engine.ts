@@ -13,9 +13,8 @@ import type {
   ResolvedRunOptions,
   SandboxSession,
 } from "../../types.js";
-import { prepareJavaScript } from "../prepare/prepare.js";
+import type { JavaScriptSession } from "./session.js";
 import { runRequest } from "./run-request.js";
-import { JavaScriptSession } from "./session.js";
 import { WorkerPool } from "./worker-pool.js";
 
 /** Options of the JavaScript engine. */
@@ -63,6 +62,9 @@ export function createJavaScriptEngine(options: JavaScriptEngineOptions): JavaSc
     async check(code: string, language: Language): Promise<CheckResult> {
       assertAlive();
       const lang = scriptLanguage(language);
+      // Loaded on first use, like sessions below: a run prepares its code in the worker, so the
+      // root import does not pay for the parser modules (docs/performance.md, "Entry points").
+      const { prepareJavaScript } = await import("../prepare/prepare.js");
       const prepared = prepareJavaScript(code, lang);
       return prepared.ok ? { ok: true, language: lang } : { ok: false, language: lang, status: prepared.status, error: prepared.error };
     },
@@ -74,6 +76,7 @@ export function createJavaScriptEngine(options: JavaScriptEngineOptions): JavaSc
 
     async createSession(sessionOptions: EngineSessionOptions): Promise<SandboxSession> {
       assertAlive();
+      const { JavaScriptSession } = await import("./session.js");
       const session = await JavaScriptSession.open(
         scriptLanguage(sessionOptions.language),
         sessionOptions.memoryLimitBytes,

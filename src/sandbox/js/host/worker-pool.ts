@@ -23,6 +23,7 @@ export class WorkerPool {
   private readonly workers = new Set<EngineWorker>();
   private readonly idle: EngineWorker[] = [];
   private readonly queue: Queued[] = [];
+  /** Workers in `workers` that have not reported ready yet. */
   private starting = 0;
   private closed = false;
 
@@ -61,7 +62,8 @@ export class WorkerPool {
 
   /** Starts every worker and waits until each has loaded the engine. */
   async warm(): Promise<void> {
-    while (this.workers.size + this.starting < this.size) this.spawn();
+    // `workers` already holds the ones still starting.
+    while (this.workers.size < this.size) this.spawn();
     await Promise.all([...this.workers].map((w) => w.ready));
   }
 
@@ -85,7 +87,7 @@ export class WorkerPool {
       if (job.onAbort) job.controls.signal?.removeEventListener("abort", job.onAbort);
       void this.serve(worker, job);
     }
-    if (this.queue.length > this.starting && this.workers.size + this.starting < this.size) this.spawn();
+    if (this.queue.length > this.starting && this.workers.size < this.size) this.spawn();
   }
 
   private spawn(): void {

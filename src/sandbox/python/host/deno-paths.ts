@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EngineSetupError } from "./errors.js";
 import type { PackageSet } from "./wheels.js";
@@ -45,8 +45,7 @@ export function resolvePythonPaths(): PythonPaths {
   }
   const { binary, version } = resolveDeno();
   const runnerDir = runnerDirectory();
-  // Beside other tools' caches in the node_modules that holds pyodide.
-  const cacheDir = join(dirname(pyodideDir), ".cache", "codegen-sandbox");
+  const cacheDir = snapshotCacheDir(pyodideDir);
   return {
     denoBinary: binary,
     pyodideDir: pyodideDir.endsWith("/") ? pyodideDir : `${pyodideDir}/`,
@@ -56,6 +55,31 @@ export function resolvePythonPaths(): PythonPaths {
     sharedDir: join(dirname(runnerDir), "shared"),
     snapshotFile: join(cacheDir, `pyodide-${pyodideVersion}-deno-${version}.snapshot`),
   };
+}
+
+/** The environment variable that moves the snapshot cache (docs/python.md, "The snapshot cache"). */
+export const CACHE_DIR_VARIABLE = "CODEGEN_SANDBOX_CACHE_DIR";
+
+/**
+ * Folder of the interpreter snapshot (~31 MB per Pyodide/Deno/wheel set) and Deno's own cache:
+ * `$CODEGEN_SANDBOX_CACHE_DIR` when set, else `.cache/codegen-sandbox` beside the other tools'
+ * caches in the node_modules that holds pyodide. Read from the environment here, not passed in:
+ * the shared sandbox behind `runCode`, the tools and the CLI has no options of its own, and
+ * where a machine keeps caches is a property of the machine (like TMPDIR).
+ *
+ * @example
+ * snapshotCacheDir("/app/node_modules/pyodide", { CODEGEN_SANDBOX_CACHE_DIR: "/var/cache/cgs" }); // "/var/cache/cgs"
+ */
+export function snapshotCacheDir(pyodideDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = env[CACHE_DIR_VARIABLE];
+  if (chosen === undefined || chosen === "") return join(dirname(pyodideDir), ".cache", "codegen-sandbox");
+  if (!isAbsolute(chosen) || chosen.includes("\0") || chosen.includes(",")) {
+    // Deno's --allow-read list is comma-separated: a comma would grant a second path.
+    throw new EngineSetupError(
+      `${CACHE_DIR_VARIABLE} must be an absolute folder path without commas (got ${JSON.stringify(chosen)}); unset it to use node_modules/.cache/codegen-sandbox`,
+    );
+  }
+  return chosen;
 }
 
 function resolveDeno(): { binary: string; version: string } {

@@ -5,11 +5,16 @@
  * whose every tag has the platform `any`. Their files go into the interpreter's site-packages
  * before the memory snapshot is made, and the snapshot's file name carries a hash of the set.
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { basename } from "node:path";
-import { inflateRawSync } from "node:zlib";
 import { InvalidOptionError } from "../../../errors.js";
+
+// node:crypto and node:zlib load with the first wheel: the sandbox front imports this module,
+// and loading both cost several milliseconds of every root import (docs/performance.md).
+const require = createRequire(import.meta.url);
+const crypto = () => require("node:crypto") as typeof import("node:crypto");
+const zlib = () => require("node:zlib") as typeof import("node:zlib");
 
 /** Pure-Python packages to install: files relative to site-packages, and importable top-level names. */
 export interface PackageSet {
@@ -39,7 +44,7 @@ export function loadWheels(paths: readonly string[]): PackageSet {
   if (!Array.isArray(paths) || paths.some((p) => typeof p !== "string")) {
     throw new InvalidOptionError("python.wheels", paths, "an array of paths to .whl files on this machine");
   }
-  const hash = createHash("sha256");
+  const hash = crypto().createHash("sha256");
   const files: Record<string, Uint8Array> = {};
   const owner: Record<string, string> = {};
   const topLevel = new Set<string>();
@@ -170,7 +175,7 @@ function readZip(zip: Buffer, maxBytes: number): Map<string, Uint8Array> {
     const raw = zip.subarray(start, start + compressed);
     let content: Buffer;
     if (method === 0) content = Buffer.from(raw);
-    else if (method === 8) content = inflateRawSync(raw, { maxOutputLength: Math.max(1, uncompressed) });
+    else if (method === 8) content = zlib().inflateRawSync(raw, { maxOutputLength: Math.max(1, uncompressed) });
     else throw new Error(`the entry ${name} uses compression method ${method}`);
     if (content.length !== uncompressed) throw new Error(`the entry ${name} does not unpack to its stated size`);
     entries.set(name, new Uint8Array(content));
