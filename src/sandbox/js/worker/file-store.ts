@@ -73,9 +73,8 @@ export class FileStore {
 
   /** The file set now, as plain bytes (sent to the host at the end of the run). */
   snapshot(): Record<string, Uint8Array> {
-    const out: Record<string, Uint8Array> = {};
-    for (const path of this.list()) out[path] = this.files.get(path)!;
-    return out;
+    // fromEntries defines own properties: a file named "__proto__" stays a file.
+    return Object.fromEntries(this.list().map((path) => [path, this.files.get(path)!]));
   }
 
   private checkPath(path: unknown, op: string): string {
