@@ -108,6 +108,26 @@ export function textFlag<T extends string>(command: string, name: string, text: 
   return asUsage(command, () => rule.check(text, `--${name}`));
 }
 
+/**
+ * Reads `--name` as a share: `0.8`, `80%` or `80` (a number above 1 is a percentage), 0 to 1.
+ *
+ * @example
+ * shareFlag("eval", "min-pass", "75%"); // 0.75
+ */
+export function shareFlag(command: string, name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const trimmed = text.trim();
+  const percent = trimmed.endsWith("%");
+  const value = Number(percent ? trimmed.slice(0, -1) : trimmed);
+  const share = percent || value > 1 ? value / 100 : value;
+  return asUsage(command, () => {
+    if (trimmed === "" || !Number.isFinite(value) || share < 0 || share > 1) {
+      throw new InvalidOptionError(`--${name}`, text, "a share of the tasks, from 0 to 1 or 0% to 100% (e.g. 0.8 or 80%)");
+    }
+    return share;
+  });
+}
+
 const LANGUAGE_RULE = oneOfRule(LANGUAGES);
 
 /** Parses `--language`. */

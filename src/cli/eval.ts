@@ -6,7 +6,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
-import { languageFlag, numberFlag, parseCommandArgs, textFlag } from "./args.js";
+import { languageFlag, numberFlag, parseCommandArgs, shareFlag, textFlag } from "./args.js";
 import { MAX_RETRIES_RULE } from "../graph/retries.js";
 import { integerRule, oneOfRule, textRule } from "../options/index.js";
 import { InvalidOptionError } from "../errors.js";
@@ -29,11 +29,17 @@ options:
   --ids A,B            only these task ids
   --limit N            only the first N tasks (after the filters)
   --concurrency N      tasks solved at once, sharing the sandbox's pool (default 1)
+  --min-pass P         exit 1 when pass@1 after repair is below P (0.8, 80%); without it
+                       the exit code says only whether the evaluation ran
 
 The report ends with the wall time and the sandbox's share of it (time with a check or run in
 flight); the sandbox's start-up (Python takes seconds) happens before the clock starts.
 
 The model is configured like "solve": OPENAI_API_KEY, OPENAI_BASE_URL, CODEGEN_MODEL.`;
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(1).replace(/\.0$/, "")}%`;
+}
 
 /**
  * The `eval` subcommand; `main.ts` loads it lazily.
@@ -59,6 +65,7 @@ export const evalCommand: Command = {
         ids: { type: "string" },
         limit: { type: "string" },
         concurrency: { type: "string" },
+        "min-pass": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: false,
@@ -74,6 +81,7 @@ export const evalCommand: Command = {
     const maxRetries = numberFlag("eval", "max-retries", values["max-retries"], MAX_RETRIES_RULE);
     const limit = numberFlag("eval", "limit", values.limit, integerRule({ min: 1, max: Number.MAX_SAFE_INTEGER, unit: "tasks" }));
     const concurrency = numberFlag("eval", "concurrency", values.concurrency, integerRule({ min: 1, max: 256, unit: "tasks at once" }));
+    const minPass = shareFlag("eval", "min-pass", values["min-pass"]);
 
     // LangChain is loaded only now, so `--help` and usage errors stay instant.
     const [{ loadTaskFile }, { runEvaluation }, { renderEvalReport, renderTime }, { graphSolver }, { createCodeGenGraph }, models, { timeSandbox }, sandboxes] =
@@ -153,7 +161,13 @@ export const evalCommand: Command = {
           process.stderr.write(`eval: JSON report written to ${values.json}\n`);
         }
       }
-      return 0;
+      if (minPass === undefined) return 0;
+      const { passedAfterRepair, tasks: total, passAt1AfterRepair } = report.summary;
+      const met = passAt1AfterRepair >= minPass;
+      process.stderr.write(
+        `eval: pass@1 after repair ${passedAfterRepair}/${total} (${percent(passAt1AfterRepair)}) is ${met ? "at or above" : "BELOW"} --min-pass ${percent(minPass)}\n`,
+      );
+      return met ? 0 : 1;
     } finally {
       await sandboxes.disposeDefaultSandbox();
     }

@@ -11,6 +11,7 @@ import { MAX_RETRIES_RULE } from "../graph/retries.js";
 import { textRule } from "../options/index.js";
 import { LIMIT_RULES } from "../sandbox/options.js";
 import { createCliGraph, formatFinal, streamTask } from "./graph-run.js";
+import { inferLanguage } from "./infer-language.js";
 import { LANGUAGES } from "../sandbox/types.js";
 import { runResultValue } from "../graph/stored-result.js";
 import type { CodeGenInput } from "../graph/state.js";
@@ -23,7 +24,8 @@ A model writes code for TASK; the code is checked, run in the sandbox and repair
 Progress goes to stderr; the final code, output and result go to stdout.
 
 options:
-  --language L           ${LANGUAGES.join(" | ")} (default javascript)
+  --language L           ${LANGUAGES.join(" | ")} (default: the one the task names, e.g.
+                         "a Python program", else javascript)
   --model M              provider:model, e.g. openai:gpt-4o-mini (default: CODEGEN_MODEL)
   --max-retries N        repairs after the first attempt, 0 to 20 (default 2)
   --context TEXT         extra information for the model
@@ -37,6 +39,14 @@ model configuration (environment):
   OPENAI_BASE_URL        an OpenAI-compatible server (vLLM, llama.cpp, Ollama's /v1); no key needed
   CODEGEN_MODEL          default model (default openai:gpt-4o-mini)
 Exit code: 0 solved, 1 not solved or no usable model, 2 usage error.`;
+
+/** The language the task names, said on stderr; undefined (the graph's default) when it names none. */
+function chosenFromTask(task: string) {
+  const inferred = inferLanguage(task);
+  if (inferred === undefined) return undefined;
+  process.stderr.write(`solve: writing ${inferred.language} (the task says "${inferred.words}"); pass --language to choose another\n`);
+  return inferred.language;
+}
 
 /** The `solve` subcommand. */
 export const solveCommand: Command = {
@@ -64,7 +74,7 @@ export const solveCommand: Command = {
     }
     const task = positionals.join(" ").trim();
     if (task === "") throw new UsageError('solve: give the task in quotes, e.g. codegen-sandbox solve "Print the factorial of 10"');
-    const language = languageFlag("solve", values.language);
+    const language = languageFlag("solve", values.language) ?? chosenFromTask(task);
     const maxRetries = numberFlag("solve", "max-retries", values["max-retries"], MAX_RETRIES_RULE);
     const timeoutMs = numberFlag("solve", "timeout-ms", values["timeout-ms"], LIMIT_RULES.timeoutMs);
     textFlag("solve", "model", values.model, MODEL_FLAG_RULE);

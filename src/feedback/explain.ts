@@ -94,6 +94,34 @@ export function explainWrongOutput(expected: string, actual: string): string {
 }
 
 /**
+ * Explains a run that showed nothing for a task that asks for output; `asked` quotes the task.
+ *
+ * @example
+ * ```ts
+ * explainNoOutput("Calculate the factorial of 10 and print it");
+ * // "The program ran but printed nothing ... The task asks: \"Calculate the factorial of 10 and print it\". Print the answer ..."
+ * ```
+ */
+export function explainNoOutput(asked: string): string {
+  return explain("no_output", `The task asks: "${asked}".`);
+}
+
+/**
+ * Explains generated code that defines none of the functions its task names (the SDK's check
+ * before an instance is handed out).
+ *
+ * @example
+ * ```ts
+ * explainMissingFunctions(["add"], ["sum"]);
+ * // "The code defines none of the functions the task names (add); it defines: sum. Define them at the top level under exactly those names."
+ * ```
+ */
+export function explainMissingFunctions(requested: readonly string[], defined: readonly string[]): string {
+  const has = defined.length === 0 ? "it defines nothing at the top level" : `it defines: ${truncate(defined.join(", "), 200)}`;
+  return `The code defines none of the functions the task names (${requested.join(", ")}); ${has}. Define them at the top level under exactly those names.`;
+}
+
+/**
  * Explains a reply in which no program was found; `reason` comes from the extractor.
  *
  * @example

@@ -8,7 +8,7 @@ import type { ExecutionStatus } from "../sandbox/types.js";
  * Every outcome a model gets feedback for: the sandbox's statuses, and what the checks around
  * a run add (type errors, a reply without a program, tests, expected output).
  */
-export type FeedbackStatus = ExecutionStatus | "type_error" | "no_program" | "test_failed" | "tests_not_run" | "wrong_output";
+export type FeedbackStatus = ExecutionStatus | "type_error" | "no_program" | "test_failed" | "tests_not_run" | "wrong_output" | "no_output";
 
 /** Limits that fill in the table's sentences when known. */
 export interface FeedbackLimits {
@@ -54,6 +54,8 @@ export function whatHappened(status: FeedbackStatus, limits: FeedbackLimits = {}
       return "The tests did not run.";
     case "wrong_output":
       return "The output differs from the expected output.";
+    case "no_output":
+      return "The program ran but printed nothing and its last expression has no value.";
   }
 }
 
@@ -72,4 +74,5 @@ export const NEXT_STEP: Readonly<Record<FeedbackStatus, string>> = {
   test_failed: "Fix the code so the test passes; do not change or copy the tests.",
   tests_not_run: "Let the program finish normally (no exit call, no unhandled error or rejection) so the tests can run.",
   wrong_output: "Print exactly the expected output, nothing more.",
+  no_output: "Print the answer (print() in Python, console.log() in JavaScript and TypeScript): defining a function is not enough, call it.",
 };

@@ -36,7 +36,7 @@ export { summarizeAttempts, type AttemptSummary } from "./history.js";
 export { ModelConfigurationError, ModelUnavailableError, ModelCallError } from "../models/errors.js";
 export type { ModelSpec } from "../models/resolve-model.js";
 /** The one extractor: the program a model's reply means (used by the graph, the SDK and the tools). */
-export { extractProgram, type ProgramExtraction } from "./extract-code.js";
+export { extractProgram, MAX_REPLY_CHARS, type ExtractOptions, type ProgramExtraction } from "./extract-code.js";
 /** The type check `validate` runs on TypeScript before running it (the compiler loads on first use). */
 export { checkTypes, type TypeCheckOptions } from "../typecheck/check-types.js";
 export type { SandboxDeclarationsOptions } from "../typecheck/declarations.js";

@@ -18,6 +18,8 @@ import type { StoredRunResult } from "./stored-result.js";
  * - `tests_not_run`: the program ran without error but the tests never ran (it exited early,
  *   e.g. `sys.exit(0)`, or its top-level promise never settled or rejected); the error says why;
  * - `wrong_output`: the code ran but its output differs from `expectedOutput`;
+ * - `no_output`: the code ran, printed nothing and returned nothing, while the task (without
+ *   tests or `expectedOutput`) asks to print or return something; the error quotes the task;
  * - `model_error`: the model could not produce this attempt (e.g. the server was unreachable);
  * - `rejected`: a person rejected the code before it ran (`approveBeforeExecute`).
  */
@@ -28,6 +30,7 @@ export type AttemptStatus =
   | "test_failed"
   | "tests_not_run"
   | "wrong_output"
+  | "no_output"
   | "model_error"
   | "rejected";
 

@@ -355,7 +355,7 @@ export function resolveFiles(
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new InvalidOptionError(option, value, "an object mapping relative paths to strings or Uint8Arrays");
   }
-  const out: Record<string, Uint8Array> = {};
+  const entries: [string, Uint8Array][] = [];
   let total = 0;
   for (const [path, content] of Object.entries(value)) {
     if (path === "" || path.startsWith("/") || path.split("/").some((part) => part === ".." || part === "")) {
@@ -365,10 +365,12 @@ export function resolveFiles(
       throw new InvalidOptionError(`${option}.${path}`, path, "a path of at most 4096 characters of well-formed Unicode without NUL characters");
     }
     // A copy of exactly the bytes (a view's whole buffer would otherwise travel with it).
-    if (typeof content === "string") out[path] = new TextEncoder().encode(content);
-    else if (content instanceof Uint8Array) out[path] = new Uint8Array(content);
+    let copy: Uint8Array;
+    if (typeof content === "string") copy = new TextEncoder().encode(content);
+    else if (content instanceof Uint8Array) copy = new Uint8Array(content);
     else throw new InvalidOptionError(`${option}.${path}`, content, "a string or a Uint8Array");
-    const bytes = out[path]!.byteLength;
+    entries.push([path, copy]);
+    const bytes = copy.byteLength;
     if (bytes > limits.maxFileBytes) {
       throw new InvalidOptionError(`${option}.${path}`, `${bytes} bytes`, `at most maxFileBytes (${limits.maxFileBytes}) bytes, or a larger maxFileBytes`);
     }
@@ -377,6 +379,8 @@ export function resolveFiles(
       throw new InvalidOptionError(option, `${total} bytes or more`, `at most maxTotalFileBytes (${limits.maxTotalFileBytes}) bytes in all (contents plus paths), or a larger maxTotalFileBytes`);
     }
   }
+  // fromEntries defines own properties: a file named "__proto__" stays a file.
+  const out: Record<string, Uint8Array> = Object.fromEntries(entries);
   for (const path of Object.keys(out)) {
     for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1)) {
       const parent = path.slice(0, slash);

@@ -187,7 +187,10 @@ export interface RunOptions {
    * they hit becomes the run's status. JavaScript/TypeScript: a script's top-level
    * declarations are visible to the tests as they are; for a module program (with `export` or
    * top-level `await`), every top-level name, exported or not, is made a global holding its
-   * value at the program's end before the tests run.
+   * value at the program's end before the tests run. The tests' own declarations stay theirs
+   * (they run as one async function: top-level `await` works, and a promise they end with,
+   * e.g. an async IIFE, is awaited); see docs/security.md for what a program can still do to
+   * the realm they share.
    */
   tests?: string;
   /**

@@ -11,7 +11,10 @@ import { MAX_RETRIES_RULE } from "../graph/retries.js";
 import { anyValue, booleanRule, checkOptions, objectRule, oneOfRule, type OptionRule, type OptionRules } from "../options/index.js";
 import { extractProgram } from "../graph/extract-code.js";
 import { defaultPrompts } from "../graph/prompts.js";
-import { explainCheck, explainNoProgram, explainResult, type FailedValidation } from "../feedback/explain.js";
+import { explainCheck, explainMissingFunctions, explainNoProgram, explainResult, type FailedValidation } from "../feedback/explain.js";
+import { scanJavaScript } from "../graph/reply/js-source.js";
+import { scanPython } from "../graph/reply/python-source.js";
+import { declaredFunctionNames, requestedFunctionNames } from "./requested-functions.js";
 import { checkTypes } from "../typecheck/check-types.js";
 import { renderRepairPrompt } from "../feedback/repair-prompt.js";
 import { buildDependencyManifest, requirementsText } from "./dependencies.js";
@@ -110,9 +113,12 @@ const MAIN_FILE: Record<Language, string> = { javascript: "main.js", typescript:
  * `generateAndInstantiate` replaces the previous one, `cleanup()` releases it.
  *
  * Validation: the program is taken from the reply with the package's one extractor, checked
- * (syntax, imports) and loaded; when any step fails, the generator is asked again with the
- * graph's repair prompt (`prompts/refine.md`: the code with line numbers, what went wrong and
- * what to try) up to `maxRetries` times, then `GeneratedCodeError` reports the last failure.
+ * (syntax, imports), loaded, and must define at least one of the functions the task names
+ * (`add(a, b)`, "a function called add"); when any step fails, the generator is asked again
+ * with the graph's repair prompt (`prompts/refine.md`: the code with line numbers, what went
+ * wrong and what to try) up to `maxRetries` times, then `GeneratedCodeError` reports the last
+ * failure. The previous instance stays live until a new one has loaded, so a failed
+ * regeneration leaves the working one in place.
  *
  * @example
  * ```ts
@@ -200,13 +206,14 @@ export class CodeGeneratorSandbox {
   ): Promise<GeneratedInstance<F>> {
     const merged = this.descriptorsFor(descriptors, options);
     const sandbox = await this.getSandbox();
-    await this.releaseCurrent();
+    const requested = requestedFunctionNames(String(task ?? ""));
+    // The previous instance stays live (and callable) until the new one has loaded.
     let prompt = task;
     let failure: Failure | undefined;
     for (let attempt = 1; attempt <= this.maxRetries + 1; attempt += 1) {
       if (failure) prompt = this.repairPrompt(task, attempt - 1, failure);
       const reply = await this.generateSource(prompt, merged);
-      const found = extractProgram(reply, this.language);
+      const found = extractProgram(reply, this.language, { requiredNames: requested });
       if (!found.ok) {
         const outcome: CheckResult = { ok: false, language: this.language, status: "syntax_error", error: { name: "SyntaxError", message: `no program was found: ${found.reason}` } };
         failure = { phase: "validate", code: reply, outcome, explanation: explainNoProgram(found.reason), status: "no_program" };
@@ -225,8 +232,18 @@ export class CodeGeneratorSandbox {
         failure = { phase: "instantiate", code, outcome: loaded, explanation: explainResult(loaded, code, this.limits), status: loaded.status, output: loaded.stdout };
         continue;
       }
+      const defined = this.language === "python" ? scanPython(code).defines : scanJavaScript(code, this.language).defines;
+      if (requested.length > 0 && !requested.some((name) => defined.has(name))) {
+        await session.dispose();
+        const explanation = explainMissingFunctions(requested, [...defined]);
+        const outcome: ExecutionResult = { ...loaded, status: "runtime_error", error: { name: "ReferenceError", message: explanation } };
+        failure = { phase: "instantiate", code, outcome, explanation, status: "missing_function", output: loaded.stdout };
+        continue;
+      }
       const files = await this.filesFor(code);
-      const instance = new GeneratedInstance<F>(session, code, files, await session.functionNames(), this.template.evalClassName !== undefined, this.limits);
+      const declared = declaredFunctionNames(code, this.language);
+      const instance = new GeneratedInstance<F>(session, code, files, await session.functionNames(), this.template.evalClassName !== undefined, this.limits, declared);
+      await this.releaseCurrent();
       this.current = instance as unknown as GeneratedInstance;
       this.cleanedUp = false;
       return instance;

@@ -24,7 +24,7 @@ const GLOBALS: Record<Language, string> = {
 export function defaultDescriptors(language: Language, template: CodeTemplate): Descriptors {
   const descriptors: Descriptors = {
     language,
-    style: "return raw source code only, no Markdown fences and no explanations",
+    style: "the whole program in one fenced code block tagged with the language, no explanations",
     structure:
       language === "python"
         ? "define each function the task names with def at module level, under exactly that name"

@@ -58,8 +58,13 @@ export class GeneratedInstance<F extends GeneratedFunctions = DynamicFunctions> 
     /** Whether the template's eval entry point was installed. */
     readonly hasEvalEntry: boolean,
     private readonly limits: CallLimits = {},
+    /**
+     * Functions the code declares that the session cannot list (JavaScript's
+     * `const f = () => ...`), callable by name all the same.
+     */
+    private readonly declaredNames: readonly string[] = [],
   ) {
-    this.names = visible(functionNames);
+    this.names = this.withDeclared(functionNames);
     this.functions = new Proxy({} as AsyncProxy<F>, {
       get: (_target, property) => {
         // `then` must stay undefined, or `await instance.functions` would treat it as a promise.
@@ -82,7 +87,7 @@ export class GeneratedInstance<F extends GeneratedFunctions = DynamicFunctions> 
   /** Names of the functions the generated code defines. */
   async functionNames(): Promise<string[]> {
     this.assertLive();
-    this.names = visible(await this.session.functionNames());
+    this.names = this.withDeclared(await this.session.functionNames());
     return [...this.names];
   }
 
@@ -121,6 +126,10 @@ export class GeneratedInstance<F extends GeneratedFunctions = DynamicFunctions> 
   /** Releases the session. Safe to call twice. */
   async dispose(): Promise<void> {
     if (!this.session.disposed) await this.session.dispose();
+  }
+
+  private withDeclared(listed: string[]): string[] {
+    return visible([...new Set([...listed, ...this.declaredNames])]);
   }
 
   private assertLive(): void {

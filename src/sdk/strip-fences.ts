@@ -3,9 +3,10 @@ import { extractProgram } from "../graph/extract-code.js";
 import type { Language } from "../sandbox/types.js";
 
 /**
- * The program of a model reply (see `extractProgram`: the last complete block of the language
- * that parses; examples and other languages are never taken), or the reply itself, trimmed,
- * when it holds no program, so that the caller's check can say what is wrong with it.
+ * The program of a model reply (see `extractProgram`: the last complete code block of the
+ * language, joined after the blocks that define what it uses; examples, output samples and
+ * other languages are never taken), or the reply itself, trimmed, when it holds no program, so
+ * that the caller's check can say what is wrong with it.
  *
  * @example
  * ```ts

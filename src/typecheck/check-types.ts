@@ -5,16 +5,20 @@
  * warm: one LanguageService per process whose library files are parsed once and reused, so a
  * check re-parses only the program and the sandbox's declarations when they change.
  *
- * Compiler settings: ES2023 library without the DOM, `strict` except `noImplicitAny` (models
+ * Compiler settings: the library of what the sandbox's QuickJS provides (engine-lib.ts: ES2023
+ * and the ES2024/ES2025 built-ins it has), without the DOM, `strict` except `noImplicitAny` (models
  * often leave parameters unannotated, and that runs fine) and `useUnknownInCatchVariables`
  * (`catch (e) { e.message }` is common and harmless here). Top-level `await` is allowed, as
- * the sandbox allows it.
+ * the sandbox allows it. Messages never advise changing a compiler option (engine-advice.ts):
+ * the model cannot set one.
  */
 import type * as TS from "typescript";
 
 /** The compiler's API object (what `import("typescript")` gives as its default export). */
 type Compiler = typeof import("typescript");
 import { sandboxDeclarations, type SandboxDeclarationsOptions } from "./declarations.js";
+import { withSandboxAdvice } from "./engine-advice.js";
+import { ENGINE_LIB_FILES } from "./engine-lib.js";
 import { InvalidOptionError } from "../errors.js";
 import { checkOptions, integerRule, rule, textRule, type OptionRules } from "../options/index.js";
 import type { TypeCheckResult, TypeDiagnostic } from "./types.js";
@@ -73,7 +77,7 @@ class WarmChecker {
     const options: TS.CompilerOptions = {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.ESNext,
-      lib: ["lib.es2023.d.ts"],
+      lib: [...ENGINE_LIB_FILES],
       strict: true,
       noImplicitAny: false,
       useUnknownInCatchVariables: false,
@@ -84,12 +88,19 @@ class WarmChecker {
     };
     this.files.set(PROGRAM_FILE, { text: "", version: 0 });
     this.files.set(DECLARATIONS_FILE, { text: "", version: 0 });
+    // The checked code is a guest's: `import "/etc/x"`, `typeof import("/home/me/config")` and
+    // `/// <reference path>` name host paths, and a compiler host that asked the disk would
+    // tell the guest which exist and what a TypeScript file there declares. The disk is read
+    // only for TypeScript's own library files; every other path does not exist.
+    const libDir = ts.getDefaultLibFilePath(options).replace(/[^/\\]+$/, "");
+    const isLibFile = (name: string): boolean => name.startsWith(libDir) && /^lib\.[\w.-]+\.d\.ts$/.test(name.slice(libDir.length));
     const host: TS.LanguageServiceHost = {
       getScriptFileNames: () => [DECLARATIONS_FILE, PROGRAM_FILE],
       getScriptVersion: (name) => String(this.files.get(name)?.version ?? 0),
       getScriptSnapshot: (name) => {
         const own = this.files.get(name);
         if (own !== undefined) return ts.ScriptSnapshot.fromString(own.text);
+        if (!isLibFile(name)) return undefined;
         if (!this.libSnapshots.has(name)) {
           const text = ts.sys.readFile(name);
           this.libSnapshots.set(name, text === undefined ? undefined : ts.ScriptSnapshot.fromString(text));
@@ -99,8 +110,8 @@ class WarmChecker {
       getCurrentDirectory: () => "/codegen-sandbox",
       getCompilationSettings: () => options,
       getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
-      fileExists: (name) => this.files.has(name) || ts.sys.fileExists(name),
-      readFile: (name) => this.files.get(name)?.text ?? ts.sys.readFile(name),
+      fileExists: (name) => this.files.has(name) || (isLibFile(name) && ts.sys.fileExists(name)),
+      readFile: (name) => this.files.get(name)?.text ?? (isLibFile(name) ? ts.sys.readFile(name) : undefined),
     };
     this.service = ts.createLanguageService(host, ts.createDocumentRegistry());
   }
@@ -118,7 +129,7 @@ class WarmChecker {
         line: position.line + 1,
         column: position.character + 1,
         code: d.code,
-        message: this.ts.flattenDiagnosticMessageText(d.messageText, " "),
+        message: withSandboxAdvice(d.code, this.ts.flattenDiagnosticMessageText(d.messageText, " ")),
       });
       if (diagnostics.length >= maxDiagnostics) break;
     }

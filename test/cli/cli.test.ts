@@ -106,9 +106,42 @@ describe("codegen-sandbox demo", { timeout: 90_000 }, () => {
     expect(stdout, shown).toContain("1540");
     expect(stdout, shown).toContain("'l': 3");
     expect(stdout, shown).toContain("0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377");
+    expect(stdout, shown).toContain("--- answer: right (expected 3628800) ---");
     expect(stdout, shown).toContain(
-      "=== summary\nTasks: 4 (4 solved)\nExecution attempts: 5\nSuccessful executions: 4\nSuccess rate: 80.0%\nBy status:\n  success: 4\n  runtime_error: 1",
+      "=== summary\nRight answers: 4/4\nTasks: 4 (4 solved)\nExecution attempts: 5\nSuccessful executions: 4\nSuccess rate: 80.0%\nBy status:\n  success: 4\n  runtime_error: 1",
     );
     expect(code).toBe(0);
   });
+
+  it("counts a run that succeeds with the wrong answer as not solved, and exits 1", async () => {
+    server = await startScriptedOpenAIServer({
+      handler: (request) => {
+        const prompt = String(request.body.messages.at(-1).content).toLowerCase();
+        // Runs without an error every time, but prints 9! instead of 10!.
+        if (prompt.includes("factorial")) return fence("javascript", "let f = 1;\nfor (let i = 2; i < 10; i++) f *= i;\nconsole.log(f);");
+        if (prompt.includes("squares")) return fence("javascript", "console.log(1540);");
+        if (prompt.includes("character")) return fence("javascript", "const counts = {};\nfor (const c of 'hello world') counts[c] = (counts[c] ?? 0) + 1;\nconsole.log(counts);");
+        return fence("javascript", "const fib = [0, 1];\nwhile (fib.length < 15) fib.push(fib.at(-1) + fib.at(-2));\nconsole.log(fib.join(' '));");
+      },
+    });
+    const { code, stdout, stderr } = await cli(["demo", "--timeout-ms", "30000", "--max-retries", "0"], { OPENAI_BASE_URL: server.baseURL });
+    const shown = `stderr:\n${stderr}\nstdout:\n${stdout}`;
+    expect(stdout, shown).toContain("--- answer: NOT FOUND (expected 3628800) ---");
+    expect(stdout, shown).toContain("=== summary\nRight answers: 3/4\nTasks: 4 (4 solved)");
+    expect(code).toBe(1);
+  });
 });
+
+describe("codegen-sandbox solve: the language from the task", { timeout: 120_000 }, () => {
+  it("writes Python when the task asks for a Python program, and says so", async () => {
+    server = await startScriptedOpenAIServer({ handler: () => fence("python", "print(sum(range(1, 11)))") });
+    const { code, stdout, stderr } = await cli(["solve", "Write a python program that prints the sum of 1 to 10", "--timeout-ms", "60000"], { OPENAI_BASE_URL: server.baseURL });
+    const shown = `stderr:\n${stderr}\nstdout:\n${stdout}`;
+    expect(stderr, shown).toContain('solve: writing python (the task says "a python program"); pass --language to choose another');
+    expect(stdout, shown).toContain("--- code (python) ---\nprint(sum(range(1, 11)))");
+    expect(stdout, shown).toContain("--- output ---\n55");
+    expect(code).toBe(0);
+    expect(String(server.requests[0].body.messages[0].content)).toMatch(/You write Python 3/);
+  });
+});
+

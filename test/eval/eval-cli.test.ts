@@ -88,6 +88,7 @@ describe("codegen-sandbox eval", () => {
       "--model", "openai:scripted-model",
       "--max-retries", "1",
       "--concurrency", "2",
+      "--min-pass", "75%",
       "--json", out,
     ]);
     const report = JSON.parse(await readFile(out, "utf8")) as EvalReport;
@@ -109,6 +110,17 @@ describe("codegen-sandbox eval", () => {
     expect(report.sandbox!.shareOfWall).toBeLessThanOrEqual(1);
     expect(stdout).toMatch(/wall time: .* \(concurrency 2\); sandbox busy .* of wall time/);
     expect(stderr).toMatch(/eval: sandbox ready for .*python/);
+    // 3 of 4 meets --min-pass 75%: exit 0 (run() would have thrown otherwise).
+    expect(stderr).toContain("eval: pass@1 after repair 3/4 (75%) is at or above --min-pass 75%");
+  });
+
+  it("exits 1 when the task set falls below --min-pass", { timeout: 150_000 }, async () => {
+    const error = await evalCli(["--tasks", "evals/tasks.jsonl", "--ids", "js-fizzbuzz", "--model", "openai:scripted-model", "--max-retries", "0", "--min-pass", "0.5"]).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(error?.code).toBe(1);
+    expect(error?.stderr).toContain("eval: pass@1 after repair 0/1 (0%) is BELOW --min-pass 50%");
   });
 
   it("runs HumanEval-X JavaScript tasks with an assert that fails the run", { timeout: 150_000 }, async () => {
@@ -149,6 +161,7 @@ describe("codegen-sandbox eval", () => {
       [["--tasks", "evals/tasks.jsonl", "--max-retries", "x"], /Invalid option "--max-retries": got "x"; expected a whole number from 0 to 20/],
       [["--tasks", "evals/tasks.jsonl", "--format", "csv"], /Invalid option "--format": got "csv"; expected one of "auto"/],
       [["--tasks", "evals/tasks.jsonl", "--ids", "nope"], /no task with id "nope"/],
+      [["--tasks", "evals/tasks.jsonl", "--min-pass", "120%"], /Invalid option "--min-pass": got "120%"; expected a share of the tasks, from 0 to 1 or 0% to 100%/],
     ];
     for (const [args, message] of failures) {
       const error = await evalCli(args).then(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { extractCode, extractProgram } from "../../src/graph/extract-code.js";
+import { extractCode, extractProgram, MAX_REPLY_CHARS } from "../../src/graph/extract-code.js";
 
 const fence = "```";
 
@@ -92,7 +92,7 @@ describe("extractProgram: one program per reply", () => {
     ].join("\n");
     expect(extractCode(reply, "python")).toBe("def double(x):\n    return 2 * x\nprint(double(21))");
     const sessionOnly = extractProgram(`${fence}python\n>>> 1 + 1\n2\n${fence}`, "python");
-    expect(sessionOnly).toEqual({ ok: false, reason: "the reply's Python blocks are examples (a >>> session or shell commands), not a program" });
+    expect(sessionOnly).toEqual({ ok: false, reason: "the reply's Python blocks are not a program: they hold an interpreter session or shell commands (>>> or $ prompts)" });
     // An untagged output sample after the program is not taken for JavaScript either.
     expect(extractCode(`${fence}js\nconsole.log(6 * 7)\n${fence}\nOutput:\n${fence}\n42\n${fence}`, "javascript")).toBe("console.log(6 * 7)");
   });
@@ -160,4 +160,52 @@ describe("extractProgram: one program per reply", () => {
   it("keeps a forbidden import, so the check can name it", () => {
     expect(extractCode(`${fence}js\nimport fs from "node:fs";\nconsole.log(fs);\n${fence}`, "javascript")).toBe('import fs from "node:fs";\nconsole.log(fs);');
   });
+});
+
+describe("extractProgram: what blocks are", () => {
+  it("joins a definition block with the block that uses it, and the caller's tests count as a use", () => {
+    const reply = `Here's the function:\n${fence}python\ndef square(n):\n    return n * n\n${fence}\nExample usage:\n${fence}python\nprint(square(4))\n${fence}`;
+    expect(extractProgram(reply, "python")).toEqual({ ok: true, code: "def square(n):\n    return n * n\n\nprint(square(4))", from: "joined blocks", parses: true });
+    // The last block defines what it uses: an alternative, not a continuation.
+    const alternatives = `${fence}python\ndef f():\n    return 1\nprint(f())\n${fence}\nOr:\n${fence}python\ndef f():\n    return 2\nprint(f())\n${fence}`;
+    expect(extractCode(alternatives, "python")).toBe("def f():\n    return 2\nprint(f())");
+    // A block that defines and prints is joined only when something later needs its names.
+    const helper = `${fence}python\nLIMIT = 3\nprint('limit set')\n${fence}\n${fence}python\nprint(list(range(5)))\n${fence}`;
+    expect(extractCode(helper, "python")).toBe("print(list(range(5)))");
+    expect(extractCode(helper, "python", { tests: "assert LIMIT == 3" })).toBe("LIMIT = 3\nprint('limit set')\n\nprint(list(range(5)))");
+    expect(extractCode(helper, "python", { requiredNames: ["LIMIT"] })).toBe("LIMIT = 3\nprint('limit set')\n\nprint(list(range(5)))");
+  });
+
+  it("keeps a docstring's doctest as part of the code, and never takes printed output for the program", () => {
+    const doctest = `${fence}python\ndef double(x):\n    """\n    >>> double(2)\n    4\n    """\n    return 2 * x\n\nprint(double(21))\n${fence}`;
+    expect(extractProgram(doctest, "python")).toMatchObject({ ok: true, from: "block", parses: true });
+    expect(extractProgram(`${fence}python\n3628800\n${fence}`, "python")).toEqual({ ok: false, reason: "the reply's Python blocks are not a program: they hold printed output (3628800)" });
+    expect(extractProgram("3628800", "python")).toEqual({ ok: false, reason: "the reply is only a value (3628800), not a program that computes it" });
+    expect(extractProgram(`${fence}js\n[ 2, 4, 6 ]\n${fence}`, "javascript").ok).toBe(false);
+    // After "Output:", a block that defines, assigns and prints nothing is output, even when it parses.
+    const sample = `${fence}python\nfrom collections import Counter\nprint(Counter('aab'))\n${fence}\nOutput:\n${fence}python\nCounter({'a': 2, 'b': 1})\n${fence}`;
+    expect(extractCode(sample, "python")).toBe("from collections import Counter\nprint(Counter('aab'))");
+  });
+
+  it("removes CommonJS boilerplate from JavaScript and TypeScript, keeping line numbers", () => {
+    const code = "function f() {\n  return 1;\n}\nif (require.main === module) {\n  console.log(f());\n}\nmodule.exports = {\n  f,\n};";
+    expect(extractCode(fence + "js\n" + code + "\n" + fence, "javascript")).toBe(
+      "function f() {\n  return 1;\n}\nif (true /* require.main === module: the sandbox runs this as the main program */) {\n  console.log(f());\n}\n// module.exports removed: the sandbox runs the program without modules",
+    );
+    expect(extractCode(fence + "ts\nconst n: number = 1;\nexports.n = n;\n" + fence, "typescript")).toBe("const n: number = 1;\n// module.exports removed: the sandbox runs the program without modules");
+  });
+
+  it("reads hostile replies in time linear in their length, and refuses replies over the bound", () => {
+    const long = [
+      `${fence}js\n${" \n".repeat(200_000)}x\n${fence}`,
+      `${fence}python\nx = [${"a for ".repeat(100_000)}]\n${fence}`,
+      `${fence}ts\n${"/* `".repeat(100_000)}\n${fence}`,
+      `${"output ".repeat(60_000)}:\n${fence}python\nprint(1)\n${fence}`,
+      Array.from({ length: 2000 }, (_, i) => `${fence}python\ndef f${i}():\n    return f${i + 1}()\n${fence}`).join("\n"),
+      // A tree acorn builds but too deep to walk recursively: read, not thrown.
+      `${fence}js\n1${"+1".repeat(4000)}\n${fence}`,
+    ];
+    for (const reply of long) for (const language of ["python", "javascript", "typescript"] as const) extractProgram(reply, language);
+    expect(extractProgram("x".repeat(MAX_REPLY_CHARS + 1), "python")).toEqual({ ok: false, reason: `the reply is ${MAX_REPLY_CHARS + 1} characters long, more than the ${MAX_REPLY_CHARS} a program is read from` });
+  }, 30_000);
 });

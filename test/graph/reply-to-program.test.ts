@@ -75,4 +75,30 @@ describe("the graph reads one program per reply", () => {
     expect(state.status).toBe("failed");
     expect(state.explanation).toMatch(/^No working code after 1 attempt \(type_error on the last one\)\. The code does not type-check\. line 1:5 TS2322/);
   }, 60_000);
+
+  it("a run that shows nothing for a task that asks for output is no_output, and refine quotes the task", async () => {
+    const { prompts, callbacks } = promptRecorder();
+    const model = scripted(
+      `${fence}js\nfunction factorial(n) {\n  return n <= 1 ? 1 : n * factorial(n - 1);\n}\n${fence}`,
+      `${fence}js\nfunction factorial(n) {\n  return n <= 1 ? 1 : n * factorial(n - 1);\n}\nconsole.log(factorial(10));\n${fence}`,
+    );
+    const state = await createCodeGenGraph({ model }).invoke({ task: "Calculate the factorial of 10 and print the result." }, { callbacks });
+    expect(state.attempts.map((a) => [a.phase, a.status])).toEqual([
+      ["execute", "no_output"],
+      ["execute", "success"],
+    ]);
+    expect(state.attempts[0]!.error).toBe(
+      'The program ran but printed nothing and its last expression has no value. The task asks: "Calculate the factorial of 10 and print the result". Print the answer (print() in Python, console.log() in JavaScript and TypeScript): defining a function is not enough, call it.',
+    );
+    expect(prompts[1]).toContain("status `no_output`");
+    expect(prompts[1]).toContain('The task asks: "Calculate the factorial of 10 and print the result"');
+    expect(state.result?.stdout).toBe("3628800\n");
+  });
+
+  it("with no repairs left, a silent run of a print task fails instead of succeeding", async () => {
+    const state = await createCodeGenGraph({ model: scripted(`${fence}js\nconst f = 3628800;\n${fence}`), maxRetries: 0 }).invoke({ task: "Print the factorial of 10." });
+    expect(state.status).toBe("failed");
+    expect(state.explanation).toMatch(/^No working code after 1 attempt \(no_output on the last one\)\. The program ran but printed nothing/);
+  });
 });
+

@@ -15,11 +15,15 @@ import { startPostgres, type PostgresCluster } from "../support/postgres.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 
-/** Programs whose result (last expression) a reviving serializer would change, and the value each must keep. */
+/**
+ * Programs whose result (last expression) a reviving serializer would change, and the value each
+ * must keep. Each builds its value (a block that is only a literal is printed output to the
+ * extractor, not a program).
+ */
 const PAYLOADS: { name: string; code: string; value: JsonValue }[] = [
   {
     name: "a LangChain constructor object",
-    code: '({ lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "from the guest" } })',
+    code: 'const marker = { lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "from the guest" } };\nmarker',
     value: { lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "from the guest" } },
   },
   {
@@ -27,8 +31,8 @@ const PAYLOADS: { name: string; code: string; value: JsonValue }[] = [
     code: 'JSON.parse(\'{"__proto__": {"polluted": true}, "a": 1}\')',
     value: JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as JsonValue,
   },
-  { name: "an lc undefined marker", code: '({ lc: 2, type: "undefined" })', value: { lc: 2, type: "undefined" } },
-  { name: "a nested marker in a list", code: '[1, { lc: 2, type: "undefined" }, "x"]', value: [1, { lc: 2, type: "undefined" }, "x"] },
+  { name: "an lc undefined marker", code: 'const marker = { lc: 2, type: "undefined" };\nmarker', value: { lc: 2, type: "undefined" } },
+  { name: "a nested marker in a list", code: 'const list = [1, { lc: 2, type: "undefined" }, "x"];\nlist', value: [1, { lc: 2, type: "undefined" }, "x"] },
 ];
 
 async function roundTrip(checkpointer: BaseCheckpointSaver, threadPrefix: string) {

@@ -224,6 +224,7 @@ const ENTRIES: Entry[] = [
   },
   { name: "parseTaskFile", call: (o) => parseTaskFile("", o), options: { format: "choice", file: "text" }, typo: ["formats", "format"] },
   { name: "loadTaskFile", call: (o) => loadTaskFile(`${tempDir}entries.test.ts`, o), options: { format: "choice" }, typo: ["fromat", "format"] },
+  { name: "extractProgram", call: (o) => extractProgram("```js\nconsole.log(1)\n```", "javascript", o), options: { tests: "textOrEmpty", requiredNames: "array" }, typo: ["test", "tests"] },
   { name: "checkTypes", call: (o) => checkTypes("const a = 1;", o), options: { hostFunctions: "object", globals: "object", files: "any", declarations: "textOrEmpty", maxDiagnostics: "count" }, typo: ["declaration", "declarations"] },
   {
     name: "createMcpServer",

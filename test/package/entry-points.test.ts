@@ -37,6 +37,7 @@ const documented: Record<string, string[]> = {
     "DEFAULT_MAX_RETRIES",
     "summarizeAttempts",
     "extractProgram",
+    "MAX_REPLY_CHARS",
     "checkTypes",
     "ModelConfigurationError",
     "ModelUnavailableError",

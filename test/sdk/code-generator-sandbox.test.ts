@@ -246,3 +246,45 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     expect((error as Error).message).toMatch(/did not pass validation after 1 attempt\(s\): type_error: line 1:7 TS2322/);
   }, 60_000);
 });
+
+describe("CodeGeneratorSandbox: what the generated code defines", () => {
+  it("code that defines none of the functions the task names goes to repair with that reason", async () => {
+    const { generator, requests } = scripted("function sum(a, b, c) {\n  return a + b + c;\n}\n", ADD);
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox });
+    const instance = await codegen.generateAndInstantiate("Create a function add(a, b, c) that returns the sum");
+    expect(await instance.call("add", 1, 2, 3)).toBe(6);
+    expect(requests).toHaveLength(2);
+    expect(requests[1]!.task).toContain("status `missing_function`");
+    expect(requests[1]!.task).toContain("The code defines none of the functions the task names (add); it defines: sum. Define them at the top level under exactly those names.");
+    await codegen.cleanup();
+
+    const stubborn = new CodeGeneratorSandbox({ generator: scripted("const x = 1;").generator, sandbox, maxRetries: 0 });
+    const error = await stubborn.generateAndInstantiate("Write total(xs)").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GeneratedCodeError);
+    expect((error as Error).message).toMatch(/failed while loading after 1 attempt\(s\): runtime_error: ReferenceError: The code defines none of the functions the task names \(total\); it defines: x\./);
+  });
+
+  it("a failed regeneration leaves the working instance alive and current", async () => {
+    const { generator } = scripted(ADD, "nope(", "still nope(");
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox });
+    const working = await codegen.generateAndInstantiate("Create add(a, b, c)");
+    await expect(codegen.generateAndInstantiate("Create mul(a, b)")).rejects.toThrow(GeneratedCodeError);
+    expect(working.disposed).toBe(false);
+    expect(codegen.instance).toBe(working);
+    expect(await working.call("add", 1, 2, 3)).toBe(6);
+    await codegen.cleanup();
+    expect(working.disposed).toBe(true);
+  });
+
+  it("arrow functions and const f = function are callable by name, in JavaScript and TypeScript", async () => {
+    const js = new CodeGeneratorSandbox({ generator: scripted("const add = (a, b) => a + b;\nlet twice = function (x) { return 2 * x; };\nfunction neg(x) { return -x; }").generator, sandbox });
+    const instance = await js.generateAndInstantiate("Write add(a, b), twice(x) and neg(x)");
+    expect((await instance.functionNames()).sort()).toEqual(["add", "neg", "twice"]);
+    expect(await instance.call("add", 2, 3)).toBe(5);
+    expect(await instance.functions.twice(4)).toBe(8);
+    await js.cleanup();
+    const ts = new CodeGeneratorSandbox({ generator: scripted("```ts\nconst greet = (name: string): string => `Hi ${name}`;\n```").generator, sandbox, language: "typescript" });
+    expect(await (await ts.generateAndInstantiate("Write greet(name)")).call("greet", "Bo")).toBe("Hi Bo");
+    await ts.cleanup();
+  });
+});

@@ -12,8 +12,9 @@ describe("stripCodeFences", () => {
       "function add(a, b) {\n  return a + b;\n}",
     );
   });
-  it("is the package's one extractor: the last block of the language, never joined; plain code left alone", () => {
-    expect(stripCodeFences("```py\nx = 1\n```\nthen\n```py\nprint(x)\n```", "python")).toBe("print(x)");
+  it("is the package's one extractor: blocks joined when one uses what another defines; plain code left alone", () => {
+    expect(stripCodeFences("```py\nx = 1\n```\nthen\n```py\nprint(x)\n```", "python")).toBe("x = 1\n\nprint(x)");
+    expect(stripCodeFences("```py\nx = 1\nprint(x)\n```\nor\n```py\nx = 2\nprint(x)\n```", "python")).toBe("x = 2\nprint(x)");
     expect(stripCodeFences("```bash\nnode main.js\n```\n```js\nconsole.log(1);\n```")).toBe("console.log(1);");
     expect(stripCodeFences("  const a = 1;\n")).toBe("const a = 1;");
     // No program: the reply comes back trimmed, so the caller's check can say what is wrong.

@@ -52,3 +52,17 @@ describe("CodeGeneratorSandbox with Python (Pyodide sessions)", { timeout: 180_0
     expect(instance.disposed).toBe(true);
   });
 });
+
+describe("CodeGeneratorSandbox with Python: a time-limited call", { timeout: 180_000 }, () => {
+  it("a timeout the interpreter notices keeps the session and its state (JavaScript ends it)", async () => {
+    const code = "count = 0\n\ndef bump():\n    global count\n    count += 1\n    return count\n\ndef spin():\n    while True:\n        pass\n";
+    const codegen = new CodeGeneratorSandbox({ generator: fromAsyncFunction(() => code), sandbox, language: "python", limits: { timeoutMs: 3000 }, maxRetries: 0 });
+    const instance = await codegen.generateAndInstantiate("Write bump() and spin()");
+    expect(await instance.call("bump")).toBe(1);
+    const spun = await instance.invoke("spin");
+    expect(spun.status).toBe("timeout");
+    expect(instance.disposed).toBe(false);
+    expect(await instance.call("bump")).toBe(2);
+    await codegen.cleanup();
+  });
+});

@@ -7,30 +7,14 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { ExecutionError, ExecutionResult } from "../../sandbox/types.js";
 import type { GraphSettings } from "../configuration.js";
 import { emitEvent } from "../events.js";
-import { explain, explainWrongOutput } from "../../feedback/explain.js";
+import { explain, explainNoOutput, explainWrongOutput } from "../../feedback/explain.js";
 import { describeError } from "../../feedback/quote.js";
 import { truncate } from "../../feedback/truncate.js";
 import type { Attempt, AttemptStatus, CodeGenStateType, CodeGenUpdate } from "../state.js";
 import { storeRunResult } from "../stored-result.js";
+import { normalizeOutput, outputRequest, shownOutput } from "../shown-output.js";
 
-/** Output compared with `expectedOutput`: line endings and trailing spaces do not count. */
-export function normalizeOutput(text: string): string {
-  return text
-    .replace(/\r\n?/g, "\n")
-    .split("\n")
-    .map((line) => line.trimEnd())
-    .join("\n")
-    .trim();
-}
-
-/**
- * What the program showed as its output: its own stdout (never the tests'), or (when it
- * printed nothing) its result value.
- */
-export function shownOutput(result: Pick<ExecutionResult, "stdout" | "result">): string {
-  if (result.stdout.trim() !== "" || result.result === undefined) return result.stdout;
-  return typeof result.result === "string" ? result.result : JSON.stringify(result.result);
-}
+export { normalizeOutput, shownOutput } from "../shown-output.js";
 
 /** One line for an error raised by the tests: its line (and column) named as a place in the tests. */
 export function describeTestError(error: ExecutionError, tests: string): string {
@@ -47,6 +31,16 @@ export interface RunVerdict {
   error?: string;
 }
 
+/** What a run is judged against: the program, and the task's tests, expected output and words. */
+export interface RunTask {
+  code: string;
+  /** The tests' source (`""` when none). */
+  tests: string;
+  expectedOutput?: string | undefined;
+  /** The task in words: decides whether a run that shows nothing did the job. */
+  task?: string | undefined;
+}
+
 /**
  * Judges a run of `code` with `tests`:
  * - the program failed (any status but `success`) and the tests did not fail on their own:
@@ -56,14 +50,17 @@ export interface RunVerdict {
  * - the program succeeded but the tests did not run (`sys.exit`, a rejected or never-settled
  *   top-level promise, or an engine that reported nothing): `tests_not_run`, with the reason;
  * - the output differs from `expectedOutput` (the program's own stdout, not the tests'):
- *   `wrong_output`.
+ *   `wrong_output`;
+ * - without tests or `expectedOutput`, the program printed nothing and its last expression has
+ *   no value while the task asks to print or return something: `no_output`, quoting the task's
+ *   words (a program that only defines a function the task asked to be printed with).
  *
  * @example
  * ```ts
- * judgeRun(result, code, "assert add(2, 3) == 5", undefined); // { status: "success" }
+ * judgeRun(result, { code, tests: "assert add(2, 3) == 5" }); // { status: "success" }
  * ```
  */
-export function judgeRun(result: ExecutionResult, code: string, tests: string, expectedOutput: string | undefined): RunVerdict {
+export function judgeRun(result: ExecutionResult, { code, tests, expectedOutput, task }: RunTask): RunVerdict {
   const outcome = result.tests;
   if (tests !== "" && outcome?.status === "failed") {
     const what = outcome.error === undefined ? "The tests failed without an error message." : describeTestError(outcome.error, tests);
@@ -78,7 +75,11 @@ export function judgeRun(result: ExecutionResult, code: string, tests: string, e
     const reason = outcome?.reason ?? (outcome === undefined ? "the sandbox did not report on them" : "no reason was given");
     return { status: "tests_not_run", error: explain("tests_not_run", `Why: ${reason}`) };
   }
-  if (expectedOutput === undefined) return { status: "success" };
+  if (expectedOutput === undefined) {
+    const asked = tests === "" && task !== undefined && shownOutput(result).trim() === "" ? outputRequest(task) : undefined;
+    if (asked === undefined) return { status: "success" };
+    return { status: "no_output", error: explainNoOutput(asked) };
+  }
   const actual = normalizeOutput(shownOutput(result));
   const expected = normalizeOutput(expectedOutput);
   if (actual === expected) return { status: "success" };
@@ -100,7 +101,7 @@ export function createExecuteNode(settings: GraphSettings) {
       ...(config.signal === undefined ? {} : { signal: config.signal }),
     };
     const result = settings.codeTools ? await settings.codeTools.run(sandbox, code, runOptions, config) : await sandbox.run(code, runOptions);
-    const verdict = judgeRun(result, code, tests, state.expectedOutput);
+    const verdict = judgeRun(result, { code, tests, expectedOutput: state.expectedOutput, task: state.task });
     const stdout = truncate(result.stdout, 500);
     const attempt: Attempt = {
       number,

@@ -81,7 +81,7 @@ export function createGenerateNode(settings: GraphSettings) {
         attempts: { replace: [{ number: 1, code: "", phase: "generate", status: "model_error", error: outcome.message, stdout: "", durationMs: 0, inputTokens: 0, outputTokens: 0 }] },
       };
     }
-    const code = extractCode(outcome.text, language);
+    const code = extractCode(outcome.text, language, { tests: state.tests });
     emitEvent(config, { node: "generate", attempt: 1, status: "generated", inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens });
     return { ...fresh, reply: outcome.text, code, pendingTokens: { inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens } };
   };

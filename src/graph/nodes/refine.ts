@@ -20,7 +20,7 @@ export function failureForModel(state: CodeGenStateType, settings: GraphSettings
     return explainCheck(state.check, code);
   }
   // Verdicts of the tests and of the expected output are already worded for the model.
-  if (last?.status === "test_failed" || last?.status === "tests_not_run" || last?.status === "wrong_output") return last.error ?? last.status;
+  if (last?.status === "test_failed" || last?.status === "tests_not_run" || last?.status === "wrong_output" || last?.status === "no_output") return last.error ?? last.status;
   if (last?.phase === "execute" && state.result !== undefined) {
     const stderr = state.result.stderr.trim();
     // The tests run apart from the program, so a program error's line is a line of `code`.
@@ -60,7 +60,7 @@ export function createRefineNode(settings: GraphSettings) {
     return {
       refinements: state.refinements + 1,
       reply: outcome.text,
-      code: extractCode(outcome.text, language),
+      code: extractCode(outcome.text, language, { tests: state.tests }),
       check: undefined,
       result: undefined,
       pendingTokens: { inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens },

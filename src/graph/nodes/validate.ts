@@ -30,7 +30,7 @@ export function createValidateNode(settings: GraphSettings) {
     });
     if (code.trim() === "") {
       // Code edited at an approval pause has no reply behind it; the reply says why nothing was found.
-      const found = extractProgram(state.reply ?? "", language);
+      const found = extractProgram(state.reply ?? "", language, { tests: state.tests });
       const message = explainNoProgram(found.ok ? "the code is empty" : found.reason);
       emitEvent(config, { node: "validate", attempt: number, status: "no_program", message });
       return {

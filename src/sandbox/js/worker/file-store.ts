@@ -95,9 +95,8 @@ export class FileStore {
 
   /** The file set now, as plain bytes (sent to the host at the end of the run). */
   snapshot(): Record<string, Uint8Array> {
-    const out: Record<string, Uint8Array> = {};
-    for (const path of [...this.files.keys()].sort()) out[path] = this.files.get(path)!;
-    return out;
+    // fromEntries defines own properties: a file named "__proto__" stays a file.
+    return Object.fromEntries([...this.files.keys()].sort().map((path) => [path, this.files.get(path)!]));
   }
 
   /** The key of a path the guest gave: with `filesAtRoot`, `/a/b` (and `a/b`) is `a/b`. */

@@ -15,7 +15,6 @@ export const enum HelperOp {
   Describe = 1,
   SetGlobals = 2,
   DefineHostFunctions = 3,
-  FunctionNames = 4,
   Invoke = 5,
   LoadLibrary = 6,
   Inspect = 7,

@@ -23,7 +23,7 @@ export const TESTS_FILE_NAME = "tests.js";
  * Source of the eager part of the prelude, kept small because it is parsed for every run:
  * a function of `(bridge, librarySource, natives)` returning one dispatcher `helper(op, a, b)`:
  * 0 settle(value, mode), 1 describe(error) -> JSON, 2 setGlobals(json),
- * 3 defineHostFunctions(namesJson), 4 functionNames() -> JSON, 5 invoke(name, argsJson),
+ * 3 defineHostFunctions(namesJson), 5 invoke(name, argsJson),
  * 6 load the library now (sessions do, so their baseline of built-in names is taken early),
  * 7 inspect(value) -> text as Node's console prints it (for console arguments that are not
  * strings, numbers or booleans), 8 seedRandom(hex): `Math.random` becomes a seeded generator
@@ -72,7 +72,6 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, librarySource,
       case 1: return lib().describe(a);
       case 2: return lib().setGlobals(a);
       case 3: return lib().defineHostFunctions(a);
-      case 4: return stringify(lib().functionNames());
       case 5: return lib().invoke(a, b);
       case 6: lib(); return undefined;
       case 7: return lib().inspect(a, 0, []);

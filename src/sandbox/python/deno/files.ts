@@ -120,3 +120,37 @@ export function collectWorkDir(
     return { error: `the files could not be read back (${String(error).slice(0, 200)})` };
   }
 }
+
+interface MemfsNode {
+  mode: number;
+  contents?: unknown;
+  mounted?: { root: MemfsNode } | null;
+}
+
+/**
+ * Bytes the in-memory file system holds in file contents (the allocated size: MEMFS grows a
+ * file's buffer ahead of its length). They live in JavaScript, outside the WebAssembly memory,
+ * so a session's memory limit adds them to what it keeps.
+ *
+ * @example
+ * fileSystemBytes(Module.FS.root, Module.FS); // 2545637 for the standard library alone
+ */
+export function fileSystemBytes(root: MemfsNode, fs: { isDir(mode: number): boolean; isFile(mode: number): boolean }): number {
+  let total = 0;
+  let visited = 0;
+  const stack: Array<[MemfsNode, number]> = [[root, 0]];
+  while (stack.length > 0 && visited < 1_000_000) {
+    const [entry, depth] = stack.pop()!;
+    visited += 1;
+    const node = entry.mounted?.root ?? entry;
+    const contents = node.contents;
+    if (fs.isFile(node.mode)) {
+      // Any typed array: MEMFS may keep a view it was handed (Int8Array of the heap, say).
+      if (ArrayBuffer.isView(contents)) total += contents.byteLength;
+      else if (Array.isArray(contents)) total += contents.length;
+    } else if (fs.isDir(node.mode) && contents && typeof contents === "object" && depth < 256) {
+      for (const child of Object.values(contents as Record<string, MemfsNode>)) stack.push([child, depth + 1]);
+    }
+  }
+  return total;
+}

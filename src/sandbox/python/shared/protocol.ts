@@ -39,6 +39,8 @@ export type HostRequest =
   | { type: "functions"; id: number }
   /** Out of band: stop the run or call with this id (it replies with status "cancelled"). */
   | { type: "cancel"; id: number }
+  /** Tests only (the runner was started with `introspection`): fingerprint of the ready interpreter. */
+  | { type: "fingerprint"; id: number }
   /** The answer to a host call of run `id`; handled at once, not queued behind requests. */
   | ({ type: "host-reply"; id: number; callId: number } & HostReply);
 
@@ -64,8 +66,8 @@ export interface PythonOutcome {
 
 /** Runner -> host. */
 export type RunnerMessage =
-  /** An interpreter is ready for the next request. */
-  | { type: "ready" }
+  /** An interpreter is ready for the next request; `replaced` says why the previous one was not reused. */
+  | { type: "ready"; replaced?: string }
   /** A memory snapshot was made (first start without a cached one); base64 of its bytes. */
   | { type: "snapshot"; base64: string }
   | {
@@ -91,6 +93,8 @@ export type RunnerMessage =
   | { type: "host-call"; id: number; callId: number; name: string; argsJson: string }
   | { type: "checked"; id: number; outcome: PythonOutcome }
   | { type: "functions"; id: number; names: string[] }
+  /** The fingerprint of the interpreter when it was fresh and now (tests only). */
+  | { type: "fingerprint"; id: number; baseline: Record<string, string>; now: Record<string, string> }
   /** A fault of the runner itself (not of user code). */
   | { type: "fatal"; message: string };
 
@@ -100,7 +104,7 @@ export type RunnerMessage =
  */
 export type WorkerRequest =
   /** `session`: the interpreter serves a session (no baseline, no reset between runs). */
-  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer; packages: WorkerPackages; session: boolean }
+  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer; packages: WorkerPackages; session: boolean; introspection: boolean }
   | { type: "make-snapshot"; pyodideUrl: string; packages: WorkerPackages }
   | { type: "run"; run: number; code: string; globals: Record<string, JsonValue>; session: boolean; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number; extras: WorkerRunExtras }
   | { type: "call"; run: number; name: string; args: JsonValue[]; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number; extras: WorkerRunExtras }
@@ -109,7 +113,8 @@ export type WorkerRequest =
   /** The run passed a limit while Python waits on an await: stop it at its await (run's nonce too). */
   | { type: "interrupt"; run: number }
   | { type: "check"; code: string }
-  | { type: "functions" };
+  | { type: "functions" }
+  | { type: "fingerprint" };
 
 /** Pure-Python packages to install into site-packages (see wheels.ts). */
 export interface WorkerPackages {
@@ -153,4 +158,5 @@ export type WorkerMessage =
   | { type: "phase"; run: number; phase: "tests" }
   | { type: "host-call"; run: number; callId: number; name: string; argsJson: string }
   | { type: "functions"; names: string[] }
+  | { type: "fingerprint"; baseline: Record<string, string>; now: Record<string, string> }
   | { type: "failed"; message: string };
