@@ -715,7 +715,9 @@ async function handle(request: WorkerRequest): Promise<void> {
           limited(request.memoryLimitBytes, request.maxOutputBytes, async () => {
             const done = await (async (): Promise<Done> => {
               if (request.type === "call") return entryDone("_cs_call", request.name, { args: request.args, ...limits });
-              const program = await entryDone("_cs_run", request.code, { globals: request.globals, session: request.session, ...limits });
+              // A run given inputs reseeds `random` from its own generator, in a session too: its
+              // numbers then depend on the cell's recorded seed, not on the interpreter's start.
+              const program = await entryDone("_cs_run", request.code, { globals: request.globals, session: request.session, ...(extras.inputs ? { reseed: true } : {}), ...limits });
               if (program.fatal || extras.tests === undefined) return program;
               return { outcome: { ...program.outcome, tests: await runTests(program, extras.tests, request.run) }, fatal: false };
             })();
