@@ -12,6 +12,7 @@ import { cancelledResult } from "../../cancelled.js";
 import { hostCallLimitError, resultDepthError, resultLimitError, timeoutError } from "../../limit-errors.js";
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from "../../json-depth.js";
 import { invalidFileSetReason } from "../shared/file-rules.js";
+import { clockReadings } from "../../run-inputs.js";
 import { OutputMirror, createOutputMirrorBuffer } from "../shared/output-mirror.js";
 
 /**
@@ -451,6 +452,8 @@ function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
   }
   if (outcome.error) result.error = outcome.error;
   if (outcome.tests) result.tests = { ...outcome.tests, stdout: "", stderr: "" };
+  const readings = clockReadings(outcome.clockReads);
+  if (readings) result.clockReads = readings;
   return result;
 }
 

@@ -33,6 +33,7 @@ import {
 import { checkDeadline, shouldInterrupt, waitForReply } from "./deadline.js";
 import { newRunState, type RunState } from "./run-state.js";
 import { isLineNumber } from "./error-location.js";
+import { activateRunClock, newRunClock } from "./run-clock.js";
 
 export type { GuestHost } from "./guest-host.js";
 
@@ -380,7 +381,30 @@ export class GuestContext {
     }
   }
 
+  /**
+   * Runs `start` as the current run; a run given `inputs` reads its own clock and a seeded
+   * `Math.random`, and reports the readings it made.
+   */
   private async withRun(run: RunState, start: (run: RunState) => QuickJSHandle | undefined): Promise<WorkerOutcome> {
+    const inputs = run.limits.inputs;
+    if (!inputs) return this.drive(run, start);
+    const clock = newRunClock(inputs.clockReads);
+    activateRunClock(clock);
+    try {
+      const outcome = await this.drive(run, (current) => {
+        const seeded = this.helpers.call(HelperOp.SeedRandom, inputs.seed);
+        if (seeded.error) return seeded.error;
+        seeded.value.dispose();
+        return start(current);
+      });
+      const readings = clock.recorded();
+      return readings ? { ...outcome, clockReads: readings } : outcome;
+    } finally {
+      activateRunClock(undefined);
+    }
+  }
+
+  private async drive(run: RunState, start: (run: RunState) => QuickJSHandle | undefined): Promise<WorkerOutcome> {
     this.current = run;
     this.host.mirror?.clear();
     try {

@@ -18,6 +18,7 @@ export const enum HelperOp {
   Invoke = 5,
   LoadLibrary = 6,
   Inspect = 7,
+  SeedRandom = 8,
 }
 
 /** What the prelude's `bridge(op, a, b)` reaches on the host. */

@@ -12,9 +12,12 @@ import { exposeTopLevelNames, instrumentTests, markThrows, unshiftTestsColumns, 
 import { GuestContext, SettleMode, type GuestHost } from "./guest-context.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "../shared/protocol.js";
 import { OutputMirror } from "../shared/output-mirror.js";
+import { installRunClock } from "./run-clock.js";
 
 const port = parentPort;
 if (!port) throw new Error("worker.js must run in a worker thread");
+// Before QuickJS loads: its clock import reads this realm's Date.now (see run-clock.ts).
+installRunClock();
 
 function post(message: WorkerToHost): void {
   port!.postMessage(message);
