@@ -45,12 +45,7 @@ async function main(argv: string[]): Promise<number> {
   return command.run(rest);
 }
 
-// The command holds the process open until it settles: between reading stdin and the sandbox
-// starting its first engine there can be a moment with no ref'd handle, and Node would then
-// exit early with nothing printed (seen with `exec --language python -`).
-const keepAlive = setInterval(() => undefined, 1 << 30);
 main(process.argv.slice(2))
-  .finally(() => clearInterval(keepAlive))
   .then(
     (code) => {
       process.exitCode = code;

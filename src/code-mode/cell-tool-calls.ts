@@ -27,8 +27,6 @@ export interface ToolHostOptions {
   signal?: AbortSignal;
   /** Calls recorded here, in order. */
   record: RecordedToolCall[];
-  /** When set, answer from this recording instead of calling the tools (replay). */
-  replay?: RecordedToolCall[];
   /** Caps on what the guest receives. Default: code mode's (1 MiB per result, 8 MiB per cell). */
   caps?: ToolResultCaps;
   /** The state the code tool was called with (the tools see it; default: the graph task's input). */
@@ -87,11 +85,15 @@ export class CellToolCalls {
 
   /** The guest's value of a tool's answer, within the caps; throws the guest's error past them. */
   admitOutput(name: string, value: unknown): JsonValue {
-    const encoded = encodeBounded(value, this.caps.maxResultBytes);
+    // Serialising stops at the smaller of the two caps: a value the cell has no room left for is
+    // refused without a copy (250 refused 900 kB results made 200 MB of garbage before).
+    const room = Math.max(0, this.caps.maxCellBytes - this.usedBytes);
+    const encoded = encodeBounded(value, Math.min(this.caps.maxResultBytes, room));
     if ("failure" in encoded) {
       if (encoded.failure.kind === "not_json") {
         throw new GuestToolError("ToolOutputError", `tools.${name} returned a value that is not JSON (${encoded.failure.reason})`);
       }
+      if (room < this.caps.maxResultBytes && encoded.failure.atLeastBytes <= this.caps.maxResultBytes) this.refuseOverCell(name, encoded.failure.atLeastBytes);
       throw new GuestToolError(
         RESULT_LIMIT_ERROR,
         `tools.${name} returned at least ${formatBytes(encoded.failure.atLeastBytes)} of JSON, over the ${formatBytes(this.caps.maxResultBytes)} cap per tool result (${this.caps.resultOption}); it was not passed to the code. Ask the tool for less (a page, a filter, a summary), or raise ${this.caps.resultOption}.`,

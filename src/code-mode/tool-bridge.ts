@@ -12,9 +12,8 @@ import { InvalidOptionError } from "../errors.js";
 import { currentHostCall, describeHostFailure } from "../sandbox/host-call-context.js";
 import { CellToolCalls, type ToolHostOptions } from "./cell-tool-calls.js";
 import { codeDepth } from "./graph-task.js";
-import { GuestToolError, INTERRUPT_ERROR, ReplayMismatchError } from "./tool-errors.js";
+import { GuestToolError, INTERRUPT_ERROR } from "./tool-errors.js";
 import { invokeForCode } from "./tool-invocation.js";
-import { inputDigest } from "./tool-results.js";
 import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox } from "../sandbox/types.js";
 
 export type { CodeModeTool, RecordedToolCall } from "./tool-types.js";
@@ -89,29 +88,10 @@ function interruptSummary(error: unknown): string {
  */
 export function toolHostFunctions(tools: Map<string, CodeModeTool>, options: ToolHostOptions): Record<string, HostFunction> {
   const functions: Record<string, HostFunction> = {};
-  const used = new Set<number>();
   const run = new CellToolCalls(options);
   for (const [name, t] of tools) {
     functions[`${HOST_PREFIX}${name}`] = async (...args: JsonValue[]) => {
       const input = args[0] ?? {};
-      if (options.replay) {
-        // The first unused recorded call with the same name and input: calls made in parallel
-        // may be asked for in another order than they were recorded.
-        const key = JSON.stringify(input);
-        const digest = inputDigest(key);
-        const index = options.replay.findIndex(
-          (r, i) => !used.has(i) && r.name === name && (r.inputSha256 !== undefined ? r.inputSha256 === digest : JSON.stringify(r.input) === key),
-        );
-        const recorded = index < 0 ? undefined : options.replay[index];
-        if (!recorded) {
-          throw new ReplayMismatchError(
-            `the replayed cell called tools.${name} with an input the recording does not have (the cell is not deterministic)`,
-          );
-        }
-        used.add(index);
-        if (recorded.error) throw new GuestToolError(recorded.error.name, recorded.error.message);
-        return recorded.output ?? null;
-      }
       const hostCall = currentHostCall();
       const signal = combinedSignal([options.config?.signal, options.signal, hostCall?.signal]);
       // Recorded in the order the guest made the calls; filled in when each one settles.

@@ -13,13 +13,6 @@ export class GuestToolError extends Error {
   }
 }
 
-/** Raised during a replay when a cell asks for a tool call that the recording does not have. */
-export class ReplayMismatchError extends GuestToolError {
-  constructor(message: string) {
-    super("RestoreError", message);
-  }
-}
-
 /** Error names the guest sees for the refusals of code mode (the outcome text explains them). */
 export const INTERRUPT_ERROR = "InterruptNotSupportedError";
 /** Past one of the caps on tool results. */

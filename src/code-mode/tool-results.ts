@@ -7,10 +7,7 @@
 import { createHash } from "node:crypto";
 import type { JsonValue } from "../sandbox/types.js";
 
-/** Default cap of one value a host call (a tool) gives the guest, as JSON: 1 MiB. */
-export const DEFAULT_MAX_HOST_RESULT_BYTES = 1024 * 1024;
-/** Default cap of all of one cell's tool calls together (inputs and results, as JSON): 8 MiB. */
-export const DEFAULT_MAX_CELL_RECORD_BYTES = 8 * 1024 * 1024;
+import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "./host-call-log.js";
 /** Nesting beyond this is refused: no tool result that deep is meant for code, and the guest's parser would overflow. */
 export const MAX_TOOL_RESULT_DEPTH = 100;
 

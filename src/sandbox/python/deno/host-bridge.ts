@@ -1,17 +1,17 @@
 /**
- * The worker's end of host calls and run phases: the JavaScript object Python gets as
- * `_cs_hooks` (see prelude-run.ts). It is made, with `post` captured, before any user code
- * runs; the guest can call it, but only to ask for a host call (which the runner and the
- * host bound, count and time), to mark where test output starts, or to end its own run.
+ * The worker's end of host calls: the JavaScript object Python gets as `_cs_hooks` (see
+ * prelude-run.ts), with one method, `hostCall`. It is made, with `post` captured, before any
+ * user code runs; the guest can reach it (it is the capability the run was granted), but only to
+ * ask for a host call of the current run, which the runner and the host bound, count and time.
+ * Nothing reachable from Python can end a run, set its phase, its status or its tests' verdict:
+ * the worker decides those itself (worker.ts).
  */
 import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "../shared/bounds.js";
 import type { HostReply, WorkerMessage } from "../shared/protocol.js";
 
-/** What Python calls; every argument is checked, since the guest can call these too. */
+/** What Python calls; every argument is checked, since the guest can call it too. */
 export interface PythonHooks {
   hostCall(name: unknown, argsJson: unknown): number | string;
-  phase(name: unknown): void;
-  done(outcomeJson: unknown): void;
 }
 
 /** The reply as the JSON text Python reads: `{"ok":true,"value":...}` or `{"ok":false,"name":...,"message":...}`. */
@@ -21,19 +21,17 @@ export function replyText(reply: HostReply): string {
 }
 
 /**
- * Per-worker bridge: one run at a time. `begin` starts a run and returns a promise that the
- * run's `done` hook settles (used only when the run waits on an await).
+ * Per-worker bridge: one run at a time; `begin` grants run `id` its host functions, `end`
+ * takes them back.
  *
  * @example
  * const bridge = createHostBridge((m) => postMessage(m));
- * py.globals.set("_cs_hooks", bridge.hooks);
+ * runtimeNamespace.set("_cs_hooks", bridge.hooks);
  */
 export function createHostBridge(post: (message: WorkerMessage) => void) {
   let run = -1;
   let nextCallId = 1;
   let hostNames = new Set<string>();
-  let settle: ((outcomeJson: string) => void) | undefined;
-  let finished: Promise<string> = Promise.resolve("");
 
   const hooks: PythonHooks = Object.freeze<PythonHooks>({
     hostCall(name, argsJson) {
@@ -47,14 +45,6 @@ export function createHostBridge(post: (message: WorkerMessage) => void) {
       post({ type: "host-call", run, callId, name, argsJson });
       return callId;
     },
-    phase(name) {
-      if (run >= 0 && name === "tests") post({ type: "phase", run, phase: "tests" });
-    },
-    done(outcomeJson) {
-      const resolve = settle;
-      settle = undefined;
-      resolve?.(typeof outcomeJson === "string" ? outcomeJson : "");
-    },
   });
 
   return {
@@ -63,26 +53,14 @@ export function createHostBridge(post: (message: WorkerMessage) => void) {
     begin(id: number, names: readonly string[]): void {
       run = id;
       hostNames = new Set(names.filter((n) => n.length <= MAX_HOST_NAME_CHARS));
-      finished = new Promise<string>((resolve) => {
-        settle = resolve;
-      });
-    },
-    /** The outcome JSON of the current run, once its `done` hook is called. */
-    waitDone(): Promise<string> {
-      return finished;
     },
     /** True when `id` is the run in progress. */
     isCurrent(id: number): boolean {
       return id === run && run >= 0;
     },
-    /** True while run `id` has not called `done` (it waits on an await, or has not started waiting). */
-    waiting(id: number): boolean {
-      return id === run && run >= 0 && settle !== undefined;
-    },
     end(): void {
       run = -1;
       hostNames = new Set();
-      settle = undefined;
     },
   };
 }

@@ -1,14 +1,16 @@
 /**
  * The Python side of a run or a session call, installed after the prelude (prelude.ts):
  * top-level `await` (cells compiled with `PyCF_ALLOW_TOP_LEVEL_AWAIT`, driven by a small
- * driver on Pyodide's event loop), host functions (`await name(...)`), and `tests` run after
- * the program in the same namespace as their own cell.
+ * driver on Pyodide's event loop), host functions (`await name(...)`), and tests that contain
+ * an `await` (other tests are run by the worker itself, see worker.ts).
  *
- * The worker gives Python one JavaScript object, `_cs_hooks`, captured before any user code:
- * `hostCall(name, argsJson)` posts a host call and returns its id (or an error text),
- * `phase("tests")` marks where the tests' output starts, `done(outcomeJson)` ends a run that
- * waited. None of them decides anything: the runner and the host count, bound and time every
- * call, and a forged `done` only ends the guest's own run early.
+ * This code runs in the guest's interpreter and can be rewritten by the program (through `gc`,
+ * for instance), so nothing it reports is an authority: a program's result and its own
+ * exceptions are the program's to shape anyway, the worker and the runner check every field,
+ * and limits, phases and (for tests without `await`) test verdicts are decided outside Python.
+ * The one JavaScript object it uses, `_cs_hooks.hostCall`, only asks for a host call, which the
+ * runner and the host bound, count and time. A run that waits ends when the worker, after a
+ * callback it dispatched, finds the driver finished (`_cs_poll`).
  */
 export const PYTHON_RUN_PRELUDE = String.raw`
 import asyncio as _cs_asyncio, inspect as _cs_inspect
@@ -106,17 +108,25 @@ class _CsDriver:
         if self.done:
             self.finish()
     def finish(self):
-        global _cs_driver
+        global _cs_driver, _cs_finished
         if _cs_driver is self:
             _cs_driver = None
         _cs_flush()
-        _cs_hooks.done(self.result)
+        _cs_finished = self.result
 
 _cs_driver = None
+_cs_finished = None
+
+def _cs_poll():
+    """The JSON outcome of a run that waited, once its driver finished (else None)."""
+    global _cs_finished
+    done, _cs_finished = _cs_finished, None
+    return done
 
 def _cs_start(coro):
-    """The JSON outcome when coro finishes without waiting; else None, and hooks.done(outcome) later."""
-    global _cs_driver
+    """The JSON outcome when coro finishes without waiting; else None (then _cs_poll gives it later)."""
+    global _cs_driver, _cs_finished
+    _cs_finished = None
     driver = _CsDriver(coro)
     driver.step()
     if driver.done:
@@ -155,77 +165,66 @@ async def _cs_eval_cell(body, last, ns):
 def _cs_exit_text(code):
     return "sys.exit()" if code is None else "sys.exit(%r)" % (code,)
 
-async def _cs_program(code, ns, tests, max_result_bytes):
+async def _cs_program(code, ns, max_result_bytes):
     body, last, bad = _cs_compile_cell(code, _CS_FILE)
-    exit_code = ()
     if bad:
-        out = bad
-    else:
-        try:
-            out = _cs_result({"status": "success"}, await _cs_eval_cell(body, last, ns), max_result_bytes)
-        except SystemExit as e:
-            exit_code = e.code
-            out = {"status": "success"} if e.code in (None, 0) else {
-                "status": "runtime_error", "error": _cs_error("SystemExit", "exit code %r" % (e.code,))}
-        except BaseException as e:
-            out = _cs_exception(e)
-    if tests is None:
-        return _cs_json.dumps(out)
-    if exit_code != ():
-        out["tests"] = {"status": "not_run", "reason": "the program called %s before the tests ran" % _cs_exit_text(exit_code)}
-    elif out["status"] != "success":
-        err = out.get("error") or {}
-        where = " at line %s" % err["line"] if err.get("line") else ""
-        out["tests"] = {"status": "not_run", "reason": "the program ended with %s before the tests ran (%s%s: %s)" % (
-            out["status"], err.get("name", "Error"), where, str(err.get("message", ""))[:300])}
-    else:
-        out["tests"] = await _cs_tests(tests, ns)
+        return _cs_json.dumps(bad)
+    try:
+        out = _cs_result({"status": "success"}, await _cs_eval_cell(body, last, ns), max_result_bytes)
+    except SystemExit as e:
+        out = {"status": "success"} if e.code in (None, 0) else {
+            "status": "runtime_error", "error": _cs_error("SystemExit", "exit code %r" % (e.code,))}
+        # The worker leaves the tests not_run after an exit (any code).
+        out["exited"] = _cs_exit_text(e.code)
+    except BaseException as e:
+        out = _cs_exception(e)
     return _cs_json.dumps(out)
 
-async def _cs_tests(tests, ns):
-    _cs_flush()
-    _cs_hooks.phase("tests")
+async def _cs_tests_async(tests, ns):
+    """Tests that contain an await, run as a cell of their own in the program's namespace."""
     body, last, bad = _cs_compile_cell(tests, _CS_TESTS_FILE)
     if bad:
-        return {"status": "failed", "error": bad["error"]}
+        return _cs_json.dumps({"status": "failed", "error": bad["error"]})
     try:
         await _cs_eval_cell(body, last, ns)
     except SystemExit as e:
-        return {"status": "failed", "error": _cs_error("SystemExit", "the tests called %s before their end" % _cs_exit_text(e.code))}
+        return _cs_json.dumps({"status": "failed", "error": _cs_error("SystemExit", "the tests called %s before their end" % _cs_exit_text(e.code))})
     except BaseException as e:
         err = _cs_exception(e, _CS_TESTS_FILE)["error"]
         if isinstance(e, AssertionError) and not str(e) and err.get("line"):
             source = _cs_linecache.getline(_CS_TESTS_FILE, err["line"]).strip()
             if source:
                 err["message"] = "failed: " + source[:300]
-        return {"status": "failed", "error": err}
+        return _cs_json.dumps({"status": "failed", "error": err})
     finally:
         _cs_flush()
-    return {"status": "passed"}
+    return _cs_json.dumps({"status": "passed"})
+
+def _cs_run_tests_async(tests, options_json):
+    """Entry point of tests with an await: like _cs_run."""
+    try:
+        call = _cs_tests_async(tests, _CS_MAIN)
+    except BaseException as e:
+        return _cs_json.dumps({"status": "failed", "error": _cs_exception(e, _CS_TESTS_FILE)["error"]})
+    return _cs_start(call)
 
 def _cs_run(code, options_json):
-    """Entry point of a run. options: globals, session, maxResultBytes, hostFunctionNames, tests.
-    Returns the outcome's JSON, or None when the run waits (it ends through _cs_hooks.done). Never raises."""
-    global _cs_session_ns
+    """Entry point of a run. options: globals, session, reseed, maxResultBytes, hostFunctionNames, seed.
+    Returns the outcome's JSON, or None when the run waits (see _cs_poll). Never raises."""
     try:
         options = _cs_json.loads(options_json)
-        if not options.get("session") or _cs_session_ns is None:
+        if not options.get("session") or options.get("reseed"):
             # Every interpreter starts from the same memory snapshot (and pool runs from the same
             # baseline): without a reseed (fresh bits from the worker), random would repeat its
-            # numbers in every run.
+            # numbers in every run. A run that must repeat exactly (given inputs) reseeds in a
+            # session too, from the seed its inputs give.
             _cs_random = _cs_sys.modules.get("random")
             if _cs_random is not None and options.get("seed") is not None:
                 _cs_random.seed(options["seed"])
-        extra = options.get("globals") or {}
-        if options.get("session"):
-            if _cs_session_ns is None:
-                _cs_session_ns = _cs_new_namespace({})
-            _cs_session_ns.update(extra)
-            ns = _cs_session_ns
-        else:
-            ns = _cs_new_namespace(extra)
+        ns = _CS_MAIN
+        ns.update(options.get("globals") or {})
         _cs_install_host(ns, options.get("hostFunctionNames") or [])
-        program = _cs_program(code, ns, options.get("tests"), options.get("maxResultBytes", 1 << 20))
+        program = _cs_program(code, ns, options.get("maxResultBytes", 1 << 20))
     except BaseException as e:
         _cs_flush()
         return _cs_json.dumps(_cs_exception(e))
@@ -246,7 +245,7 @@ def _cs_call(name, options_json):
     """Entry point of a session call. options: args, maxResultBytes, hostFunctionNames. Like _cs_run."""
     try:
         options = _cs_json.loads(options_json)
-        ns = _cs_session_ns or {}
+        ns = _CS_MAIN
         fn = ns.get(name)
         if not callable(fn):
             known = ", ".join(_cs_function_list()) or "none"

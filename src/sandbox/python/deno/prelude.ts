@@ -14,7 +14,11 @@ export const FORBIDDEN_MODULES: readonly string[] = [
   "asyncio.subprocess", "_posixsubprocess", "posix", "nt",
 ];
 
-/** The prelude; defines `_cs_check` and `_cs_functions` in `__main__` (runs and calls: prelude-run.ts). */
+/**
+ * The prelude; defines `_cs_check` and `_cs_functions` (runs and calls: prelude-run.ts). It runs
+ * in a module namespace of its own (`_cs_runtime`, not in sys.modules); programs run in
+ * `__main__`, whose namespace the prelude prepares (guarded builtins).
+ */
 export const PYTHON_PRELUDE = String.raw`
 import ast as _cs_ast, builtins as _cs_builtins, json as _cs_json, linecache as _cs_linecache
 import sys as _cs_sys, traceback as _cs_traceback, types as _cs_types
@@ -111,12 +115,15 @@ def _cs_guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
                 raise _CsForbiddenImport(problem)
     return _cs_real_import(name, globals, locals, fromlist, level)
 
-def _cs_new_namespace(extra):
-    guarded = dict(_cs_builtins.__dict__)
-    guarded["__import__"] = _cs_guarded_import
-    ns = {"__name__": "__main__", "__builtins__": guarded, "__doc__": None}
-    ns.update(extra)
-    return ns
+import __main__ as _cs_main_module
+
+# Programs run in __main__'s own namespace, with builtins whose __import__ checks the policy.
+# A pool interpreter is restored to this state after every run; a session keeps it.
+_CS_MAIN = _cs_main_module.__dict__
+_cs_guarded_builtins = dict(_cs_builtins.__dict__)
+_cs_guarded_builtins["__import__"] = _cs_guarded_import
+_CS_MAIN["__builtins__"] = _cs_guarded_builtins
+del _cs_main_module
 
 _CS_USER_FILES = (_CS_FILE, "<tests>")
 
@@ -203,10 +210,8 @@ def _cs_install_scheduler(fn):
     import pyodide.webloop as _w
     _w.scheduleCallback = fn
 
-_cs_session_ns = None
-
 def _cs_function_list():
-    ns = _cs_session_ns or {}
+    ns = _CS_MAIN
     return sorted(k for k, v in ns.items() if isinstance(v, _cs_types.FunctionType) and not k.startswith("__") and not getattr(v, "_cs_host", False))
 
 def _cs_functions():

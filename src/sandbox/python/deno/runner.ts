@@ -9,8 +9,9 @@
  * are cancelled: a soft interrupt (Pyodide's interrupt buffer raises KeyboardInterrupt) first,
  * then `terminate()`. In pool mode every run gets a fresh interpreter.
  */
-import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "../shared/bounds.js";
+import { MAX_CLOCK_READS, MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "../shared/bounds.js";
 import type { HostRequest, Nonced, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerPackages, WorkerRequest } from "../shared/protocol.js";
+import { checkOutcome } from "../shared/outcome-check.js";
 import { encodeReturnedFiles } from "./returned-files.js";
 import { testsAfterStop } from "./run-phases.js";
 
@@ -39,6 +40,8 @@ interface RunnerConfig {
   snapshotPath?: string;
   /** Session mode keeps one interpreter across requests instead of a fresh one per run. */
   session: boolean;
+  /** Tests only: the worker answers `fingerprint` requests (fingerprint.ts). */
+  introspection?: boolean;
 }
 const config = JSON.parse(Deno.args[0] ?? "{}") as RunnerConfig;
 
@@ -54,10 +57,14 @@ const MEMORY_POLL_MS = 10;
  * program first with a MemoryError; this catches a guest that got around it.
  */
 export const MEMORY_SLACK_BYTES = 48 * 1024 * 1024;
-const ERROR_TEXT_MAX = 8000;
+/**
+ * A session's slack, counted from the process when its interpreter was ready: wider, since the
+ * runtime's own garbage from earlier calls is in it too (the worker counts what the session keeps
+ * precisely at the end of each call; this is the backstop for what it cannot see).
+ */
+const SESSION_MEMORY_SLACK_BYTES = 96 * 1024 * 1024;
 /** A reset copies ~31 MB; one that takes longer than this means the worker is stuck. */
 const RESET_TIMEOUT_MS = 5000;
-const STATUSES = new Set(["success", "syntax_error", "runtime_error", "timeout", "memory_limit", "output_limit", "forbidden", "cancelled"]);
 
 /**
  * Python in a worker may reach this process's stdout too, so every message to the host starts
@@ -134,6 +141,8 @@ interface Interpreter {
   interrupt: Int32Array;
   ready: Promise<void>;
   dead: boolean;
+  /** Resident memory of the process when the interpreter became ready (a session's memory floor). */
+  readyRss: number;
 }
 
 let snapshot: Uint8Array | undefined;
@@ -145,13 +154,15 @@ function startInterpreter(): Interpreter {
   const worker = newWorker();
   const buffer = new SharedArrayBuffer(4);
   const nonce = newNonce();
-  const interpreter: Interpreter = { worker, lastNonce: nonce, interrupt: new Int32Array(buffer), ready: Promise.resolve(), dead: false };
+  const interpreter: Interpreter = { worker, lastNonce: nonce, interrupt: new Int32Array(buffer), ready: Promise.resolve(), dead: false, readyRss: 0 };
   interpreter.ready = new Promise<void>((resolve, reject) => {
     worker.onmessage = (event) => {
       const data = event.data as Nonced<WorkerMessage>;
       if (data?.nonce !== nonce) return;
-      if (data.type === "ready") resolve();
-      else if (data.type === "failed") reject(new Error(data.message));
+      if (data.type === "ready") {
+        interpreter.readyRss = Deno.memoryUsage().rss;
+        resolve();
+      } else if (data.type === "failed") reject(new Error(data.message));
     };
     worker.onerror = (event) => {
       event.preventDefault();
@@ -160,7 +171,7 @@ function startInterpreter(): Interpreter {
   });
   // The worker gets its own copy by transfer (one copy, not two); the original is kept for later interpreters.
   const copy = snapshot?.slice();
-  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, packages, session: config.session, nonce }, copy ? [copy.buffer as ArrayBuffer] : []);
+  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, packages, session: config.session, introspection: config.introspection === true, nonce }, copy ? [copy.buffer as ArrayBuffer] : []);
   return interpreter;
 }
 
@@ -177,11 +188,12 @@ async function readyInterpreter(): Promise<Interpreter> {
   return current;
 }
 
-function replaceInterpreter(): void {
+/** Replaces the interpreter; `why` (bounded) goes with the next `ready` so the host can tell. */
+function replaceInterpreter(why: string): void {
   if (current) kill(current);
   current = startInterpreter();
   current.ready.then(
-    () => send({ type: "ready" }),
+    () => send({ type: "ready", replaced: why.slice(0, 200) }),
     (error: unknown) => {
       // Exit so the host sees a dead process (and replaces it) instead of waiting for "ready".
       send({ type: "fatal", message: `could not start a Python interpreter: ${String(error)}` });
@@ -199,27 +211,28 @@ interface Execution {
   testsStderr: string;
   files?: Record<string, string>;
   filesError?: string;
+  clockReads?: unknown;
   outputTruncated: boolean;
   durationMs: number;
   killed: boolean;
 }
 
-/** Waits for the worker's `reset` message after a pool run: true when it is pristine again. */
-function awaitReset(interpreter: Interpreter, timeoutMs: number): Promise<boolean> {
+/** Waits for the worker's `reset` message after a pool run: "" when it is pristine again, else why not. */
+function awaitReset(interpreter: Interpreter, timeoutMs: number): Promise<string> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       interpreter.worker.onmessage = null;
-      resolve(false);
+      resolve("the reset did not finish in time");
     }, timeoutMs);
     interpreter.worker.onmessage = (event) => {
       const data = event.data as Nonced<WorkerMessage> | null;
       clearTimeout(timer);
       interpreter.worker.onmessage = null;
-      if (data?.nonce === interpreter.lastNonce && data.type === "reset" && data.fresh === true) {
-        resolve(true);
+      if (data?.nonce !== interpreter.lastNonce || data.type !== "reset") {
+        resolve("the worker sent something else than its reset");
         return;
       }
-      resolve(false);
+      resolve(data.fresh === true ? "" : typeof data.resetMiss === "string" ? data.resetMiss : "not reset");
     };
   });
 }
@@ -246,20 +259,6 @@ function relayHostCall(message: Extract<WorkerMessage, { type: "host-call" }>): 
   send({ type: "host-call", id: target.hostId, callId: message.callId, name: message.name, argsJson: message.argsJson });
 }
 
-/** Checks a `done` outcome's shape and sizes; the guest could have shaped it. */
-function validOutcome(outcome: unknown, maxResultBytes: number): outcome is PythonOutcome {
-  if (outcome === null || typeof outcome !== "object") return false;
-  const o = outcome as Record<string, unknown>;
-  if (typeof o.status !== "string" || !STATUSES.has(o.status)) return false;
-  if (o.resultJson !== undefined && (typeof o.resultJson !== "string" || o.resultJson.length > maxResultBytes)) return false;
-  if (o.error !== undefined) {
-    const e = o.error as Record<string, unknown> | null;
-    if (e === null || typeof e !== "object" || typeof e.name !== "string" || typeof e.message !== "string") return false;
-    if (e.name.length + e.message.length + (typeof e.stack === "string" ? e.stack.length : 0) > ERROR_TEXT_MAX + 1000) return false;
-  }
-  return true;
-}
-
 /** Sends one run or call to the interpreter and enforces its limits from outside the worker. */
 function execute(interpreter: Interpreter, id: number, request: WorkerRequest, limits: RunLimits): Promise<Execution> {
   return new Promise((resolve) => {
@@ -272,12 +271,15 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
     let testsStderr = "";
     let phase: "program" | "tests" = "program";
     let returned: { files: Record<string, string> } | { error: string } | undefined;
+    let clockReads: unknown;
     let outputBytes = 0;
     let outputTruncated = false;
     let stopReason: StopReason | undefined;
     let hardTimer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
-    const baselineRss = Deno.memoryUsage().rss;
+    // A session's limit counts what it keeps (its files live in JavaScript, outside the
+    // interpreter's memory): its floor is the process when the interpreter was ready.
+    const baselineRss = config.session && interpreter.readyRss > 0 ? interpreter.readyRss : Deno.memoryUsage().rss;
 
     const finish = (outcome: PythonOutcome | undefined, killed: boolean) => {
       if (settled) return;
@@ -324,6 +326,7 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
         final = { ...final, tests: testsAfterStop(final, phase) };
       }
       const files = returned === undefined ? {} : "files" in returned ? { files: returned.files } : { filesError: returned.error };
+      if (clockReads !== undefined) Object.assign(files, { clockReads });
       resolve({ outcome: final, stdout, stderr, testsStdout, testsStderr, outputTruncated, durationMs, killed, ...files });
     };
 
@@ -387,17 +390,21 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
         case "host-call":
           relayHostCall(message);
           return;
-        case "done":
-          if (typeof message.fatal !== "boolean" || !validOutcome(message.outcome, limits.maxResultBytes)) {
+        case "done": {
+          // Every field is checked again: the worker's realm is the guest's.
+          const checked = checkOutcome(message.outcome, limits.maxResultBytes, true);
+          if (typeof message.fatal !== "boolean" || typeof checked === "string") {
             stop("forged");
             return;
           }
+          message.outcome = checked;
           if ((request.type === "run" || request.type === "call") && request.extras.files !== undefined && !message.fatal) {
             returned =
               message.filesError !== undefined
                 ? { error: String(message.filesError).slice(0, 500) }
                 : encodeReturnedFiles(message.files, request.extras.maxFileBytes, request.extras.maxTotalFileBytes);
           }
+          if (!message.fatal) clockReads = message.clockReads;
           if (message.fatal) {
             kill(interpreter);
             // Pyodide's fatal-error handler dumps interpreter frames to stdout: not the user's output.
@@ -406,6 +413,7 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
           }
           finish(message.outcome, message.fatal);
           return;
+        }
         case "failed":
           kill(interpreter);
           finish({ status: "runtime_error", error: { name: "InterpreterError", message: String(message.message).slice(0, 500) } }, true);
@@ -425,7 +433,7 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
     // transient spike of the runtime, is not the guest's.
     let over = 0;
     const memoryTimer = setInterval(() => {
-      over = Deno.memoryUsage().rss - baselineRss > limits.memoryLimitBytes + MEMORY_SLACK_BYTES ? over + 1 : 0;
+      over = Deno.memoryUsage().rss - baselineRss > limits.memoryLimitBytes + (config.session ? SESSION_MEMORY_SLACK_BYTES : MEMORY_SLACK_BYTES) ? over + 1 : 0;
       if (over >= 2) stop("memory_limit");
     }, MEMORY_POLL_MS);
     Atomics.store(interpreter.interrupt, 0, 0);
@@ -448,6 +456,8 @@ async function handle(request: HostRequest): Promise<void> {
         ...(request.files !== undefined ? { files: fromBase64Files(request.files) } : {}),
         maxFileBytes: request.maxFileBytes,
         maxTotalFileBytes: request.maxTotalFileBytes,
+        ...(request.filesAtRoot === true ? { filesAtRoot: true } : {}),
+        ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
       };
       const workerRequest: WorkerRequest =
         request.type === "run"
@@ -457,20 +467,25 @@ async function handle(request: HostRequest): Promise<void> {
       const reset = done.killed || interpreter.dead;
       const tests = request.type === "run" && request.tests !== undefined ? { testsStdout: done.testsStdout, testsStderr: done.testsStderr } : {};
       const files = done.files !== undefined ? { files: done.files } : done.filesError !== undefined ? { filesError: done.filesError } : {};
+      // The worker's readings are passed on as they are; the host checks them.
+      if (Array.isArray(done.clockReads) && done.clockReads.length <= MAX_CLOCK_READS) Object.assign(files, { clockReads: done.clockReads });
       send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session, ...tests, ...files });
       // Pool mode: a pristine interpreter for every run, restored in place when the run ended
       // normally and left nothing outside the memory, else a new worker. Session mode: the
       // same interpreter until it has to be killed.
       const limitHit = done.outcome.status === "timeout" || done.outcome.status === "memory_limit" || done.outcome.status === "output_limit" || done.outcome.status === "cancelled";
-      if (interpreter.dead || (!config.session && limitHit)) replaceInterpreter();
-      else if (!config.session && !(await awaitReset(interpreter, RESET_TIMEOUT_MS))) replaceInterpreter();
-      else send({ type: "ready" });
+      if (interpreter.dead || (!config.session && limitHit)) replaceInterpreter(interpreter.dead ? "the interpreter was stopped" : `the run ended ${done.outcome.status}`);
+      else if (!config.session) {
+        const miss = await awaitReset(interpreter, RESET_TIMEOUT_MS);
+        if (miss) replaceInterpreter(miss);
+        else send({ type: "ready" });
+      } else send({ type: "ready" });
       return;
     }
     case "check": {
       const done = await execute(interpreter, request.id, { type: "check", code: request.code }, { timeoutMs: 10_000, memoryLimitBytes: 256 * 1024 * 1024, maxOutputBytes: 0, maxResultBytes: 0 });
       send({ type: "checked", id: request.id, outcome: done.outcome });
-      if (interpreter.dead) replaceInterpreter();
+      if (interpreter.dead) replaceInterpreter("the interpreter was stopped");
       else send({ type: "ready" });
       return;
     }
@@ -495,8 +510,26 @@ async function handle(request: HostRequest): Promise<void> {
       });
       interpreter.worker.onmessage = null;
       send({ type: "functions", id: request.id, names });
-      if (interpreter.dead) replaceInterpreter();
+      if (interpreter.dead) replaceInterpreter("the interpreter was stopped");
       else send({ type: "ready" });
+      return;
+    }
+    case "fingerprint": {
+      const nonce = newNonce();
+      const reply = await new Promise<{ baseline: Record<string, string>; now: Record<string, string> }>((resolve) => {
+        const empty = { baseline: {}, now: { error: "no fingerprint" } };
+        if (config.introspection !== true) return resolve(empty);
+        const timer = setTimeout(() => resolve(empty), 30_000);
+        interpreter.worker.onmessage = (event) => {
+          const data = event.data as Nonced<WorkerMessage> | null;
+          clearTimeout(timer);
+          resolve(data?.nonce === nonce && data.type === "fingerprint" ? { baseline: data.baseline, now: data.now } : empty);
+        };
+        interpreter.worker.postMessage({ type: "fingerprint", nonce });
+      });
+      interpreter.worker.onmessage = null;
+      send({ type: "fingerprint", id: request.id, ...reply });
+      send({ type: "ready" });
       return;
     }
     case "cancel":

@@ -12,13 +12,23 @@
  * time and memory on its own side. What this file adds is precision (MemoryError at the cap,
  * output cut at the exact byte), not the boundary.
  */
+import { types as nodeTypes } from "node:util";
 import type { loadPyodide as LoadPyodide, PyodideAPI } from "pyodide";
-import type { PythonOutcome, WorkerMessage, WorkerRequest } from "../shared/protocol.js";
-import { collectWorkDir, prepareWorkDir, type EmscriptenFs } from "./files.js";
+import type { PythonOutcome, PythonTestsOutcome, WorkerMessage, WorkerRequest } from "../shared/protocol.js";
+import { collectWorkDir, fileSystemBytes, filesPlace, prepareWorkDir, WORK_DIR, type EmscriptenFs } from "./files.js";
+import { installRunInputs } from "./run-inputs.js";
+import nodeCrypto from "node:crypto";
 import { createHostBridge, replyText } from "./host-bridge.js";
 import { installPackages } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
+import { testsError, testsNotRun } from "./tests-verdict.js";
+import { scopeAsyncSources, type ProxyRelease } from "./async-sources.js";
+import { makeReadOnly, type ReadOnlyFs } from "./read-only-tree.js";
+import { reachableGlobals, takeFingerprint, type FingerprintSources } from "./fingerprint.js";
+import { captureBaseline, type BaselineModule, type InterpreterBaseline } from "./interpreter-baseline.js";
+import { createPurityClassifier, type PurityFs } from "./pure-imports.js";
+import { moduleImports, withWatchedInstantiation, type ImportWatch, type InstantiatedPyodide } from "./wasm-imports.js";
 
 type Fn = (...args: never[]) => unknown;
 interface WasmMemory {
@@ -37,18 +47,18 @@ const realSetTimeout = realm.setTimeout as (fn: () => void, ms?: number) => numb
 const realClearTimeout = realm.clearTimeout as (id: number) => void;
 const realSetInterval = realm.setInterval as (fn: () => void, ms?: number) => number;
 const AtomicsStore = Atomics.store;
-const randomFill = crypto.getRandomValues.bind(crypto);
+const PromiseCtor = Promise;
+const PromiseThen = Promise.prototype.then;
 const JSONParse = JSON.parse;
 const JSONStringify = JSON.stringify;
 const memoryPrototype = (realm.WebAssembly as { Memory: { prototype: WasmMemory } }).Memory.prototype;
 const realGrow = memoryPrototype.grow;
 const memoryBufferGetter = Object.getOwnPropertyDescriptor(memoryPrototype, "buffer")!.get!;
 const byteLengthGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
-const TypedArraySet = Uint8Array.prototype.set;
-const TypedArrayFill = Uint8Array.prototype.fill;
-const TypedArraySlice = Uint8Array.prototype.slice;
-const Uint8ArrayCtor = Uint8Array;
+const isProxy = nodeTypes.isProxy as (value: unknown) => boolean;
 const WASM_PAGE_BYTES = 65536;
+/** Clock and entropy of runs given `inputs`, installed before Pyodide loads (run-inputs.ts). */
+const runInputs = installRunInputs(nodeCrypto as unknown as { randomFillSync(view: ArrayBufferView): unknown });
 
 // ---- Memory cap (precision only; the runner's RSS watchdog is the limit) ------------------
 // Pyodide's heap is WebAssembly memory, outside V8's heap limit, and Emscripten grows it
@@ -71,6 +81,9 @@ memoryPrototype.grow = grow;
 /** Nonce of the request being served; only messages carrying it are believed by the runner. */
 let nonce = "";
 let inRun = false;
+/** Changes at the end of every run (async-sources.ts scopes callbacks by it). */
+let runEpoch = 0;
+let proxyRelease: ProxyRelease | undefined;
 /** Timer ids are increasing integers: every timer made during a run lies in [firstTimer, ∞). */
 let firstTimer = 0;
 let interrupt: Int32Array | undefined;
@@ -112,7 +125,20 @@ function scopedTimer(real: (fn: () => void, ms?: number) => number) {
   return function timer(fn: unknown, ms?: unknown, ...args: unknown[]): number {
     if (!inRun || typeof fn !== "function") return 0;
     return real(() => {
-      if (inRun) ReflectApply(fn as Fn, undefined, args);
+      if (!inRun) return;
+      let returned: unknown;
+      try {
+        returned = ReflectApply(fn as Fn, undefined, args);
+      } finally {
+        // Pyodide's event loop runs Python from a promising callable: it may go on in the
+        // promise's jobs, so the run is looked at again once that promise settles.
+        try {
+          if (returned instanceof PromiseCtor) ReflectApply(PromiseThen, returned, [pollRun, pollRun]);
+        } catch {
+          // Not a real promise.
+        }
+        pollRun();
+      }
     }, Number(ms) || 0);
   };
 }
@@ -133,9 +159,12 @@ function beginRun(): void {
   inRun = true;
 }
 
-/** Everything the run scheduled dies here: timers, intervals, event-loop callbacks. */
+/** Everything the run scheduled dies here: timers, intervals, event-loop callbacks, proxies. */
 function endRun(): void {
+  // Inside the run still: a released proxy's __del__ runs now, not in a later call.
+  proxyRelease?.releaseRun();
   inRun = false;
+  runEpoch += 1;
   const last = realSetTimeout(() => undefined, 0);
   for (let id = firstTimer; id <= last; id++) realClearTimeout(id);
 }
@@ -183,178 +212,171 @@ const jsGlobals = freeze({
   clearInterval: guestClearTimeout,
 });
 
-// ---- Fast reset: the interpreter's memory restored in place ---------------------------------
+// ---- Reset in place: a pristine interpreter for every pool run --------------------------------
 /**
- * After init and a warm-up run, the worker keeps a copy of the WebAssembly memory and of the
- * JS references (hiwire slots) that memory points at. After a pool run it restores both in
- * place, so the next run starts from the same pristine interpreter without a new worker. Only
- * state that lives in the memory can be restored; the run is "clean" (restorable) when nothing
- * outside it changed:
- * - no JS reference was made (any access from Python to a JS object allocates a hiwire slot,
- *   which changes the slot table at its free head), so no JS object was touched;
- * - the file system was not written (Emscripten's FS lives in JS objects);
- * - no library was loaded (the function table did not grow), the stack pointer is back;
- * - the memory grew by less than MAX_RESTORE_GROWTH_BYTES (it cannot shrink: past that, a new
- *   worker gives the memory back).
- * Otherwise the worker says so and the runner replaces it. Every function used here was
- * captured before user code ran.
+ * Every call from Pyodide's WebAssembly into JavaScript goes through its import object, which
+ * is watched from before the instance exists (wasm-imports.ts). A pool run whose every import
+ * call is on the closed list of pure-imports.ts changed nothing but the WebAssembly instance
+ * and a few listed JavaScript properties, and interpreter-baseline.ts restores all of those.
+ * Any other call, a file given to the run, a limit or a fault: the runner replaces the worker.
  */
-const MAX_RESTORE_GROWTH_BYTES = 32 * 1024 * 1024;
-/** Hiwire slots checked: the free head is among the first few (6 references live at baseline). */
-const CHECKED_SLOTS = 1024;
-interface PyodideModule {
-  memory: WasmMemory;
-  wasmTable: { length: number };
-  ___stack_pointer: { value: number };
-  __hiwire_slot_info(index: number): number;
-  __hiwire_get(index: number): unknown;
-  __hiwire_set(index: number, value: unknown): number;
-  FS: Record<string, unknown> & { nextInode: number };
-}
-interface Baseline {
-  memory: WasmMemory;
-  heap: Uint8Array;
-  slotInfo(index: number): number;
-  hiwireSet(index: number, value: unknown): number;
-  table: { length: number };
-  tableLength: number;
-  stackPointerGlobal: { value: number };
-  stackPointer: number;
-  /** Occupied slots and their JS values at baseline (restored after every reset). */
-  slots: Array<[number, unknown]>;
-  /** Slot infos after a clean run (what a run that touched no JS object leaves). */
-  cleanInfos: Uint32Array;
-  nextInode: () => number;
-  inode: number;
-}
-let baseline: Baseline | undefined;
-/** Set by the wrapped file-system operations: the FS changed during this run. */
-let fsDirty = false;
-/** Why the last reset did not happen (for the bench's fallback count). */
+let watch: ImportWatch | undefined;
+let classifier: ReturnType<typeof createPurityClassifier> | undefined;
+let baseline: InterpreterBaseline | undefined;
+/** Set when the worker itself changed the interpreter's files for a run (the `files` option). */
+let touchedByWorker = "";
+/** Why the last reset did not happen (for the bench's fallback count and the tests). */
 let resetMiss = "";
 
-function heapView(memory: WasmMemory): Uint8Array {
-  return new Uint8ArrayCtor(ReflectApply(memoryBufferGetter, memory, []) as ArrayBuffer);
+function beginWatch(): void {
+  watch?.clear();
+  classifier?.resetRun();
+  touchedByWorker = "";
 }
 
-function slotInfos(base: Pick<Baseline, "slotInfo">): Uint32Array {
-  const out = new Uint32Array(CHECKED_SLOTS);
-  for (let i = 0; i < CHECKED_SLOTS; i++) out[i] = base.slotInfo(i);
-  return out;
-}
-
-/** Every FS operation that changes files sets `fsDirty` (stdout/stderr writes are not changes). */
-function watchFileSystem(fs: Record<string, unknown>): void {
-  const mutating = ["mknod", "mkdir", "symlink", "rename", "rmdir", "unlink", "truncate", "ftruncate", "chmod", "fchmod", "lchmod", "chown", "fchown", "lchown", "utime", "mount", "unmount", "writeFile", "create"];
-  for (const name of mutating) {
-    const original = fs[name];
-    if (typeof original !== "function") continue;
-    fs[name] = function (this: unknown, ...args: unknown[]) {
-      // Only an operation that succeeded changed something (mkdirTree tries existing dirs).
-      const result = ReflectApply(original as Fn, this, args);
-      fsDirty = true;
-      return result;
-    };
-  }
-  const write = fs.write;
-  if (typeof write === "function") {
-    fs.write = function (this: unknown, ...args: unknown[]) {
-      // Writes to devices (stdout, stderr, /dev/null) change no file.
-      const stream = args[0] as { tty?: unknown; node?: { mode?: unknown } } | undefined;
-      const mode = stream?.node?.mode;
-      const device = typeof mode === "number" && (mode & 0o170000) === 0o020000;
-      if (!stream || !(stream.tty || device)) fsDirty = true;
-      return ReflectApply(write as Fn, this, args);
-    };
-  }
-}
-
-async function takeBaseline(module: PyodideModule, runClean: () => Promise<void>): Promise<void> {
-  const slotInfo = module.__hiwire_slot_info;
-  const hiwireGet = module.__hiwire_get;
-  const base: Baseline = {
-    memory: module.memory,
-    heap: new Uint8ArrayCtor(0),
-    slotInfo,
-    hiwireSet: module.__hiwire_set,
-    table: module.wasmTable,
-    tableLength: module.wasmTable.length,
-    stackPointerGlobal: module.___stack_pointer,
-    stackPointer: module.___stack_pointer.value,
-    slots: [],
-    cleanInfos: new Uint32Array(0),
-    nextInode: () => module.FS.nextInode,
-    inode: module.FS.nextInode,
-  };
-  const infos = slotInfos(base);
-  for (let i = 0; i < CHECKED_SLOTS; i++) if ((infos[i]! & 1) === 1) base.slots.push([i, hiwireGet(i)]);
-  base.heap = ReflectApply(TypedArraySlice, heapView(base.memory), []) as Uint8Array;
-  await runClean();
-  base.cleanInfos = slotInfos(base);
-  baseline = base;
-  fsDirty = false;
-  if (!restore(true)) baseline = undefined;
-}
-
-/**
- * Restores the baseline if the run left nothing outside the memory (or `force`); returns
- * whether the interpreter is pristine again.
- */
-function restore(force = false): boolean {
-  const base = baseline;
+/** Restores the baseline when the run left nothing else; returns whether the interpreter is pristine again. */
+function restore(): boolean {
   resetMiss = "no baseline";
-  if (!base) return false;
-  if (!force) {
-    resetMiss = "file system changed";
-    if (fsDirty || base.nextInode() !== base.inode) return false;
-    resetMiss = "function table grew or stack moved";
-    if (base.table.length !== base.tableLength || base.stackPointerGlobal.value !== base.stackPointer) return false;
-    resetMiss = "JS references made";
-    const infos = slotInfos(base);
-    for (let i = 0; i < CHECKED_SLOTS; i++) if (infos[i] !== base.cleanInfos[i]) return false;
+  if (!baseline || !watch) return false;
+  if (touchedByWorker) {
+    resetMiss = touchedByWorker;
+    return false;
   }
-  const heap = heapView(base.memory);
-  resetMiss = "memory grew too much";
-  if (heap.length - base.heap.length > MAX_RESTORE_GROWTH_BYTES) return false;
-  resetMiss = "";
-  ReflectApply(TypedArraySet, heap, [base.heap]);
-  // Memory that grew must read as fresh (zero) memory again; malloc may rely on it.
-  if (heap.length > base.heap.length) ReflectApply(TypedArrayFill, heap, [0, base.heap.length]);
-  const slots = base.slots;
-  for (let i = 0; i < slots.length; i++) base.hiwireSet(slots[i]![0], slots[i]![1]);
-  fsDirty = false;
-  return true;
+  if (watch.impure) {
+    resetMiss = `the run called ${watch.impure}`;
+    return false;
+  }
+  resetMiss = baseline.restore();
+  return resetMiss === "";
 }
 
 // ---- Pyodide ---------------------------------------------------------------------------------
 let pyodide: PyodideAPI | undefined;
 let baselineHeapBytes = 0;
+/** Bytes of file contents when the interpreter was ready (the standard library, packages). */
+let baselineFileBytes = 0;
 
 function heapBytes(py: PyodideAPI): number {
   // `_module` is Pyodide's Emscripten module; its HEAPU8 views the whole WebAssembly memory.
   return (py as unknown as { _module: { HEAPU8: Uint8Array } })._module.HEAPU8.length;
 }
 
+/** What loading gave back besides the API: the import watch and the instance (absent for the snapshot maker). */
+let instantiated: InstantiatedPyodide | undefined;
+
 async function load(pyodideUrl: string, snapshot: Uint8Array | undefined, makeSnapshot: boolean): Promise<PyodideAPI> {
   const module = (await import(`${pyodideUrl}pyodide.mjs`)) as { loadPyodide: typeof LoadPyodide };
   // Pyodide under Deno reads its files by path, not by URL.
-  return module.loadPyodide({
-    indexURL: decodeURIComponent(new URL(pyodideUrl).pathname),
-    ...(makeSnapshot ? {} : { jsglobals: jsGlobals }),
-    ...(snapshot ? { _loadSnapshot: snapshot } : {}),
-    ...(makeSnapshot ? { _makeSnapshot: true } : {}),
-  });
+  const start = () =>
+    module.loadPyodide({
+      indexURL: decodeURIComponent(new URL(pyodideUrl).pathname),
+      // A fixed hash seed: the order of a set of strings is the same in every interpreter, on every
+      // machine (a thread's replay in another process must see the order its first run saw). The
+      // snapshot carries it; its file name says so (deno-paths.ts).
+      env: { HOME: "/home/pyodide", PYTHONHASHSEED: "0" },
+      ...(makeSnapshot ? {} : { jsglobals: jsGlobals }),
+      ...(snapshot ? { _loadSnapshot: snapshot } : {}),
+      ...(makeSnapshot ? { _makeSnapshot: true } : {}),
+    });
+  if (makeSnapshot) return start();
+  const loaded = await withWatchedInstantiation(start);
+  watch = loaded.watch;
+  instantiated = loaded.instantiated;
+  return loaded.value;
 }
 
-/** Prelude functions, looked up once: each lookup would otherwise leave a proxy behind. */
-const entryPoints = new Map<string, (...args: unknown[]) => string>();
-function entryPoint(py: PyodideAPI, name: string): (...args: unknown[]) => string {
+/** Tests only: the interpreter's fingerprint when it was ready the first time (fingerprint.ts). */
+let baselineFingerprint: Record<string, string> | undefined;
+
+/** The baseline's JavaScript graph, line by line, to say what differs later (tests only). */
+const fingerprintReference = { lines: [] as string[] };
+
+function fingerprintNow(): Record<string, string> {
+  return takeFingerprint(fingerprintSources(), fingerprintReference);
+}
+
+function fingerprintSources(): FingerprintSources {
+  const py = pyodide!;
+  const module = (py as unknown as { _module: BaselineModule & { ENV: Record<string, unknown>; FS: FingerprintSources["fs"] } })._module;
+  return {
+    heap: () => module.HEAPU8,
+    globals: () => [module.___stack_pointer.value, module._emscripten_stack_get_base(), module._emscripten_stack_get_end(), module._getTempRet0(), ...gotGlobals(instantiated!).map((g) => Number(g.value))],
+    tableLength: () => module.wasmTable.length,
+    hiwire: () => {
+      const parts: string[] = [];
+      for (let i = 0; i < 1024; i++) {
+        const info = module.__hiwire_slot_info(i);
+        if (info !== 0) parts.push(`${i}:${info}:${(info & 1) === 1 ? typeof module.__hiwire_get(i) : ""}`);
+      }
+      return parts.join(" ");
+    },
+    fs: module.FS,
+    env: module.ENV,
+    roots: { pyodide_js: py, js: jsGlobals, module, api: (py as unknown as { _api: object })._api, global: globalThis },
+    isProxy,
+  };
+}
+
+/** The imported GOT globals of the instance (mutable WebAssembly globals set by JavaScript). */
+function gotGlobals(found: InstantiatedPyodide): Array<{ value: unknown }> {
+  const globals: Array<{ value: unknown }> = [];
+  for (const entry of moduleImports(found.module)) {
+    if (entry.kind !== "global") continue;
+    const global = (found.imports[entry.module] as Record<string, unknown> | undefined)?.[entry.name];
+    if (global !== null && typeof global === "object" && "value" in global) globals.push(global as { value: unknown });
+  }
+  return globals;
+}
+
+/** The prelude's own module namespace (not in sys.modules), captured at init. */
+let runtimeNamespace: { get(name: string): unknown; set(name: string, value: unknown): void } | undefined;
+/** C-level callables and the program's namespace, captured at init for the tests step. */
+let trusted: { exec: (code: string, globals: unknown) => unknown; mainNamespace: unknown; clearTracing: () => void } | undefined;
+
+/** The prelude functions the worker calls. */
+const ENTRY_POINTS = ["_cs_run", "_cs_call", "_cs_poll", "_cs_host_reply", "_cs_interrupt", "_cs_flush", "_cs_check", "_cs_functions", "_cs_run_tests_async"];
+
+/** Prelude functions, looked up once (at init): each lookup would otherwise leave a proxy behind. */
+const entryPoints = new Map<string, (...args: unknown[]) => unknown>();
+function entryPoint(name: string): (...args: unknown[]) => unknown {
   let entry = entryPoints.get(name);
   if (!entry) {
-    entry = py.globals.get(name) as (...args: unknown[]) => string;
+    entry = runtimeNamespace!.get(name) as (...args: unknown[]) => unknown;
     entryPoints.set(name, entry);
   }
   return entry;
+}
+
+/** A run that waits on an await: settled by `pollRun` after a callback the worker dispatched. */
+let waiter: ((outcomeJson: string) => void) | undefined;
+
+/**
+ * Asks the prelude whether the waiting run finished. Called only by the worker, after each
+ * callback it dispatched into Python (a timer of the run, a host reply, an interrupt): nothing
+ * Python can call ends a run.
+ */
+function pollRun(): void {
+  if (!waiter || !pyodide) return;
+  let done: unknown;
+  try {
+    done = entryPoint("_cs_poll")();
+  } catch {
+    return;
+  }
+  if (typeof done === "string") {
+    const settle = waiter;
+    waiter = undefined;
+    settle(done);
+  }
+}
+
+/** Calls a prelude entry point; its JSON outcome, at once or once the run stops waiting. */
+function entryOutcome(fn: string, first: string, options: Record<string, unknown>): Promise<string> {
+  const returned = entryPoint(fn)(first, JSONStringify(options));
+  if (typeof returned === "string") return Promise.resolve(returned);
+  return new Promise((resolve) => {
+    waiter = resolve;
+  });
 }
 
 function faultOutcome(error: unknown): PythonOutcome {
@@ -380,9 +402,10 @@ function faultOutcome(error: unknown): PythonOutcome {
 
 /** Options passed to the prelude's entry points as one JSON object (easy to extend). */
 type EntryOptions = Record<string, unknown>;
+type Done = { outcome: PythonOutcome; fatal: boolean };
 
-async function callPython(fn: string, first: string, options: EntryOptions, memoryLimitBytes: number, outputCap: number): Promise<{ outcome: PythonOutcome; fatal: boolean }> {
-  const py = pyodide!;
+/** Runs `work` under the request's memory and output caps (precision only; see the top of the file). */
+async function limited(memoryLimitBytes: number, outputCap: number, work: () => Promise<Done>): Promise<Done> {
   decoders.stdout = new TextDecoder();
   decoders.stderr = new TextDecoder();
   outputBytes = 0;
@@ -391,21 +414,93 @@ async function callPython(fn: string, first: string, options: EntryOptions, memo
   growRefused = false;
   capBytes = baselineHeapBytes + memoryLimitBytes;
   try {
-    const entry = entryPoint(py, fn);
-    const seed = randomFill(new Uint32Array(4));
-    const returned = entry(first, JSONStringify({ ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` })) as string | undefined;
-    // A run that waits on an await returns None and ends through the bridge's `done` hook.
-    const outcome = JSONParse(typeof returned === "string" ? returned : await bridge.waitDone()) as PythonOutcome;
-    if (growRefused && outcome.status === "runtime_error") {
-      return { outcome: { ...outcome, status: "memory_limit" }, fatal: false };
+    const done = await work();
+    if (growRefused && !done.fatal && (done.outcome.status === "runtime_error" || done.outcome.tests?.error?.name === "MemoryError")) {
+      return { ...done, outcome: { ...done.outcome, status: "memory_limit" } };
     }
-    return { outcome, fatal: false };
+    return done;
   } catch (error) {
     // A JavaScript-level fault (stack overflow, denied host call) leaves Pyodide unusable.
     return { outcome: faultOutcome(error), fatal: true };
   } finally {
     capBytes = Number.POSITIVE_INFINITY;
   }
+}
+
+/**
+ * A session keeps its interpreter: its memory limit counts what it keeps, the WebAssembly memory
+ * it grew and the bytes of its in-memory files (JavaScript-side). Past the limit the call ends
+ * `memory_limit` and the interpreter is replaced (the session ends).
+ */
+function sessionKeepsTooMuch(done: Done, memoryLimitBytes: number): Done {
+  if (done.fatal || !pyodide) return done;
+  const module = (pyodide as unknown as { _module: { FS: { root: unknown; isDir(mode: number): boolean; isFile(mode: number): boolean } } })._module;
+  const kept = heapBytes(pyodide) - baselineHeapBytes + fileSystemBytes(module.FS.root as never, module.FS) - baselineFileBytes;
+  if (kept <= memoryLimitBytes) return done;
+  return {
+    outcome: { status: "memory_limit", error: { name: "MemoryError", message: `the session keeps ${kept} bytes (memory and files) past its ${memoryLimitBytes}-byte limit; its interpreter was stopped` } },
+    fatal: true,
+  };
+}
+
+/** An entry point's outcome, parsed; a prelude rewritten into returning garbage is a fault. */
+async function entryDone(fn: string, first: string, options: EntryOptions): Promise<Done & { exited?: string }> {
+  // The run's generator when it was given inputs (a replay repeats it), else real entropy.
+  const seed = runInputs.words();
+  const text = await entryOutcome(fn, first, { ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` });
+  let outcome: unknown;
+  try {
+    outcome = JSONParse(text);
+  } catch {
+    outcome = undefined;
+  }
+  if (outcome === null || typeof outcome !== "object") {
+    return { outcome: { status: "runtime_error", error: { name: "SandboxViolation", message: "the interpreter returned an outcome that is not a JSON object; it was replaced" } }, fatal: true };
+  }
+  const { exited, ...rest } = outcome as PythonOutcome & { exited?: unknown };
+  return { outcome: rest, fatal: false, ...(typeof exited === "string" ? { exited: exited.slice(0, 200) } : {}) };
+}
+
+/**
+ * The tests step of a run, decided by the worker: the phase starts here (not when Python says
+ * so), tracing and monitoring hooks the program left are cleared, and tests without an `await`
+ * are executed by the interpreter's C-level `exec` in the program's namespace, called from here:
+ * passed when it returns, failed when it raises. No Python function the program could have
+ * rewritten stands between the tests and their verdict (the program can still lie in the
+ * values it gives the tests, e.g. with an `__eq__` that always says yes: see docs/security.md).
+ */
+async function runTests(program: Done & { exited?: string }, tests: string, run: number): Promise<PythonTestsOutcome> {
+  if (program.exited !== undefined) return { status: "not_run", reason: `the program called ${program.exited} before the tests ran` };
+  if (program.outcome.status !== "success") return testsNotRun(program.outcome);
+  // The program's buffered output is the program's.
+  flushPython();
+  post({ type: "phase", run, phase: "tests" });
+  trusted!.clearTracing();
+  if (/\bawait\b/.test(tests)) {
+    const done = await entryDone("_cs_run_tests_async", tests, {});
+    return done.outcome as unknown as PythonTestsOutcome;
+  }
+  try {
+    trusted!.exec(tests, trusted!.mainNamespace);
+    return { status: "passed" };
+  } catch (error) {
+    if (!isPythonError(error)) throw error;
+    return { status: "failed", error: testsError(error.type, error.message, tests) };
+  } finally {
+    flushPython();
+  }
+}
+
+function flushPython(): void {
+  try {
+    entryPoint("_cs_flush")();
+  } catch {
+    // The program broke its own streams; what it wrote is lost.
+  }
+}
+
+function isPythonError(error: unknown): error is { type: string; message: string } {
+  return error instanceof Error && typeof (error as { type?: unknown }).type === "string";
 }
 
 /**
@@ -422,6 +517,7 @@ async function serve(work: () => Promise<{ outcome: PythonOutcome; fatal: boolea
     done = { outcome: faultOutcome(error), fatal: true };
   }
   bridge.end();
+  waiter = undefined;
   // The run's timers die now, before any of them can fire (one that came due during a long run
   // would otherwise run before the task below); microtasks the run left still drain first.
   endRun();
@@ -455,22 +551,29 @@ function onRunMessage(request: Extract<WorkerRequest, { type: "host-reply" | "in
   if (request.type === "host-reply") {
     if (!bridge.isCurrent(request.run)) return;
     try {
-      entryPoint(pyodide, "_cs_host_reply")(request.callId, replyText(request));
+      entryPoint("_cs_host_reply")(request.callId, replyText(request));
     } catch {
       // Python refused the reply (an interrupt pending); the runner's limit ends the run.
     }
+    pollRun();
     return;
   }
   // Python is idle at an await (a busy Python never lets this message in): throw the
   // interrupt into the run's coroutine; a run that ignores it is killed by the runner.
-  if (!bridge.waiting(request.run) || !interrupt) return;
+  if (!bridge.isCurrent(request.run) || !waiter || !interrupt) return;
   AtomicsStore(interrupt, 0, 0);
   try {
-    entryPoint(pyodide, "_cs_interrupt")();
+    entryPoint("_cs_interrupt")();
   } catch {
     // The run ends through the runner's hard kill.
   }
-  if (bridge.waiting(request.run)) AtomicsStore(interrupt, 0, 2);
+  pollRun();
+  if (stillWaiting()) AtomicsStore(interrupt, 0, 2);
+}
+
+/** Whether a run still waits (read through a call: pollRun may have settled it). */
+function stillWaiting(): boolean {
+  return waiter !== undefined;
 }
 
 async function handle(request: WorkerRequest): Promise<void> {
@@ -485,33 +588,91 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "init": {
       const py = await load(request.pyodideUrl, request.snapshot, false);
       installPackages(py, request.packages, false);
+      // The standard library, site-packages and lib-dynload cannot be changed by any descriptor.
+      const modFs = py as unknown as { _module: { FS: ReadOnlyFs; ERRNO_CODES: Record<string, number> } };
+      makeReadOnly(modFs._module.FS, "/lib", modFs._module.ERRNO_CODES.EROFS ?? 69);
       interrupt = new Int32Array(request.interruptBuffer);
       py.setInterruptBuffer(interrupt);
+      // Pyodide's default stdin reads the process's real file descriptor 0 (through node:fs,
+      // captured at load): the runner's request pipe. A guest reading it would steal (or block
+      // on) the host's next messages, even from a terminated worker. Reads fail instead.
+      py.setStdin({ error: true });
       py.setStdout(writer("stdout"));
       py.setStderr(writer("stderr"));
       const api = (py as unknown as { _api: Record<string, unknown> })._api;
       api.scheduleCallback = scheduleCallback;
+      // The prelude runs in a module namespace of its own; programs run in __main__.
+      type Dict = { get(name: string): unknown; set(name: string, value: unknown): void };
+      const runtime = py.runPython("import types as _t\n_t.ModuleType('_cs_runtime').__dict__") as Dict;
       py.runPython(
         `_CS_FORBIDDEN_JSON = ${JSONStringify(JSONStringify(FORBIDDEN_MODULES))}\n_CS_PACKAGES_JSON = ${JSONStringify(JSONStringify(request.packages.topLevel))}\n${PYTHON_PRELUDE}\n${PYTHON_RUN_PRELUDE}`,
+        { globals: runtime as never },
       );
-      py.globals.set("_cs_hooks", bridge.hooks);
-      (py.globals.get("_cs_install_scheduler") as (fn: unknown) => void)(scheduleCallback);
+      runtime.set("_cs_hooks", bridge.hooks);
+      runtimeNamespace = runtime;
+      // Every entry point is looked up now, before any run: proxies made during a run are
+      // released at its end (async-sources.ts).
+      for (const name of ENTRY_POINTS) entryPoint(name);
+      // Destroyed at once: a proxy left to the garbage collector would change the memory
+      // (a reference count) at a moment of the collector's choosing, after the baseline.
+      const install = runtime.get("_cs_install_scheduler") as ((fn: unknown) => void) & { destroy(): void };
+      install(scheduleCallback);
+      install.destroy();
+      // C-level callables for the tests step, captured before any program ran (kept for good).
+      const cLevel = (expression: string) => py.runPython(expression, { globals: runtime as never }) as (...args: unknown[]) => unknown;
+      const exec = cLevel("__import__('builtins').exec");
+      const settrace = cLevel("__import__('sys').settrace");
+      const setprofile = cLevel("__import__('sys').setprofile");
+      const freeTool = cLevel("__import__('sys').monitoring.free_tool_id");
+      trusted = {
+        exec: (code, globals) => exec(code, globals),
+        mainNamespace: runtime.get("_CS_MAIN"),
+        clearTracing() {
+          // undefined crosses as None (null would be JsNull).
+          settrace(undefined);
+          setprofile(undefined);
+          for (let tool = 0; tool < 6; tool++) {
+            try {
+              freeTool(tool);
+            } catch {
+              // Not in use.
+            }
+          }
+        },
+      };
       pyodide = py;
-      const module = (py as unknown as { _module: PyodideModule })._module;
-      watchFileSystem(module.FS);
+      const module = (py as unknown as { _module: BaselineModule & PurityFs })._module;
+      // Before the baseline is taken: the devices are part of every interpreter's start.
+      runInputs.replaceEntropyDevices(module.FS as unknown as Parameters<typeof runInputs.replaceEntropyDevices>[0]);
       stripRealm();
+      proxyRelease = scopeAsyncSources(
+        { setTimeout: (fn, ms) => guestSetTimeout(fn, ms), epoch: () => runEpoch, inRun: () => inRun },
+        (py as unknown as { _module: Parameters<typeof scopeAsyncSources>[1] })._module,
+        (ptr) => (py as unknown as { _module: { _Py_DecRef(ptr: number): void } })._module._Py_DecRef(ptr),
+      );
+      // Until the classifier is set every import call counts as a change.
+      classifier = createPurityClassifier(module.FS as unknown as PurityFs, [module.FS.streams[0], module.FS.streams[1], module.FS.streams[2]], isProxy);
+      watch!.setClassifier(classifier);
       // One throwaway run pages in the code paths of a run, so the first real run is fast.
       const warmUp = async () => {
         beginRun();
+        beginWatch();
         bridge.begin(0, []);
-        await callPython("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }, 256 * 1024 * 1024, 0);
+        await limited(256 * 1024 * 1024, 0, () => entryDone("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }));
         bridge.end();
         endRun();
       };
       await warmUp();
       baselineHeapBytes = heapBytes(py);
+      baselineFileBytes = fileSystemBytes(module.FS.root as never, module.FS as never);
       // Pool interpreters keep a baseline to reset to; a session's state is meant to last.
-      if (!request.session) await takeBaseline(module, warmUp);
+      if (!request.session) {
+        baseline = captureBaseline(module, [(py as unknown as { _api: object })._api], gotGlobals(instantiated!));
+        // A second warm-up must be pure and restorable, or no run will be reset in place.
+        await warmUp();
+        if (!restore()) baseline = undefined;
+      }
+      if (request.introspection) baselineFingerprint = { ...fingerprintNow(), reachable: reachableGlobals({ js: jsGlobals, pyodide_js: py }, isProxy).join(" ") };
       post({ type: "ready" });
       return;
     }
@@ -519,26 +680,52 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "call": {
       const { extras } = request;
       const fs = (pyodide as unknown as { FS: EmscriptenFs }).FS;
-      // Pool runs start from an empty working directory; a session keeps its files unless given new ones.
-      prepareWorkDir(fs, (request.type === "run" && !request.session) || extras.files !== undefined, extras.files);
+      const place = filesPlace(extras.filesAtRoot === true);
+      // The run's clock starts before its files are placed: their timestamps are readings too.
+      runInputs.begin(extras.inputs);
+      let clockReads: number[] | undefined;
+      const ended = <T>(value: T): T => {
+        clockReads = runInputs.end();
+        return value;
+      };
+      beginWatch();
+      // A pool run starts in the baseline's empty working directory; given files are written
+      // by the worker, which then replaces the interpreter after the run (as it does when the
+      // files sit at the root: the worker changed the working directory). A session keeps its
+      // files unless given new ones.
+      const pool = request.type === "run" && !request.session;
+      if (extras.files !== undefined) {
+        touchedByWorker = "the run was given files";
+        prepareWorkDir(fs, true, extras.files, place);
+      } else if (!pool || place.dir !== WORK_DIR) {
+        if (pool) touchedByWorker = "the run's files are at the root";
+        prepareWorkDir(fs, false, undefined, place);
+      }
       bridge.begin(request.run, extras.hostFunctionNames);
       const host = { hostFunctionNames: extras.hostFunctionNames };
       const filesBack = (fatal: boolean): Partial<WorkerMessage> => {
-        if (extras.files === undefined || fatal) return {};
-        const back = collectWorkDir(fs, extras.maxFileBytes, extras.maxTotalFileBytes);
-        return "files" in back ? { files: back.files } : { filesError: back.error };
+        const readings = clockReads ? { clockReads } : {};
+        if (extras.files === undefined || fatal) return readings;
+        const back = collectWorkDir(fs, extras.maxFileBytes, extras.maxTotalFileBytes, place);
+        return "files" in back ? { files: back.files, ...readings } : { filesError: back.error, ...readings };
       };
+      const limits = { maxResultBytes: request.maxResultBytes, ...host };
       await serve(
         () =>
-          request.type === "run"
-            ? callPython(
-                "_cs_run",
-                request.code,
-                { globals: request.globals, session: request.session, maxResultBytes: request.maxResultBytes, ...host, ...(extras.tests !== undefined ? { tests: extras.tests } : {}) },
-                request.memoryLimitBytes,
-                request.maxOutputBytes,
-              )
-            : callPython("_cs_call", request.name, { args: request.args, maxResultBytes: request.maxResultBytes, ...host }, request.memoryLimitBytes, request.maxOutputBytes),
+          limited(request.memoryLimitBytes, request.maxOutputBytes, async () => {
+            const done = await (async (): Promise<Done> => {
+              if (request.type === "call") return entryDone("_cs_call", request.name, { args: request.args, ...limits });
+              // A run given inputs reseeds `random` from its own generator, in a session too: its
+              // numbers then depend on the cell's recorded seed, not on the interpreter's start.
+              const program = await entryDone("_cs_run", request.code, { globals: request.globals, session: request.session, ...(extras.inputs ? { reseed: true } : {}), ...limits });
+              if (program.fatal || extras.tests === undefined) return program;
+              return { outcome: { ...program.outcome, tests: await runTests(program, extras.tests, request.run) }, fatal: false };
+            })();
+            return pool ? done : sessionKeepsTooMuch(done, request.memoryLimitBytes);
+          }).then(ended, (error: unknown) => {
+            ended(undefined);
+            throw error;
+          }),
         filesBack,
         request.type === "run" && !request.session,
       );
@@ -548,13 +735,18 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "interrupt":
       return;
     case "check": {
-      const check = entryPoint(pyodide!, "_cs_check");
-      post({ type: "done", outcome: JSONParse(check(request.code)) as PythonOutcome, fatal: false });
+      const check = entryPoint("_cs_check");
+      post({ type: "done", outcome: JSONParse(String(check(request.code))) as PythonOutcome, fatal: false });
+      return;
+    }
+    case "fingerprint": {
+      const reachable = reachableGlobals({ js: jsGlobals, pyodide_js: pyodide }, isProxy).join(" ");
+      post({ type: "fingerprint", baseline: baselineFingerprint ?? {}, now: { ...fingerprintNow(), reachable } });
       return;
     }
     case "functions": {
-      const list = entryPoint(pyodide!, "_cs_functions");
-      post({ type: "functions", names: JSONParse(list()) as string[] });
+      const list = entryPoint("_cs_functions");
+      post({ type: "functions", names: JSONParse(String(list())) as string[] });
       return;
     }
   }

@@ -15,6 +15,8 @@ import { HostCallBroker } from "./host-calls.js";
 import { noExtras, type PythonRunExtras } from "./run-extras.js";
 import { extrasLineBytes, finishResult, requestExtras } from "./run-result.js";
 import { TokenLineReader } from "./stdout-reader.js";
+import { checkResultReply } from "./reply-check.js";
+import { checkOutcome } from "../shared/outcome-check.js";
 import { cancelledResult } from "../../cancelled.js";
 
 /** Extra time past `timeoutMs` before the host kills the whole process (the runner stops the run itself at +150 ms). */
@@ -51,8 +53,8 @@ export function resultLineLimitBytes(limits: RunLimits): number {
 }
 
 /** Builds the `deno run` command line: read access to Pyodide and the runner only, everything else denied. */
-export function denoArgs(paths: PythonPaths, session: boolean): string[] {
-  const config = JSON.stringify({ pyodideUrl: `file://${paths.pyodideDir}`, snapshotPath: paths.snapshotFile, session });
+export function denoArgs(paths: PythonPaths, session: boolean, introspection = false): string[] {
+  const config = JSON.stringify({ pyodideUrl: `file://${paths.pyodideDir}`, snapshotPath: paths.snapshotFile, session, ...(introspection ? { introspection } : {}) });
   return [
     "run",
     "--no-config",
@@ -108,6 +110,8 @@ type KillReason = "timeout" | "memory_limit" | "output_limit" | "cancelled" | "d
 export class DenoProcess {
   readonly #child: ChildProcessWithoutNullStreams;
   readonly #paths: PythonPaths;
+  readonly #session: boolean;
+  #sessionRss: number | undefined;
   /** Authenticates the runner's messages (see runner.ts); with its trailing space. */
   readonly #token = `${randomBytes(16).toString("hex")} `;
   readonly #reader = new TokenLineReader(Buffer.from(this.#token), SNAPSHOT_LINE_LIMIT_BYTES);
@@ -128,9 +132,14 @@ export class DenoProcess {
   /** Called whenever the process becomes ready (an interpreter waits) or exits. */
   onChange: (() => void) | undefined;
 
-  constructor(paths: PythonPaths, session: boolean) {
+  /**
+   * @param introspection tests only: the interpreter answers `fingerprint()` (the reset's
+   *   differential test); never set by the engine.
+   */
+  constructor(paths: PythonPaths, session: boolean, introspection = false) {
     this.#paths = paths;
-    this.#child = spawn(paths.denoBinary, denoArgs(paths, session), {
+    this.#session = session;
+    this.#child = spawn(paths.denoBinary, denoArgs(paths, session, introspection), {
       stdio: ["pipe", "pipe", "pipe"],
       // Nothing of the host's environment crosses over (Deno also denies env access).
       env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", DENO_DIR: join(dirname(paths.snapshotFile), "deno-dir") },
@@ -177,6 +186,11 @@ export class DenoProcess {
   get alive(): boolean {
     return !this.#exited;
   }
+  /** Why the runner replaced its interpreter before the latest `ready` ("" when it reset it in place). */
+  get lastReplaced(): string {
+    return this.#lastReplaced;
+  }
+  #lastReplaced = "";
 
   /** Resolves when an interpreter is ready; rejects with `EngineSetupError` if the process dies first. */
   whenReady(): Promise<void> {
@@ -199,23 +213,45 @@ export class DenoProcess {
   /** Syntax and import check; does not consume the interpreter. */
   async check(code: string): Promise<PythonOutcome> {
     const reply = await this.#request({ type: "check", id: this.#nextId++, code });
-    if (reply.type !== "checked") throw new EngineSetupError(`unexpected reply "${reply.type}" to a check`);
-    return reply.outcome;
+    const outcome = reply.type === "checked" ? checkOutcome(reply.outcome, 0, true) : "not a check reply";
+    if (typeof outcome === "string") {
+      this.#kill("fault");
+      throw new EngineSetupError(`the interpreter process sent a malformed check reply (${outcome}); the process was replaced`);
+    }
+    return outcome;
   }
 
   /** Names of the functions defined in a session. */
   async functionNames(): Promise<string[]> {
     const reply = await this.#request({ type: "functions", id: this.#nextId++ });
-    if (reply.type !== "functions") throw new EngineSetupError(`unexpected reply "${reply.type}" to a function listing`);
-    return reply.names;
+    if (reply.type !== "functions" || !Array.isArray(reply.names)) {
+      this.#kill("fault");
+      throw new EngineSetupError("the interpreter process sent a malformed function listing; the process was replaced");
+    }
+    return (reply.names as unknown[]).filter((name): name is string => typeof name === "string" && name.length <= 200).slice(0, 10_000);
+  }
+
+  /** Tests only: the fingerprint of the ready interpreter now and when it was fresh (needs `introspection`). */
+  async fingerprint(): Promise<{ baseline: Record<string, string>; now: Record<string, string> }> {
+    const reply = await this.#request({ type: "fingerprint", id: this.#nextId++ }, 16 * 1024 * 1024);
+    if (reply.type !== "fingerprint") throw new EngineSetupError(`unexpected reply "${reply.type}" to a fingerprint`);
+    // The runner says "ready" just after the reply.
+    await this.whenReady();
+    return { baseline: reply.baseline, now: reply.now };
   }
 
   /** Kills the process; pending requests settle with their failure. */
   dispose(): void {
-    // Keep the host alive until the exit is seen, so `await exited` settles.
-    if (!this.#exited) this.#setRef(true);
+    // Keep the host alive until the exit is seen, so `await exited` settles. Once disposing,
+    // nothing takes the references back (a `ready` line still in the pipe used to, and Node
+    // then exited with code 13 in the middle of `await dispose()`).
+    if (!this.#exited) {
+      this.#disposing = true;
+      this.#setRef(true);
+    }
     this.#kill("dispose");
   }
+  #disposing = false;
 
   async #execute(request: HostRequest & { type: "run" | "call" }, limits: RunLimits, signal: AbortSignal | undefined, extras: PythonRunExtras): Promise<ProcessResult> {
     const startedAt = performance.now();
@@ -231,7 +267,8 @@ export class DenoProcess {
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     const deadline = setTimeout(() => this.#kill("timeout"), limits.timeoutMs + HOST_KILL_GRACE_MS);
-    const baselineRss = this.#rssBytes();
+    // A session keeps its state: its memory is counted from its first run on, not per run.
+    const baselineRss = this.#session ? (this.#sessionRss ??= this.#rssBytes()) : this.#rssBytes();
     const watchdog = setInterval(() => {
       const rss = this.#rssBytes();
       if (rss !== undefined && baselineRss !== undefined && rss - baselineRss > limits.memoryLimitBytes + RSS_SLACK_BYTES) {
@@ -240,9 +277,23 @@ export class DenoProcess {
     }, RSS_POLL_MS);
     watchdog.unref();
     try {
-      const reply = await this.#request(request, resultLineLimitBytes(limits) + extrasLineBytes(extras), limits.maxOutputBytes);
-      if (reply.type !== "result") throw new EngineSetupError(`unexpected reply "${reply.type}" to a run`);
+      const received = await this.#request(request, resultLineLimitBytes(limits) + extrasLineBytes(extras), limits.maxOutputBytes);
       broker.end();
+      // The process ran guest code: a reply that does not pass the check replaces it.
+      const reply = checkResultReply(received, limits);
+      if (typeof reply === "string") {
+        this.#kill("fault");
+        return finishResult({
+          status: "runtime_error",
+          stdout: "",
+          stderr: "",
+          outputTruncated: false,
+          error: { name: "InterpreterError", message: `the interpreter process sent a malformed result (${reply}); the process was replaced` },
+          durationMs: performance.now() - startedAt,
+          language: "python",
+          interpreterLost: true,
+        }, undefined, extras, isRun, broker.started);
+      }
       const result = toExecutionResult(reply.outcome, reply.stdout, reply.stderr, reply.outputTruncated, reply.durationMs, reply.interpreterReset);
       return finishResult(result, reply, extras, isRun, broker.started);
     } catch (error) {
@@ -359,6 +410,7 @@ export class DenoProcess {
     switch (message.type) {
       case "ready":
         this.#clearStartup();
+        this.#lastReplaced = typeof message.replaced === "string" ? message.replaced.slice(0, 200) : "";
         this.#everReady = true;
         this.#reader.lineLimitBytes = SMALL_LINE_LIMIT_BYTES;
         this.#ready = true;
@@ -404,6 +456,7 @@ export class DenoProcess {
     for (const waiter of this.#readyWaiters.splice(0)) waiter.reject(this.#deathError());
     for (const pending of this.#pending.values()) pending.reject(new ProcessDiedError(this.#deathDetail()));
     this.#pending.clear();
+    this.#updateRef();
     this.onChange?.();
   }
 
@@ -432,9 +485,12 @@ export class DenoProcess {
     }
   }
 
-  /** The process and its pipes keep the host alive only while someone waits on them. */
+  /**
+   * The process and its pipes keep the host alive only while someone waits on them: a request,
+   * a `whenReady`, or a `dispose` whose exit is not seen yet. After the exit nothing does.
+   */
   #updateRef(): void {
-    this.#setRef(this.#busy || this.#readyWaiters.length > 0);
+    this.#setRef(!this.#exited && (this.#disposing || this.#busy || this.#readyWaiters.length > 0));
   }
   #setRef(on: boolean): void {
     const handles = [this.#child, this.#child.stdin, this.#child.stdout, this.#child.stderr] as Array<{ ref?(): void; unref?(): void }>;

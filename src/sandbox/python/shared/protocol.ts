@@ -3,7 +3,7 @@
  * and between the runner's main thread and its Pyodide worker (postMessage).
  * Type-only: both sides import it with `import type`, so nothing here runs in Deno.
  */
-import type { ExecutionError, ExecutionStatus, JsonValue } from "../../types.js";
+import type { ExecutionError, ExecutionStatus, JsonValue, RunInputs } from "../../types.js";
 
 /** Limits of one run or call, as the runner applies them. */
 export interface RunLimits {
@@ -25,6 +25,10 @@ export interface RunExtras {
   /** Caps of the files sent back (the host checks them again on receipt). */
   maxFileBytes: number;
   maxTotalFileBytes: number;
+  /** The files sit at the file system's root (see `RunOptions.filesAtRoot`). */
+  filesAtRoot?: boolean;
+  /** Seed and clock readings of a run that must repeat exactly. */
+  inputs?: RunInputs;
 }
 
 /** Host -> runner. `id` pairs each request with its reply. */
@@ -35,6 +39,8 @@ export type HostRequest =
   | { type: "functions"; id: number }
   /** Out of band: stop the run or call with this id (it replies with status "cancelled"). */
   | { type: "cancel"; id: number }
+  /** Tests only (the runner was started with `introspection`): fingerprint of the ready interpreter. */
+  | { type: "fingerprint"; id: number }
   /** The answer to a host call of run `id`; handled at once, not queued behind requests. */
   | ({ type: "host-reply"; id: number; callId: number } & HostReply);
 
@@ -60,8 +66,8 @@ export interface PythonOutcome {
 
 /** Runner -> host. */
 export type RunnerMessage =
-  /** An interpreter is ready for the next request. */
-  | { type: "ready" }
+  /** An interpreter is ready for the next request; `replaced` says why the previous one was not reused. */
+  | { type: "ready"; replaced?: string }
   /** A memory snapshot was made (first start without a cached one); base64 of its bytes. */
   | { type: "snapshot"; base64: string }
   | {
@@ -80,11 +86,15 @@ export type RunnerMessage =
       /** The final file set (base64), when the run was given files; or why it was dropped. */
       files?: Record<string, string>;
       filesError?: string;
+      /** The clock readings of a run given `inputs` without readings (checked by the host). */
+      clockReads?: number[];
     }
   /** The guest called host function `name` during run `id`. */
   | { type: "host-call"; id: number; callId: number; name: string; argsJson: string }
   | { type: "checked"; id: number; outcome: PythonOutcome }
   | { type: "functions"; id: number; names: string[] }
+  /** The fingerprint of the interpreter when it was fresh and now (tests only). */
+  | { type: "fingerprint"; id: number; baseline: Record<string, string>; now: Record<string, string> }
   /** A fault of the runner itself (not of user code). */
   | { type: "fatal"; message: string };
 
@@ -94,7 +104,7 @@ export type RunnerMessage =
  */
 export type WorkerRequest =
   /** `session`: the interpreter serves a session (no baseline, no reset between runs). */
-  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer; packages: WorkerPackages; session: boolean }
+  | { type: "init"; pyodideUrl: string; snapshot?: Uint8Array; interruptBuffer: SharedArrayBuffer; packages: WorkerPackages; session: boolean; introspection: boolean }
   | { type: "make-snapshot"; pyodideUrl: string; packages: WorkerPackages }
   | { type: "run"; run: number; code: string; globals: Record<string, JsonValue>; session: boolean; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number; extras: WorkerRunExtras }
   | { type: "call"; run: number; name: string; args: JsonValue[]; memoryLimitBytes: number; maxOutputBytes: number; maxResultBytes: number; extras: WorkerRunExtras }
@@ -103,7 +113,8 @@ export type WorkerRequest =
   /** The run passed a limit while Python waits on an await: stop it at its await (run's nonce too). */
   | { type: "interrupt"; run: number }
   | { type: "check"; code: string }
-  | { type: "functions" };
+  | { type: "functions" }
+  | { type: "fingerprint" };
 
 /** Pure-Python packages to install into site-packages (see wheels.ts). */
 export interface WorkerPackages {
@@ -118,6 +129,8 @@ export interface WorkerRunExtras {
   files?: Record<string, Uint8Array>;
   maxFileBytes: number;
   maxTotalFileBytes: number;
+  filesAtRoot?: boolean;
+  inputs?: RunInputs;
 }
 
 /**
@@ -135,7 +148,7 @@ export type WorkerMessage =
   /** Output passed its cap; the worker dropped the rest and asks to be stopped. */
   | { type: "output-limit" }
   /** `fatal`: the interpreter hit a fault it cannot recover from; the runner replaces it. */
-  | { type: "done"; outcome: PythonOutcome; fatal: boolean; files?: Array<[string, Uint8Array]>; filesError?: string }
+  | { type: "done"; outcome: PythonOutcome; fatal: boolean; files?: Array<[string, Uint8Array]>; filesError?: string; clockReads?: number[] }
   /**
    * After a pool run's `done`: `fresh` when the worker restored its pristine baseline in place;
    * otherwise (`resetMiss` says why) the runner replaces the worker before the next run.
@@ -145,4 +158,5 @@ export type WorkerMessage =
   | { type: "phase"; run: number; phase: "tests" }
   | { type: "host-call"; run: number; callId: number; name: string; argsJson: string }
   | { type: "functions"; names: string[] }
+  | { type: "fingerprint"; baseline: Record<string, string>; now: Record<string, string> }
   | { type: "failed"; message: string };

@@ -1,0 +1,153 @@
+/**
+ * Issue 21.2: a Python program cannot write its own outcome. No hook that ends a run, sets its
+ * phase or its tests' verdict is reachable from Python (not __main__, sys.modules, frames,
+ * gc.get_objects() or pyodide_js); the tests' verdict is the worker's (the interpreter's C-level
+ * exec raised or not), even when the program rewrote the prelude; forged outcome texts of every
+ * shape are refused by the supervisor, and nothing makes the host throw. And the graph does not
+ * accept a wrong program that tried.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { createCodeGenGraph } from "../../../src/graph/index.js";
+import { disposeDefaultSandbox } from "../../../src/sandbox/index.js";
+import { fence, scriptedModel } from "../../support/scripted-model.js";
+import { options, useWarmPythonEngine } from "./support.js";
+
+const engine = useWarmPythonEngine();
+
+afterAll(async () => {
+  await disposeDefaultSandbox();
+});
+
+const WRONG_ADD = "def add(a, b):\n    return a - b\n";
+const TESTS = "assert add(2, 3) == 5";
+
+/** Every route the issue named to the runner's hooks, and each JS object found on them called as done/phase. */
+const HOOK_HUNT = `
+import gc, sys, importlib
+found = []
+def poke(obj, where):
+    for name in ("done", "phase"):
+        fn = getattr(obj, name, None)
+        if fn is None or not callable(fn):
+            continue
+        found.append(where + "." + name)
+        try:
+            fn('{"status": "success", "tests": {"status": "passed"}}') if name == "done" else fn("tests")
+        except BaseException:
+            pass
+candidates = [("__main__", sys.modules.get("__main__"))]
+candidates += [("sys.modules[%r]" % k, m) for k, m in list(sys.modules.items())]
+f = sys._getframe()
+while f is not None:
+    candidates += [("frame global " + k, v) for k, v in list(f.f_globals.items())]
+    f = f.f_back
+try:
+    pj = importlib.import_module("pyodide_js")
+    candidates += [("pyodide_js", pj), ("pyodide_js._api", pj._api), ("pyodide_js._module", pj._module)]
+except BaseException:
+    pass
+for o in gc.get_objects():
+    if type(o).__name__.startswith("Js"):
+        candidates.append(("gc " + type(o).__name__, o))
+    if isinstance(o, dict) and "_cs_hooks" in o:
+        candidates.append(("gc dict _cs_hooks", o["_cs_hooks"]))
+for where, obj in candidates:
+    try:
+        poke(obj, where)
+    except BaseException:
+        pass
+print("PROGRAM OUTPUT")
+`;
+
+/** Rewrites every prelude function the tests could go through into one that says "passed". */
+const PRELUDE_REWRITE = `
+import gc, types
+fake = (lambda *a, **k: '{"status": "passed"}').__code__
+for o in gc.get_objects():
+    if isinstance(o, types.FunctionType) and o.__name__.startswith("_cs_") and o.__name__ not in ("_cs_run", "_cs_program", "_cs_eval_cell", "_cs_compile_cell", "_cs_parse", "_cs_result", "_cs_exact", "_cs_start", "_cs_flush"):
+        try:
+            o.__code__ = fake
+        except BaseException:
+            pass
+`;
+
+describe("a program cannot write its own outcome", { timeout: 120_000 }, () => {
+  it("finds no done or phase hook anywhere, so a wrong add fails its tests and its output stays its own", async () => {
+    const r = await engine.run(WRONG_ADD + HOOK_HUNT + "found", options({ tests: `print("TESTS OUTPUT")\n${TESTS}` }));
+    expect(r.status).toBe("success");
+    expect(r.result).toEqual([]);
+    expect(r.stdout).toBe("PROGRAM OUTPUT\n");
+    expect(r.tests?.status).toBe("failed");
+    expect(r.tests?.stdout).toBe("TESTS OUTPUT\n");
+    expect(r.tests?.error?.message).toBe("failed: assert add(2, 3) == 5");
+  });
+
+  it("rewriting the prelude through gc does not make failing tests pass", async () => {
+    const r = await engine.run(WRONG_ADD + PRELUDE_REWRITE, options({ tests: TESTS }));
+    expect(r.tests?.status).toBe("failed");
+    expect(r.tests?.error?.name).toBe("AssertionError");
+  });
+
+  it("a trace function that jumps over the failing line is cleared before the tests", async () => {
+    const skip = "import sys\ndef tracer(frame, event, arg):\n    if frame.f_code.co_filename == '<string>':\n        frame.f_trace = lambda f, e, a: None\n    return tracer\nsys.settrace(tracer)\nsys.setprofile(lambda *a: None)\n";
+    const r = await engine.run(WRONG_ADD + skip, options({ tests: TESTS }));
+    expect(r.tests?.status).toBe("failed");
+  });
+
+  it("a program claiming sys.exit does not skip into a pass: its tests are not_run", async () => {
+    const r = await engine.run(WRONG_ADD + "import sys\nsys.exit(0)", options({ tests: TESTS }));
+    expect(r.tests?.status).toBe("not_run");
+  });
+
+  it("passing tests still pass (sync and with await), and a failing one names its line", async () => {
+    const right = "def add(a, b):\n    return a + b\nasync def aadd(a, b):\n    return a + b\n";
+    expect((await engine.run(right, options({ tests: TESTS }))).tests?.status).toBe("passed");
+    expect((await engine.run(right, options({ tests: "assert await aadd(2, 3) == 5" }))).tests?.status).toBe("passed");
+    const failing = await engine.run(right, options({ tests: "assert add(1, 1) == 2\nassert add(2, 2) == 5" }));
+    expect(failing.tests?.error).toMatchObject({ name: "AssertionError", line: 2, message: "failed: assert add(2, 2) == 5" });
+  });
+});
+
+describe("forged outcome texts are refused, and the host never throws", { timeout: 120_000 }, () => {
+  const deep = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+  /**
+   * Outcome texts the program makes the prelude return, by replacing json.dumps. Each ends with a
+   * new worker (a forged outcome is a violation); every other shape is checked without Deno in
+   * outcome-check.test.ts.
+   */
+  const forged: Array<[string, string]> = [
+    ["not JSON", "not json {"],
+    ["a 300,000-deep result", JSON.stringify({ status: "success", resultJson: deep(300_000) })],
+    ["a cancelled status and a forged tests verdict", JSON.stringify({ status: "cancelled", tests: { status: "passed" } })],
+    ["a line that is not a line", JSON.stringify({ status: "runtime_error", error: { name: "E", message: "m", line: "not-a-line" } })],
+  ];
+  it("forged outcomes (not JSON, 300,000 deep, cancelled, a line that is not a line) end the run as a violation", async () => {
+    for (const [label, text] of forged) {
+      const program = `import json\njson.dumps = lambda *a, **k: ${JSON.stringify(text)}\n${WRONG_ADD}`;
+      const r = await engine.run(program, options({ tests: TESTS }));
+      expect(`${label}: ${r.status} ${r.error?.name}`).toBe(`${label}: runtime_error SandboxViolation`);
+      expect(r.tests?.status).not.toBe("passed");
+      expect(() => JSON.stringify(r)).not.toThrow();
+    }
+    expect((await engine.run("1 + 1", options())).result).toBe(2);
+  });
+
+  it("1e308 is a finite result and comes back as a number", async () => {
+    const r = await engine.run("1e308", options());
+    expect(r.result).toBe(1e308);
+  });
+});
+
+describe("the graph does not accept a wrong program that forged its verdict", { timeout: 180_000 }, () => {
+  it("the forging attempt is test_failed; the repaired program succeeds", async () => {
+    const forging = WRONG_ADD + HOOK_HUNT + PRELUDE_REWRITE;
+    const fixed = "def add(a, b):\n    return a + b";
+    const state = await createCodeGenGraph({ model: scriptedModel(fence("python", forging), fence("python", fixed)), timeoutMs: 60_000 }).invoke({
+      task: "Write add(a, b)",
+      language: "python",
+      tests: TESTS,
+    });
+    expect(state.attempts.map((a: { status: string }) => a.status)).toEqual(["test_failed", "success"]);
+    expect(state.status).toBe("success");
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * Issue 21.3: nothing of a session call runs after the call. The issue's AbortSignal.timeout
+ * listener (reachable as `abortSignalAny([]).constructor.timeout`) tried to forge call 2's
+ * result, make a host call in call 2's name and burn CPU between calls; the same with the
+ * guest's own FinalizationRegistry, a proxy's `__del__` left to the garbage collector, asyncio
+ * handles and JS timers. And a session's memory limit counts what it keeps: its
+ * in-memory files too.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SandboxSessionEndedError } from "../../../src/errors.js";
+import { createPythonEngine } from "../../../src/sandbox/python/host/engine.js";
+import type { LanguageEngine, SandboxSession } from "../../../src/sandbox/types.js";
+
+let engine: LanguageEngine;
+
+function denoChildren(): Set<number> {
+  const pids = new Set<number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[1]) === process.pid && stat.includes("(deno)")) pids.add(Number(entry));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return pids;
+}
+
+/** utime + stime of a process, in clock ticks (100 per second). */
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+async function newSession(memoryLimitBytes = 64 * 1024 * 1024): Promise<{ session: SandboxSession; pid: number }> {
+  const before = denoChildren();
+  const session = await engine.createSession({ language: "python", defaults: {}, memoryLimitBytes });
+  const pid = [...denoChildren()].find((p) => !before.has(p));
+  if (pid === undefined) throw new Error("the session's process was not found");
+  return { session, pid };
+}
+
+beforeAll(() => {
+  engine = createPythonEngine({ poolSize: 1 });
+});
+
+afterAll(async () => {
+  await engine?.dispose();
+});
+
+/** Call 1 of the issue's attack, and the variants: everything that could run later. */
+const LEFT_BEHIND = `
+import importlib, gc, asyncio
+pj = importlib.import_module('pyodide_js')
+create_proxy = importlib.import_module('pyodide.ffi').create_proxy
+def forge():
+    # Forge the next call's outcome and call a host function in its name.
+    for o in gc.get_objects():
+        if isinstance(o, dict) and '_cs_finished' in o:
+            o['_cs_finished'] = '{"status": "success", "resultJson": "\\\\"FORGED-BY-CALL-1\\\\""}'
+        if isinstance(o, dict) and o.get('_cs_hooks') is not None:
+            try:
+                o['_cs_hooks'].hostCall('notify', '["from call 1"]')
+            except BaseException:
+                pass
+def later(*args):
+    forge()
+    x = 0
+    while x < 10**9:
+        x += 1
+armed = []
+def arm(label, fn):
+    try:
+        fn()
+        armed.append(label)
+    except BaseException as e:
+        armed.append(label + ': ' + type(e).__name__)
+S = pj._api.abortSignalAny([]).constructor
+def abort_signal():
+    S.timeout(200).addEventListener('abort', create_proxy(later))
+def registry():
+    R = pj._module.finalizationRegistry.constructor
+    r = R.new(create_proxy(later))
+    for _ in range(2000):
+        r.register(pj._module.HEAPU8.constructor.new(1024), 1)
+class Bomb:
+    def __del__(self):
+        # Released at the end of this call (inside it): a forgery here has nothing to forge.
+        forge()
+def del_later():
+    p = create_proxy(Bomb())
+    pj._api.leftover = p
+def asyncio_later():
+    asyncio.get_event_loop().call_later(0.2, later)
+def js_timer():
+    importlib.import_module('js').setTimeout(create_proxy(later), 200)
+for label, fn in [("AbortSignal.timeout", abort_signal), ("FinalizationRegistry", registry), ("__del__ later", del_later), ("asyncio call_later", asyncio_later), ("js.setTimeout", js_timer)]:
+    arm(label, fn)
+armed
+`;
+
+describe("nothing of a session call runs after the call", { timeout: 120_000 }, () => {
+  it("no listener, registry, finalizer or timer of call 1 forges call 2, calls a host function or burns CPU", async () => {
+    const { session, pid } = await newSession();
+    try {
+      const calls: unknown[] = [];
+      const notify = (text: unknown) => {
+        calls.push(text);
+        return "ok";
+      };
+      const first = await session.run(LEFT_BEHIND, { timeoutMs: 30_000, hostFunctions: { notify } });
+      expect(first.status).toBe("success");
+      await new Promise((r) => setTimeout(r, 200));
+      const before = cpuTicks(pid);
+      await new Promise((r) => setTimeout(r, 1500));
+      // 150 ticks = 1.5 s of CPU; a leftover loop would burn all of it.
+      expect(cpuTicks(pid) - before).toBeLessThan(25);
+      const second = await session.run("import asyncio\nawait asyncio.sleep(0.5)\nawait notify('from call 2')\n'call 2'", { timeoutMs: 30_000, hostFunctions: { notify } });
+      expect(second.status).toBe("success");
+      expect(second.result).toBe("call 2");
+      expect(calls).toEqual(["from call 2"]);
+    } finally {
+      await session.dispose();
+    }
+  });
+
+  it("the session's process uses ~no CPU between calls", async () => {
+    const { session, pid } = await newSession();
+    try {
+      await session.run("import asyncio\nasyncio.get_event_loop().call_later(0.1, lambda: None)\nx = sum(range(10**6))", { timeoutMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 300));
+      const before = cpuTicks(pid);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(cpuTicks(pid) - before).toBeLessThan(10);
+    } finally {
+      await session.dispose();
+    }
+  });
+});
+
+describe("a session's memory limit counts what it keeps", { timeout: 180_000 }, () => {
+  it("40 MiB written to /tmp per call ends the session memory_limit, not a 1 GB process", async () => {
+    const { session, pid } = await newSession(64 * 1024 * 1024);
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+    const start = rss();
+    let peak = start;
+    const statuses: string[] = [];
+    try {
+      for (let call = 0; call < 20; call++) {
+        let r;
+        try {
+          r = await session.run(`open('/tmp/keep-${call}.bin', 'wb').write(b'x' * (40 * 1024 * 1024))`, { timeoutMs: 30_000 });
+        } catch (error) {
+          expect(error).toBeInstanceOf(SandboxSessionEndedError);
+          break;
+        }
+        try {
+          peak = Math.max(peak, rss());
+        } catch {
+          // The process is gone.
+        }
+        statuses.push(r.status);
+        if (r.status !== "success") break;
+      }
+    } finally {
+      await session.dispose();
+    }
+    expect(statuses).toContain("memory_limit");
+    expect(statuses.length).toBeLessThanOrEqual(3);
+    expect(peak - start).toBeLessThan(300 * 1024 * 1024);
+  });
+});
