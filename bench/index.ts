@@ -13,6 +13,7 @@ const sections: Record<string, () => Promise<BenchSection>> = {
   entry: async () => (await import("./entry.js")).default,
   typecheck: async () => (await import("./typecheck.js")).default,
   "code-mode": async () => (await import("./code-mode.js")).default,
+  "tool-results": async () => (await import("./tool-results.js")).default,
   replies: async () => (await import("./replies.js")).default,
   deepagents: async () => (await import("./deepagents.js")).default,
   mcp: async () => (await import("./mcp.js")).default,

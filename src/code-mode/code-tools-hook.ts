@@ -45,7 +45,7 @@ export function codeToolsHook(tools: readonly CodeModeTool[] | undefined, option
       return (await (declarations ??= typeScriptSignatures(list))).replace(/\): Promise<unknown>;/g, "): Promise<any>;");
     },
     async run(runner, code, options, config) {
-      const hostFunctions = { ...options.hostFunctions, ...toolHostFunctions(byName, { config, record: [] }) };
+      const hostFunctions = { ...options.hostFunctions, ...toolHostFunctions(byName, { config, record: [], commands: "refuse" }) };
       return runWithTools(runner, code, names, { ...options, hostFunctions });
     },
   };

@@ -8,7 +8,8 @@ import { formatExecutionForModel } from "../feedback/tool-text.js";
 import { truncate } from "../feedback/truncate.js";
 import type { CellOutcome, Persistence } from "./runner.js";
 import { pythonSignatures, typeScriptSignatures, toolInputJsonSchema } from "./signatures.js";
-import type { CodeModeTool } from "./tool-bridge.js";
+import { INTERRUPT_ERROR, NOT_AVAILABLE_ERROR, RESULT_LIMIT_ERROR } from "./tool-errors.js";
+import type { CodeModeTool } from "./tool-types.js";
 
 /**
  * The tool description for `languages`: how to get output back and what is not there.
@@ -92,7 +93,13 @@ export function quickSignatures(tools: readonly CodeModeTool[], languages: Langu
  * codeModePromptSection(["javascript"], "declare const tools: { ... }", "thread");
  * ```
  */
-export function codeModePromptSection(languages: readonly string[], signatures: string | undefined, persistence: Persistence, toolName: string): string {
+export function codeModePromptSection(
+  languages: readonly string[],
+  signatures: string | undefined,
+  persistence: Persistence,
+  toolName: string,
+  extra: { subagents?: boolean } = {},
+): string {
   const lines = [
     "## Code mode",
     `You work by writing programs and running them with the \`${toolName}\` tool (${languages.join(", ")}). Prefer one program that does a whole task — loops over items, calls several tools, combines their results — to many separate tool calls: intermediate results stay in the sandbox instead of the conversation. Print only what you need to see.`,
@@ -104,6 +111,11 @@ export function codeModePromptSection(languages: readonly string[], signatures: 
       signatures,
       "```",
     );
+    if (extra.subagents) {
+      lines.push(
+        "`tools.task` (`description`, `subagent_type`) runs a subagent and resolves to its final answer (text): give it the whole task in `description`; run independent tasks at once with `Promise.all` (Python: `asyncio.gather`). A program's time limit includes the time its tools take.",
+      );
+    }
   }
   if (persistence === "thread") {
     lines.push(
@@ -135,6 +147,20 @@ export function middlewareToolDescription(languages: Language[], hostFunctionNam
   );
 }
 
+/** What to try after one of code mode's own refusals (the line is not where the cause is). */
+function refusalHint(errorName: string | undefined): string | undefined {
+  switch (errorName) {
+    case INTERRUPT_ERROR:
+      return "Call that tool as a normal tool call, outside code; code cannot wait for a human's answer.";
+    case RESULT_LIMIT_ERROR:
+      return "Ask the tool for less (a page, a filter, a summary), or split the work over several programs.";
+    case NOT_AVAILABLE_ERROR:
+      return "Use only the tools listed as callable from code.";
+    default:
+      return undefined;
+  }
+}
+
 /** Names of at most 10 paths (each cut at 120 characters), then how many more. */
 function pathList(paths: readonly string[]): string {
   const shown = paths.slice(0, 10).map((p) => truncate(p, 120));
@@ -156,6 +182,10 @@ export function outcomeText(outcome: CellOutcome, code: string, maxChars: number
     notes.push(`state: this program was not kept (${truncate(outcome.rolledBack, 300)}): definitions and files are as they were before it`);
   }
   for (const note of outcome.notes) notes.push(`note: ${note}`);
+  const interrupted = [...new Set(outcome.toolCalls.filter((c) => c.error?.name === INTERRUPT_ERROR).map((c) => c.name))];
+  for (const name of interrupted) {
+    notes.push(`note: tools.${name} asked to pause for a human's answer (a LangGraph interrupt); code cannot wait for one, so it got an ${INTERRUPT_ERROR}: call ${name} as a normal tool call instead`);
+  }
   const f = outcome.files;
   const written = [...f.written.keys()].sort();
   const notKept = persistence === "none" ? " (not kept: every call starts fresh)" : "";
@@ -164,6 +194,7 @@ export function outcomeText(outcome: CellOutcome, code: string, maxChars: number
   for (const refused of f.refused.slice(0, 3)) notes.push(`file not saved: ${truncate(refused, 400)}`);
   if (f.refused.length > 3) notes.push(`file not saved: ... and ${f.refused.length - 3} more for the same reasons`);
   const notesText = notes.join("\n");
-  const body = formatExecutionForModel(outcome.result, code, { maxChars: Math.max(500, maxChars - notesText.length - 1) });
+  const hint = refusalHint(outcome.result.error?.name);
+  const body = formatExecutionForModel(outcome.result, code, { maxChars: Math.max(500, maxChars - notesText.length - 1), ...(hint ? { hint } : {}) });
   return notesText ? `${body}\n${notesText}` : body;
 }

@@ -29,6 +29,8 @@ import { diffFiles, enginePath, fileBytes, threadPath, toThreadFile, type FileCa
 import { HostCallRecorder, HostCallReplayer, type RecordCaps } from "./host-call-log.js";
 import { SessionCache, type LiveSession } from "./session-cache.js";
 import { runWithTools, toolHostFunctions, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
+import { capsForRun, type ToolResultCaps } from "./tool-results.js";
+import { codeDepth } from "./graph-task.js";
 
 /** How state is kept between calls: `"none"` (every call starts fresh) or `"thread"`. */
 export type Persistence = "none" | "thread";
@@ -50,6 +52,8 @@ export interface CodeModeRunnerOptions {
   record: RecordCaps;
   /** Live sessions kept in this process. */
   maxSessions: number;
+  /** Caps on tool results as the guest receives them (default: code mode's). */
+  toolCaps?: ToolResultCaps;
 }
 
 /** One cell to run. */
@@ -61,6 +65,8 @@ export interface CellRequest {
   threadId?: string;
   /** The code tool's own config (callbacks, signal) for tool calls. */
   config?: RunnableConfig;
+  /** The tools of this call (every name of the runner's `tools`), when they are resolved per call. */
+  tools?: Map<string, CodeModeTool>;
   /** The thread's replay log, all languages, in order. */
   cells: CodeCell[];
   /** The thread's files as the cell sees them (thread path → bytes). */
@@ -155,7 +161,11 @@ export class CodeModeRunner {
     const discard = Object.assign([] as RecordedToolCall[], { push: () => 0 });
     return {
       ...this.options.hostFunctions,
-      ...toolHostFunctions(this.options.tools, { config: request.config, record: discard }),
+      ...toolHostFunctions(request.tools ?? this.options.tools, {
+        config: request.config,
+        record: discard,
+        caps: capsForRun(this.options.toolCaps, request.language, this.options.limits.maxResultBytes),
+      }),
     };
   }
 
@@ -191,9 +201,30 @@ export class CodeModeRunner {
       ...(request.config?.signal ? { signal: request.config.signal } : {}),
       language: request.language,
     };
-    const result = await runWithTools(this.sandbox(), request.code, [...this.options.tools.keys()], options);
+    const result = await runWithTools(await this.oneShotRunner(request), request.code, [...(request.tools ?? this.options.tools).keys()], options);
     const toolCalls = toolCallsOf(recorder.close());
     return { result, files: diffFiles(request.files, result.files, this.options.caps), toolCalls };
+  }
+
+  /**
+   * Where a one-shot cell runs: the sandbox's pool, except for code called from a tool that code
+   * called (a subagent's cell): the calling cell holds a pool worker while it waits, so the
+   * nested one gets a session (its own worker or process) that ends with it, and a pool of any
+   * size never waits on itself.
+   */
+  private async oneShotRunner(request: CellRequest): Promise<Pick<Sandbox, "run">> {
+    const sandbox = this.sandbox();
+    if (codeDepth(request.config) === 0) return sandbox;
+    return {
+      run: async (code, options) => {
+        const session = await sandbox.createSession({ language: request.language, memoryLimitBytes: this.options.limits.memoryLimitBytes });
+        try {
+          return await session.run(code, options);
+        } finally {
+          await session.dispose();
+        }
+      },
+    };
   }
 
   private async openSession(language: Language, memoryLimitBytes: number): Promise<SandboxSession> {
@@ -436,11 +467,11 @@ function changedEnv(before: LiveSession["env"] | undefined, now: LiveSession["en
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** Bytes of a tool's output the artifact shows in full; a larger one is in the thread's log only. */
+/** Bytes of a tool's input or output the artifact shows in full; a larger one is in the thread's log only. */
 export const ARTIFACT_OUTPUT_BYTES = 4096;
 
-/** A tool call as the artifact shows it: what the guest received (a large output by its size only). */
-export type ArtifactToolCall = RecordedToolCall & { outputBytes?: number };
+/** A tool call as the artifact shows it: what the guest received (a large input or output by its size only). */
+export type ArtifactToolCall = RecordedToolCall & { inputBytes?: number; outputBytes?: number };
 
 /** The tool calls of a recording, as the artifact shows them. */
 function toolCallsOf(calls: readonly RecordedHostCall[]): ArtifactToolCall[] {
@@ -448,9 +479,12 @@ function toolCallsOf(calls: readonly RecordedHostCall[]): ArtifactToolCall[] {
     .filter((c) => c.name.startsWith("__tool_"))
     .map((c) => {
       const bytes = c.value === undefined ? 0 : Buffer.byteLength(JSON.stringify(c.value));
+      const input = c.args[0] ?? {};
+      const inputBytes = Buffer.byteLength(JSON.stringify(input));
       return {
         name: c.name.slice("__tool_".length),
-        input: c.args[0] ?? {},
+        input: inputBytes <= ARTIFACT_OUTPUT_BYTES ? input : null,
+        ...(inputBytes > ARTIFACT_OUTPUT_BYTES ? { inputBytes } : {}),
         ...(c.value !== undefined && bytes <= ARTIFACT_OUTPUT_BYTES ? { output: c.value } : {}),
         ...(bytes > ARTIFACT_OUTPUT_BYTES ? { outputBytes: bytes } : {}),
         ...(c.error ? { error: c.error } : {}),

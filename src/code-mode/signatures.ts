@@ -5,7 +5,7 @@
  */
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import type { JsonValue, Language } from "../sandbox/types.js";
-import type { CodeModeTool } from "./tool-bridge.js";
+import type { CodeModeTool } from "./tool-types.js";
 
 type JsonSchema = { [key: string]: JsonValue };
 
@@ -13,7 +13,8 @@ type JsonSchema = { [key: string]: JsonValue };
 export function toolInputJsonSchema(tool: CodeModeTool): JsonSchema {
   const schema = tool.schema as unknown;
   if (schema === undefined || schema === null) return { type: "object", properties: { input: { type: "string" } }, required: ["input"] };
-  const json = toJsonSchema(schema as Parameters<typeof toJsonSchema>[0]) as unknown as JsonSchema;
+  // The input side of the schema: a field with a default may be left out by the caller.
+  const json = toJsonSchema(schema as Parameters<typeof toJsonSchema>[0], { io: "input" } as never) as unknown as JsonSchema;
   const { $schema: _ignored, ...rest } = json;
   return rest;
 }

@@ -1,28 +1,37 @@
 /**
  * Tools callable from code: each LangChain tool becomes a host function `__tool_<name>`, and a
- * small setup snippet gives the guest a `tools` namespace over them. Calls run on the host with
- * the caller's RunnableConfig; their results are recorded so a thread's cells can be replayed
- * later without calling the tools again.
+ * small setup snippet gives the guest a `tools` namespace over them. A call is validated by the
+ * tool's schema and made as LangGraph's ToolNode makes it (a child run of the code tool, with the
+ * state and the caller's signal); its answer is capped, a `Command` is applied to the graph task,
+ * an interrupt is refused, and the call is recorded with exactly what the guest received.
  */
-import { ToolInputParsingException, type StructuredToolInterface } from "@langchain/core/tools";
-import type { RunnableConfig } from "@langchain/core/runnables";
+import { ToolInputParsingException } from "@langchain/core/tools";
+import type { CodeModeTool, RecordedToolCall } from "./tool-types.js";
+import { isGraphBubbleUp, isGraphInterrupt } from "@langchain/langgraph";
 import { InvalidOptionError } from "../errors.js";
-import { currentHostCall } from "../sandbox/host-call-context.js";
+import { currentHostCall, describeHostFailure } from "../sandbox/host-call-context.js";
+import { CellToolCalls, type ToolHostOptions } from "./cell-tool-calls.js";
+import { codeDepth } from "./graph-task.js";
+import { GuestToolError, INTERRUPT_ERROR } from "./tool-errors.js";
+import { invokeForCode } from "./tool-invocation.js";
 import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox } from "../sandbox/types.js";
 
-/** A LangChain tool that code may call: anything made with `tool()` or a `StructuredTool`. */
-export type CodeModeTool = Pick<StructuredToolInterface, "name" | "description" | "schema" | "invoke">;
-
-/** One tool call a cell made, with what it returned (or the error the guest saw). */
-export interface RecordedToolCall {
-  name: string;
-  input: JsonValue;
-  output?: JsonValue;
-  error?: { name: string; message: string };
-}
+export type { CodeModeTool, RecordedToolCall } from "./tool-types.js";
+export type { ToolHostOptions } from "./cell-tool-calls.js";
 
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HOST_PREFIX = "__tool_";
+
+/**
+ * Checks that `name` can be `tools.<name>` in every language: an identifier, not starting with
+ * `__` (Python's special names such as `__init__` would break the namespace, and `__proto__`
+ * would be JavaScript's prototype).
+ */
+export function checkToolName(name: string, option: string): void {
+  if (!TOOL_NAME.test(name) || name.startsWith("__")) {
+    throw new InvalidOptionError(option, name, "a tool name that is an identifier (letters, digits, _) not starting with __, so code can call tools.<name>");
+  }
+}
 
 /** Checks tool names (they become `tools.<name>` in the guest) and returns the tools by name. */
 export function indexTools(tools: readonly CodeModeTool[] | undefined, option = "tools"): Map<string, CodeModeTool> {
@@ -33,57 +42,15 @@ export function indexTools(tools: readonly CodeModeTool[] | undefined, option = 
     if (!t || typeof t.invoke !== "function" || typeof t.name !== "string") {
       throw new InvalidOptionError(option, t, "LangChain tools (made with tool() or StructuredTool)");
     }
-    if (!TOOL_NAME.test(t.name)) {
-      throw new InvalidOptionError(`${option}[].name`, t.name, "a tool name that is an identifier (letters, digits, _), so code can call tools.<name>");
-    }
+    checkToolName(t.name, `${option}[].name`);
     if (byName.has(t.name)) throw new InvalidOptionError(option, t.name, "tools with distinct names");
     byName.set(t.name, t);
   }
   return byName;
 }
 
-/** An error the guest sees: a name and a message, never a host stack. */
-export class GuestToolError extends Error {
-  constructor(name: string, message: string) {
-    super(message);
-    this.name = name;
-    // The engine copies name and message only; an empty stack keeps host paths out of any log.
-    this.stack = `${name}: ${message}`;
-  }
-}
-
-/** Raised during a replay when a cell asks for a tool call that the recording does not have. */
-export class ReplayMismatchError extends GuestToolError {
-  constructor(message: string) {
-    super("RestoreError", message);
-  }
-}
-
-function toJson(value: unknown, toolName: string): JsonValue {
-  if (value === undefined) return null;
-  if (typeof value === "string") return value;
-  // A message-like result (a tool that returned a ToolMessage) gives its content.
-  if (value !== null && typeof value === "object" && "content" in value && "lc_kwargs" in value) {
-    return toJson((value as { content: unknown }).content, toolName);
-  }
-  try {
-    const text = JSON.stringify(value);
-    return text === undefined ? null : (JSON.parse(text) as JsonValue);
-  } catch (error) {
-    throw new GuestToolError("ToolOutputError", `tool ${toolName} returned a value that is not JSON (${(error as Error).message})`);
-  }
-}
-
-/** Config for a nested tool call: the caller's callbacks, tags, metadata and signal, no tool call id. */
-function childConfig(config: RunnableConfig | undefined, signal: AbortSignal | undefined): RunnableConfig {
-  const out: RunnableConfig = {};
-  if (config?.callbacks !== undefined) out.callbacks = config.callbacks;
-  if (config?.tags !== undefined) out.tags = config.tags;
-  if (config?.metadata !== undefined) out.metadata = config.metadata;
-  if (config?.configurable !== undefined) out.configurable = config.configurable;
-  if (signal !== undefined) out.signal = signal;
-  return out;
-}
+/** How deep code → tool → code may nest before tool calls from code are refused. */
+export const MAX_CODE_NESTING = 4;
 
 function combinedSignal(signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
@@ -96,64 +63,67 @@ function describe(error: unknown): { name: string; message: string } {
     return { name: "ToolInputError", message: error.message.replace(/\s+/g, " ").trim() };
   }
   if (error instanceof GuestToolError) return { name: error.name, message: error.message };
-  const e = error as { name?: unknown; message?: unknown } | null;
-  const name = typeof e?.name === "string" && e.name ? e.name : "ToolError";
-  const message = typeof e?.message === "string" ? e.message : String(error);
-  return { name, message: message.length > 2000 ? `${message.slice(0, 2000)}...` : message };
+  return describeHostFailure(error);
 }
 
-/** What a set of host functions for one run needs. */
-export interface ToolHostOptions {
-  /** The config of the code tool's own call (callbacks → child runs; signal → stop). */
-  config?: RunnableConfig;
-  /** Extra signal that ends every call (the run's). */
-  signal?: AbortSignal;
-  /** Calls recorded here, in order. */
-  record: RecordedToolCall[];
-  /** When set, answer from this recording instead of calling the tools (replay). */
-  replay?: RecordedToolCall[];
+function interruptSummary(error: unknown): string {
+  const interrupts = (error as { interrupts?: { value?: unknown }[] }).interrupts;
+  const value = Array.isArray(interrupts) ? interrupts[0]?.value : undefined;
+  if (value === undefined) return "";
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : (JSON.stringify(value) ?? "");
+  } catch {
+    return "";
+  }
+  return text ? `: ${text.length > 200 ? `${text.slice(0, 197)}...` : text}` : "";
 }
 
 /**
  * Host functions `__tool_<name>` for `tools`: input validated by the tool's schema, the tool run
- * with the caller's config, output returned as JSON, errors as name + message only.
+ * as LangGraph's ToolNode runs it (a child run of the code tool, with its own tool call id, the
+ * state and the caller's signal), its answer capped and returned as JSON, a `Command` applied to
+ * the graph task, interrupts refused, errors as name + message only. Every call is recorded with
+ * exactly what the guest received.
  */
 export function toolHostFunctions(tools: Map<string, CodeModeTool>, options: ToolHostOptions): Record<string, HostFunction> {
   const functions: Record<string, HostFunction> = {};
-  const used = new Set<number>();
+  const run = new CellToolCalls(options);
   for (const [name, t] of tools) {
     functions[`${HOST_PREFIX}${name}`] = async (...args: JsonValue[]) => {
       const input = args[0] ?? {};
-      if (options.replay) {
-        // The first unused recorded call with the same name and input: calls made in parallel
-        // may be asked for in another order than they were recorded.
-        const key = JSON.stringify(input);
-        const index = options.replay.findIndex((r, i) => !used.has(i) && r.name === name && JSON.stringify(r.input) === key);
-        const recorded = index < 0 ? undefined : options.replay[index];
-        if (!recorded) {
-          throw new ReplayMismatchError(
-            `the replayed cell called tools.${name} with an input the recording does not have (the cell is not deterministic)`,
-          );
-        }
-        used.add(index);
-        if (recorded.error) throw new GuestToolError(recorded.error.name, recorded.error.message);
-        return recorded.output ?? null;
-      }
-      const signal = combinedSignal([options.config?.signal, options.signal, currentHostCall()?.signal]);
+      const hostCall = currentHostCall();
+      const signal = combinedSignal([options.config?.signal, options.signal, hostCall?.signal]);
       // Recorded in the order the guest made the calls; filled in when each one settles.
-      const entry: RecordedToolCall = { name, input };
+      const entry: RecordedToolCall = { name, input: null };
       options.record.push(entry);
       try {
+        run.admitInput(name, input, entry);
         signal?.throwIfAborted();
-        const raw: unknown = await t.invoke(input as never, childConfig(options.config, signal));
-        if (raw !== null && typeof raw === "object" && "lg_name" in raw && (raw as { lg_name: unknown }).lg_name === "Command") {
-          throw new GuestToolError("ToolError", `tool ${name} returns a LangGraph Command (a state update) and cannot be called from code`);
+        if (codeDepth(options.config) >= MAX_CODE_NESTING) {
+          throw new GuestToolError("ToolError", `tools.${name} was not called: code calling tools that run code is nested ${MAX_CODE_NESTING} levels deep, the most code mode allows`);
         }
-        const output = toJson(raw, name);
+        const call = run.nextCall(name, input, signal);
+        const raw = await invokeForCode(t, input, call.config);
+        const answer = raw.kind === "command" ? (run.applyCommand(name, raw.command, call.toolCallId) ?? { kind: "value" as const, value: null }) : raw;
+        if (answer.kind === "error_message") throw new GuestToolError("ToolError", answer.text.length > 2000 ? `${answer.text.slice(0, 2000)}...` : answer.text);
+        // The run ended while the tool ran: the guest never gets this answer, so none is kept
+        // (the entry says only that the call was made).
+        if (hostCall?.signal.aborted) return null;
+        const output = run.admitOutput(name, answer.value);
         entry.output = output;
         return output;
       } catch (error) {
-        const described = describe(error);
+        if (hostCall?.signal.aborted) throw error;
+        let described = describe(error);
+        if (isGraphInterrupt(error)) {
+          described = {
+            name: INTERRUPT_ERROR,
+            message: `tools.${name} asked to pause the graph for input (a LangGraph interrupt${interruptSummary(error)}); interrupts are not supported from code, because a resumed graph runs the whole cell again and would repeat the tool calls made before it. Call ${name} as a normal tool call, outside code.`,
+          };
+        } else if (isGraphBubbleUp(error)) {
+          described = { name: "ToolError", message: `tools.${name} tried to send a Command to a parent graph, which code cannot do; call ${name} directly instead` };
+        }
         entry.error = described;
         throw new GuestToolError(described.name, described.message);
       }

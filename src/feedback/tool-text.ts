@@ -33,7 +33,8 @@ function errorLines(label: string, error: ExecutionError, code: string): string[
 /**
  * Formats one execution as bounded text for a model: status, output, result, and for a failure
  * the error with its line quoted and what to try (the same table the graph uses). With
- * `tests` (their source), a run given tests also reports them.
+ * `tests` (their source), a run given tests also reports them; `hint` replaces the table's
+ * "what to try" line.
  *
  * @example
  * ```ts
@@ -44,7 +45,7 @@ function errorLines(label: string, error: ExecutionError, code: string): string[
 export function formatExecutionForModel(
   result: ExecutionResult,
   code: string,
-  options: { maxChars?: number; tests?: string } = {},
+  options: { maxChars?: number; tests?: string; hint?: string } = {},
 ): string {
   const maxChars = options.maxChars ?? DEFAULT_MAX_CONTENT_CHARS;
   // Output gets most of the budget; the error and hint are short and always kept whole.
@@ -58,7 +59,8 @@ export function formatExecutionForModel(
     if (result.status === "success" && result.tests.status === "failed") hintStatus = "test_failed";
     if (result.status === "success" && result.tests.status === "not_run") hintStatus = "tests_not_run";
   }
-  const hint = NEXT_STEP[hintStatus];
+  // A caller that knows better what to try (e.g. code mode, for its own refusals) says so.
+  const hint = options.hint ?? NEXT_STEP[hintStatus];
   if (hint) tail.push(`hint: ${hint}`);
   const rendered = renderResult(result.result);
   const resultLine = rendered === undefined ? undefined : `result: ${truncate(rendered, 1000)}`;

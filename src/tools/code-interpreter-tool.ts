@@ -27,7 +27,9 @@ import { CodeModeRunner, type ArtifactToolCall, type CellLimits, type CellOutcom
 import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
 import { StepOrder, type StepContribution } from "../code-mode/step-order.js";
-import { indexTools, type CodeModeTool } from "../code-mode/tool-bridge.js";
+import type { CodeModeTool } from "../code-mode/tool-types.js";
+import { parseToolSpecs, type ToolSpecs } from "../code-mode/tool-resolution.js";
+import { codeDepth, graphScope } from "../code-mode/graph-task.js";
 import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE } from "../feedback/truncate.js";
 import { LIMIT_RULES, resolveHostFunctions, serializeGlobals } from "../sandbox/options.js";
 import { LANGUAGES } from "../sandbox/types.js";
@@ -200,8 +202,23 @@ function messageOrder(state: { messages?: unknown[] } | undefined, callId: strin
  * await agent.invoke({ messages: [{ role: "user", content: "Weather in Paris and Rome?" }] });
  * ```
  */
-export function createCodeInterpreterTool(given: CodeInterpreterToolOptions = {}, owner = "createCodeInterpreterTool") {
-  const options = checkOptions<CodeInterpreterToolOptions>(given, CODE_INTERPRETER_OPTION_RULES, owner);
+export function createCodeInterpreterTool(given: CodeInterpreterToolOptions = {}) {
+  const options = checkOptions<CodeInterpreterToolOptions>(given, CODE_INTERPRETER_OPTION_RULES, "createCodeInterpreterTool");
+  return buildCodeInterpreterTool(options, { specs: parseToolSpecs(options.tools, "tools", options.name ?? "execute_code", false) });
+}
+
+/** How the middleware gives the code tool the agent's tools, resolved per call. */
+export interface CodeToolWiring {
+  specs: ToolSpecs;
+  /** The tools of the call `runtime` belongs to (by name, every name of `specs`). */
+  resolveTools?: (runtime: Partial<ToolRuntime> | undefined) => Map<string, CodeModeTool>;
+}
+
+/**
+ * `createCodeInterpreterTool` with its options already checked and its tools given as checked
+ * specs (the middleware's way in).
+ */
+export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOptions, "tools">, wiring: CodeToolWiring) {
   const languages = resolveLanguages(options.languages);
   // Globals and host functions are checked now, for every language the model may use.
   for (const language of languages) {
@@ -209,7 +226,9 @@ export function createCodeInterpreterTool(given: CodeInterpreterToolOptions = {}
     resolveHostFunctions(options.hostFunctions, language, Object.keys(options.globals ?? {}));
   }
   const persistence = options.persistence ?? "none";
-  const tools = indexTools(options.tools);
+  const tools = new Map<string, CodeModeTool>(wiring.specs.instances);
+  // Names resolve per call; until then each answers that it is not available.
+  if (wiring.resolveTools) for (const [name, t] of wiring.resolveTools(undefined)) tools.set(name, t);
   if (options.sandbox && typeof options.sandbox.createSession !== "function" && persistence === "thread") {
     throw new InvalidOptionError("sandbox", options.sandbox, 'a sandbox with createSession (persistence "thread" keeps a session per thread)');
   }
@@ -235,6 +254,12 @@ export function createCodeInterpreterTool(given: CodeInterpreterToolOptions = {}
     caps,
     record: { maxHostResultBytes, maxCellRecordBytes: options.maxCellRecordBytes ?? DEFAULT_MAX_CELL_RECORD_BYTES },
     maxSessions: options.maxSessions ?? 16,
+    toolCaps: {
+      maxResultBytes: maxHostResultBytes,
+      resultOption: "maxHostResultBytes",
+      maxCellBytes: options.maxCellRecordBytes ?? DEFAULT_MAX_CELL_RECORD_BYTES,
+      cellOption: "maxCellRecordBytes",
+    },
   });
   const steps = new StepOrder();
   const toolName = options.name ?? "execute_code";
@@ -246,11 +271,16 @@ export function createCodeInterpreterTool(given: CodeInterpreterToolOptions = {}
 
   /** One call: the thread's state and files in, the outcome and the state update out. */
   const run = async (input: ExecuteCodeInput, runtime: Partial<ToolRuntime> | undefined) => {
-    const config = (runtime?.config ?? runtime) as ToolRuntime["config"] | undefined;
+    // The tool's own config (not `runtime.config`, the node's): tool calls from code are child
+    // runs of this call, with its signal and the graph task's state.
+    const config = runtime as ToolRuntime["config"] | undefined;
     const rawThread = config?.configurable?.thread_id as string | undefined;
     const namespace = (config?.configurable?.checkpoint_ns as string | undefined) ?? "";
-    // The graph (or subgraph) the tool runs in, without the task ids of the namespace.
-    const graphPath = namespace.split("|").slice(0, -1).map((part) => part.split(":")[0]).join("|");
+    // The graph (or subgraph) the tool runs in, without the task ids of the namespace, so a
+    // subgraph's code state lasts across its runs. A graph run inside a tool that code called (a
+    // subagent) starts fresh every time: its scope keeps the task ids, so parallel subagents never
+    // share (or wait on) one session.
+    const graphPath = codeDepth(config) > 0 ? (graphScope(config) ?? "") : namespace.split("|").slice(0, -1).map((part) => part.split(":")[0]).join("|");
     const threadId = rawThread === undefined ? undefined : `${String(rawThread)}\u0000${graphPath}`;
     const state = readState(runtime);
     if (persistence === "thread" && state !== undefined && !Array.isArray(state.codeCells)) {
@@ -288,6 +318,7 @@ export function createCodeInterpreterTool(given: CodeInterpreterToolOptions = {}
         persistence,
         threadId: thread ? threadId : undefined,
         config,
+        ...(wiring.resolveTools ? { tools: wiring.resolveTools(runtime) } : {}),
         cells,
         files,
       });

@@ -4,25 +4,114 @@
  * state and files work, and the state channels (`codeCells`, and `files` unless the files live
  * in a deepagents `backend`) that keep a thread's definitions and files in its checkpoint.
  * Inside `createDeepAgent` the `files` channel is deepagents' own (the same data): code and
- * the file tools share the thread's files.
+ * the file tools share the thread's files. Tools given by name (`"task"`, `"read_file"`) are the
+ * agent's own, resolved from the tools the agent gives its model on each model call.
  */
 import { createMiddleware } from "langchain";
-import { SystemMessage } from "@langchain/core/messages";
+import { AIMessage, SystemMessage } from "@langchain/core/messages";
+import type { ToolRuntime } from "@langchain/core/tools";
 import { StateSchema } from "@langchain/langgraph";
 import { codeModePromptSection, codeModeToolSignatures, middlewareToolDescription } from "../code-mode/describe.js";
-import { CODE_INTERPRETER_OPTION_RULES, createCodeInterpreterTool, type CodeInterpreterToolOptions } from "./code-interpreter-tool.js";
-import { checkOptions, type OptionRules } from "../options/index.js";
+import { graphScope } from "../code-mode/graph-task.js";
+import {
+  parseToolSpecs,
+  resolveToolSpecs,
+  unresolvedTools,
+  type CodeModeToolSpec,
+  type ResolvedTools,
+  type ToolSpecs,
+} from "../code-mode/tool-resolution.js";
+import type { CodeModeTool } from "../code-mode/tool-types.js";
+import { buildCodeInterpreterTool, CODE_INTERPRETER_OPTION_RULES, type CodeInterpreterToolOptions } from "./code-interpreter-tool.js";
+import { checkOptions, rule, type OptionRules } from "../options/index.js";
 import { resolveLanguages } from "./schemas.js";
 import { codeModeStateFields } from "../code-mode/state.js";
 
 /** Options of `codeModeMiddleware`: those of `createCodeInterpreterTool`, with `"thread"` persistence by default. */
-export type CodeModeMiddlewareOptions = Omit<CodeInterpreterToolOptions, "description">;
+export type CodeModeMiddlewareOptions = Omit<CodeInterpreterToolOptions, "description" | "tools"> & {
+  /**
+   * Tools code may call: LangChain tool instances (used as given), and names of the agent's own
+   * tools (resolved from the tools the agent gives its model, so deepagents' `task`, `read_file`,
+   * `write_file`, … work by name). A name the agent does not have is left out of the prompt, and
+   * calling it raises `ToolNotAvailableError` in the code.
+   */
+  tools?: CodeModeToolSpec[];
+};
+
+/** Bounded map, least recently set first out. */
+class Recent<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+  }
+}
+
+/**
+ * Which tools each code call gets. The model call that wrote a code call saw the agent's tools:
+ * they are kept by that call's id (exact, even when one middleware serves several agents), and
+ * by thread and graph run for calls whose model call happened before this process started.
+ */
+class AgentTools {
+  private readonly byCall = new Recent<Map<string, CodeModeTool>>(1024);
+  private readonly byRun = new Recent<Map<string, CodeModeTool>>(256);
+  private readonly warned = new Set<string>();
+
+  constructor(
+    private readonly specs: ToolSpecs,
+    private readonly codeToolName: string,
+  ) {}
+
+  private static runKey(configurable: Record<string, unknown> | undefined): string {
+    const scope = graphScope(configurable ? { configurable } : undefined) ?? "";
+    return `${String(configurable?.thread_id ?? "")}\u0000${scope}`;
+  }
+
+  /** Resolves the specs against the tools of one model call and remembers them for its code calls. */
+  resolve(agentTools: readonly unknown[], configurable: Record<string, unknown> | undefined): ResolvedTools {
+    const resolved = resolveToolSpecs(this.specs, agentTools);
+    this.byRun.set(AgentTools.runKey(configurable), resolved.tools);
+    // At the top of the graph a missing name is most likely a typo; a nested agent (a subagent)
+    // may well lack a tool its parent has.
+    if (graphScope(configurable ? { configurable } : undefined) === "") {
+      for (const name of resolved.missing) {
+        if (this.warned.has(name)) continue;
+        this.warned.add(name);
+        console.warn(`codeModeMiddleware: tools lists "${name}", but the agent has no tool of that name; code cannot call it`);
+      }
+    }
+    return resolved;
+  }
+
+  /** Keeps `tools` for the code calls in `response`. */
+  remember(response: unknown, tools: Map<string, CodeModeTool>): void {
+    if (!AIMessage.isInstance(response)) return;
+    for (const call of response.tool_calls ?? []) {
+      if (call.name === this.codeToolName && typeof call.id === "string") this.byCall.set(call.id, tools);
+    }
+  }
+
+  /** The tools of one code call. */
+  forCall(runtime: Partial<ToolRuntime> | undefined): Map<string, CodeModeTool> {
+    if (this.specs.byName.length === 0) return new Map(this.specs.instances);
+    if (runtime === undefined) return unresolvedTools(this.specs);
+    const id = runtime.toolCallId ?? runtime.toolCall?.id;
+    const configurable = runtime.configurable as Record<string, unknown> | undefined;
+    return (typeof id === "string" ? this.byCall.get(id) : undefined) ?? this.byRun.get(AgentTools.runKey(configurable)) ?? unresolvedTools(this.specs);
+  }
+}
 
 /**
  * A LangChain v1 agent middleware for code mode: the agent gets an `execute_code` tool whose
- * programs can call `tools`, keep their definitions and files across calls of the same thread
- * (saved in the checkpoint, so the thread continues in another process), and a system-prompt
- * section that shows the tool signatures.
+ * programs can call `tools` (instances, or the agent's own tools by name: `"task"` runs a
+ * subagent), keep their definitions and files across calls of the same thread (saved in the
+ * checkpoint, so the thread continues in another process), and a system-prompt section that
+ * shows the tool signatures.
  *
  * @example
  * ```ts
@@ -33,26 +122,42 @@ export type CodeModeMiddlewareOptions = Omit<CodeInterpreterToolOptions, "descri
  * ```
  */
 export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
-  const { description: _description, ...rules } = CODE_INTERPRETER_OPTION_RULES;
+  const { description: _description, tools: _toolsRule, ...common } = CODE_INTERPRETER_OPTION_RULES;
+  // `tools` takes names of the agent's tools too; parseToolSpecs checks each entry below.
+  const rules = { ...common, tools: rule("an array of LangChain tools or names of the agent's tools", Array.isArray) };
   const options = checkOptions<CodeModeMiddlewareOptions>(given, rules satisfies OptionRules<CodeModeMiddlewareOptions>, "codeModeMiddleware");
   const persistence = options.persistence ?? "thread";
   const languages = resolveLanguages(options.languages);
   const toolName = options.name ?? "execute_code";
   const hostFunctionNames = Object.keys(options.hostFunctions ?? {});
-  const callable = options.tools ?? [];
-  const codeTool = createCodeInterpreterTool(
-    {
-      ...options,
-      persistence,
-      description: middlewareToolDescription(languages, hostFunctionNames, persistence, callable.length > 0),
-    },
-    "codeModeMiddleware",
+  const specs = parseToolSpecs(options.tools, "tools", toolName, true);
+  const agentTools = new AgentTools(specs, toolName);
+  const { tools: _tools, ...rest } = options;
+  const codeTool = buildCodeInterpreterTool(
+    { ...rest, persistence, description: middlewareToolDescription(languages, hostFunctionNames, persistence, specs.names.length > 0) },
+    { specs, resolveTools: (runtime) => agentTools.forCall(runtime) },
   );
-  let section: Promise<string> | undefined;
-  const promptSection = () =>
-    (section ??= (callable.length > 0 ? codeModeToolSignatures(callable, languages) : Promise.resolve(undefined)).then((signatures) =>
-      codeModePromptSection(languages, signatures, persistence, toolName),
-    ));
+
+  // One prompt section per set of available tools (agents sharing this middleware may differ).
+  const ids = new WeakMap<object, number>();
+  let nextId = 0;
+  const idOf = (t: CodeModeTool) => {
+    let id = ids.get(t);
+    if (id === undefined) ids.set(t, (id = nextId++));
+    return id;
+  };
+  const sections = new Recent<Promise<string>>(32);
+  const promptSection = (available: CodeModeTool[]) => {
+    const key = available.map(idOf).join(",");
+    let section = sections.get(key);
+    if (!section) {
+      section = (available.length > 0 ? codeModeToolSignatures(available, languages) : Promise.resolve(undefined)).then((signatures) =>
+        codeModePromptSection(languages, signatures, persistence, toolName, { subagents: available.some((t) => t.name === "task") }),
+      );
+      sections.set(key, section);
+    }
+    return section;
+  };
 
   // With a backend the files are the backend's: no channel of ours holds them.
   const fields = (options.backend !== undefined ? { codeCells: codeModeStateFields.codeCells } : codeModeStateFields) as typeof codeModeStateFields;
@@ -61,14 +166,17 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
     stateSchema: new StateSchema(fields),
     tools: [codeTool],
     wrapModelCall: async (request, handler) => {
-      const text = await promptSection();
+      const resolved = agentTools.resolve(request.tools ?? [], request.runtime?.configurable as Record<string, unknown> | undefined);
+      const text = await promptSection(resolved.available);
       const base = request.systemMessage;
       // A text-only system prompt stays one plain string (some providers accept nothing else).
       const textOnly = typeof base.content === "string" || base.content.every((block) => block.type === "text");
       const systemMessage = textOnly
         ? new SystemMessage(base.text.length > 0 ? `${base.text}\n\n${text}` : text)
         : base.concat(`\n\n${text}`);
-      return handler({ ...request, systemMessage });
+      const response = await handler({ ...request, systemMessage });
+      agentTools.remember(response, resolved.tools);
+      return response;
     },
   });
 }

@@ -18,6 +18,7 @@ export type { CodeCell, RecordedHostCall } from "../code-mode/cell-log.js";
 export type { ThreadFile, ThreadFiles, ThreadFilesUpdate } from "../code-mode/files.js";
 export type { FilesBackend, FilesBackendOption } from "../code-mode/file-sources.js";
 export type { CodeModeTool, RecordedToolCall } from "../code-mode/tool-bridge.js";
+export type { CodeModeToolSpec } from "../code-mode/tool-resolution.js";
 export type { Persistence } from "../code-mode/runner.js";
 export {
   createCodeGenTool,

@@ -221,6 +221,19 @@ describe("tools from code", { timeout: 120_000 }, () => {
     expect(jsOnly).not.toContain("async def");
   });
 
+  it("tool names that shadow built-ins of either language's namespace object work as tools", async () => {
+    const names = ["constructor", "toString", "hasOwnProperty", "valueOf", "mro", "print", "tools", "files"];
+    const shadowing = createCodeInterpreterTool({
+      sandbox,
+      tools: names.map((name) => tool(async () => `I am ${name}`, { name, description: name, schema: z.object({}) })),
+    });
+    const [, js] = await call(shadowing, { language: "javascript", code: `const out = []; for (const n of ${JSON.stringify(names)}) out.push(await tools[n]({})); out` });
+    const [, py] = await call(shadowing, { language: "python", code: `out = []\nfor n in ${JSON.stringify(names)}:\n    out.append(await getattr(tools, n)())\nout` });
+    const expected = names.map((n) => `I am ${n}`);
+    expect(js.result.result).toEqual(expected);
+    expect(py.result.result).toEqual(expected);
+  });
+
   it("rejects tool names that are not identifiers and duplicate names", () => {
     const bad = tool(async () => "x", { name: "get-weather", description: "x", schema: z.object({}) });
     expect(() => createCodeInterpreterTool({ tools: [bad] })).toThrow(InvalidOptionError);
