@@ -18,7 +18,12 @@ import type { ThreadFile, ThreadFilesUpdate } from "./files.js";
 export interface RecordedHostCall {
   /** Host function name (tools are `__tool_<name>`). */
   name: string;
+  /** The arguments (empty when they are kept as `argsSha256`). */
   args: JsonValue[];
+  /** SHA-256 of the arguments' JSON, for arguments too large to keep (a replay matches the digest). */
+  argsSha256?: string;
+  /** Bytes of the arguments' JSON, when they are kept as `argsSha256`. */
+  argsBytes?: number;
   /** What the guest received (absent with `error`, or for `undefined`). */
   value?: JsonValue;
   error?: { name: string; message: string };

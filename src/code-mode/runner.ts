@@ -12,7 +12,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { SandboxSessionEndedError } from "../errors.js";
+import { InvalidOptionError, SandboxSessionEndedError } from "../errors.js";
 import { getSharedSandbox } from "../sandbox/run-code.js";
 import {
   DEFAULT_MAX_HOST_CALLS,
@@ -21,6 +21,10 @@ import {
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MEMORY_LIMIT_BYTES,
   DEFAULT_TIMEOUT_MS,
+  MAX_HOST_CALLS_IN_FLIGHT,
+  MAX_MEMORY_LIMIT_BYTES,
+  MAX_OUTPUT_CAP_BYTES,
+  MAX_TIMEOUT_MS,
 } from "../sandbox/options.js";
 import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox, SandboxSession } from "../sandbox/types.js";
 import { persistTopLevel } from "./persist-declarations.js";
@@ -109,7 +113,20 @@ const ENGINE_FILE_SLACK = 2;
 
 /** The replay budget of a cell: its own limit, twice, plus a second (never the caller's current limit). */
 export function replayTimeoutMs(ran: CellLimitsRan | undefined, fallbackMs: number): number {
-  return 2 * Math.max(ran?.timeoutMs ?? fallbackMs, ran?.durationMs ?? 0) + 1000;
+  const timeoutMs = within(ran?.timeoutMs, 1, MAX_TIMEOUT_MS) ?? fallbackMs;
+  const durationMs = within(ran?.durationMs, 0, MAX_TIMEOUT_MS) ?? 0;
+  return Math.min(MAX_TIMEOUT_MS, 2 * Math.max(timeoutMs, durationMs) + 1000);
+}
+
+/** `value` when it is a number in [min, max], else undefined (a log edited by hand may hold anything). */
+function within(value: unknown, min: number, max: number): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value >= min && value <= max ? value : undefined;
+}
+
+/** A whole number in [1, max] from a log entry, else `fallback`. */
+function loggedLimit(value: unknown, max: number, fallback: number): number {
+  const v = within(value, 1, max);
+  return v !== undefined && Number.isInteger(v) ? v : fallback;
 }
 
 /** Runs cells and keeps the live sessions of threads. */
@@ -297,7 +314,7 @@ export class CodeModeRunner {
   /** A fresh session with `cells` replayed into it, and how that went. */
   private async restore(language: Language, cells: CodeCell[]): Promise<{ live: LiveSession; report: RestoreReport }> {
     const started = performance.now();
-    const memoryLimitBytes = Math.max(this.limitsNow().memoryLimitBytes, ...cells.map((c) => c.ran?.memoryLimitBytes ?? 0));
+    const memoryLimitBytes = Math.max(this.limitsNow().memoryLimitBytes, ...cells.map((c) => loggedLimit(c.ran?.memoryLimitBytes, MAX_MEMORY_LIMIT_BYTES, 0)));
     const failures: string[] = [];
     const skipped = new Set<number>();
     const open = async (): Promise<LiveSession> => ({
@@ -348,10 +365,10 @@ export class CodeModeRunner {
     try {
       result = await runCell(live.session, cell.code, cell.language, {
         timeoutMs: replayTimeoutMs(ran, this.limitsNow().timeoutMs),
-        maxOutputBytes: ran?.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-        maxHostCalls: ran?.maxHostCalls ?? DEFAULT_MAX_HOST_CALLS,
-        maxHostCallsInFlight: ran?.maxHostCallsInFlight ?? DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
-        maxResultBytes: ran?.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+        maxOutputBytes: loggedLimit(ran?.maxOutputBytes, MAX_OUTPUT_CAP_BYTES, DEFAULT_MAX_OUTPUT_BYTES),
+        maxHostCalls: loggedLimit(ran?.maxHostCalls, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_HOST_CALLS),
+        maxHostCallsInFlight: loggedLimit(ran?.maxHostCallsInFlight, MAX_HOST_CALLS_IN_FLIGHT, DEFAULT_MAX_HOST_CALLS_IN_FLIGHT),
+        maxResultBytes: loggedLimit(ran?.maxResultBytes, MAX_OUTPUT_CAP_BYTES, DEFAULT_MAX_RESULT_BYTES),
         globals: env.globals,
         ...this.fileOptions(),
         files,
@@ -360,6 +377,8 @@ export class CodeModeRunner {
       });
     } catch (error) {
       if (error instanceof SandboxSessionEndedError) return "could not run: its session had ended";
+      // A log entry edited by hand (globals, host function names, seed) the sandbox refuses: reported, and the thread goes on.
+      if (error instanceof InvalidOptionError) return `could not run: its log entry is not valid (${error.message.split("\n")[0]})`;
       throw error;
     } finally {
       live.env = env;
@@ -479,8 +498,8 @@ function toolCallsOf(calls: readonly RecordedHostCall[]): ArtifactToolCall[] {
     .filter((c) => c.name.startsWith("__tool_"))
     .map((c) => {
       const bytes = c.value === undefined ? 0 : Buffer.byteLength(JSON.stringify(c.value));
-      const input = c.args[0] ?? {};
-      const inputBytes = Buffer.byteLength(JSON.stringify(input));
+      const input = c.argsSha256 === undefined ? (c.args[0] ?? {}) : null;
+      const inputBytes = c.argsSha256 === undefined ? Buffer.byteLength(JSON.stringify(input)) : (c.argsBytes ?? ARTIFACT_OUTPUT_BYTES + 1);
       return {
         name: c.name.slice("__tool_".length),
         input: inputBytes <= ARTIFACT_OUTPUT_BYTES ? input : null,

@@ -34,6 +34,8 @@ const json = z.custom<unknown>(() => true);
 const recordedCall = z.object({
   name: z.string(),
   args: z.array(json),
+  argsSha256: z.string().optional(),
+  argsBytes: z.number().optional(),
   value: json.optional(),
   error: z.object({ name: z.string(), message: z.string() }).optional(),
   order: z.number().int().nonnegative(),
