@@ -27,7 +27,7 @@ export interface RecordedHostCall {
   /** What the guest received (absent with `error`, or for `undefined`). */
   value?: JsonValue;
   error?: { name: string; message: string };
-  /** Rank of this call's answer among the cell's answers (the order they reached the guest). */
+  /** Rank of this call's answer among the cell's answers (the order they reached the guest); -1 when the run ended before it was answered. */
   order: number;
 }
 

@@ -127,3 +127,31 @@ describe("host-call arguments count against the cell's caps", { timeout: 180_000
     expect(got[0]).toBe(1_500_000);
   });
 });
+
+describe("a tool call the cell did not wait for", { timeout: 120_000 }, () => {
+  it("is kept in the log as unanswered (the step no longer fails on the log's schema) and replays exactly, JavaScript and Python", async () => {
+    let realCalls = 0;
+    const slow = tool(async ({ ms }) => (realCalls++, await new Promise((r) => setTimeout(r, ms)), "late"), { name: "slow", description: "Answers late.", schema: z.object({ ms: z.number() }) });
+    const cases: Turn[] = [
+      { code: "tools.slow({ ms: 400 });\nvar fired = 1;" },
+      { language: "python", code: "import asyncio\nasyncio.ensure_future(tools.slow(ms=400))\nawait asyncio.sleep(0)\nfired = 1" },
+    ];
+    for (const [i, turn] of cases.entries()) {
+      {
+        const checkpointer = new MemorySaver();
+        const config = { configurable: { thread_id: `unawaited-${i}` } };
+        const language = typeof turn === "string" ? "javascript" : (turn.language ?? "javascript");
+        const options: Options = { tools: [slow], languages: [language] };
+        // Before: "Validation failed for field codeCells ... order ... expected number to be >=0" (the agent run threw).
+        const first = artifact(await agent(checkpointer, [turn, "ok"], options).invoke(ask("go"), config));
+        expect(first.result.status).toBe("success");
+        await new Promise((r) => setTimeout(r, 500));
+        const callsBefore = realCalls;
+        const restored = artifact(await agent(checkpointer, [{ language, code: "fired" }, "ok"], options).invoke(ask("q"), config));
+        expect(restored.restore?.failures).toEqual([]);
+        expect(restored.result.result).toBe(1);
+        expect(realCalls).toBe(callsBefore);
+      }
+    }
+  });
+});
