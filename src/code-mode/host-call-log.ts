@@ -45,6 +45,8 @@ function argsJson(args: JsonValue[]): string {
   }
 }
 
+/** Bytes of a recorded call's JSON besides its name, arguments and value (`{"name":..,"args":..,"order":..}`). */
+const ENTRY_BYTES = 40;
 /** Bytes a call's arguments kept as their digest count for (the digest and its field). */
 const DIGEST_BYTES = 80;
 
@@ -95,7 +97,8 @@ export class HostCallRecorder {
           entry.argsBytes = bytes;
         };
         if (bytes > this.caps.maxHostResultBytes) asDigest();
-        const stored = entry.argsSha256 === undefined ? bytes : DIGEST_BYTES;
+        // The entry's own fields count too (a million calls of `note()` hold more than their arguments).
+        const stored = ENTRY_BYTES + name.length + (entry.argsSha256 === undefined ? bytes : DIGEST_BYTES);
         if (this.bytes + stored > this.caps.maxCellRecordBytes) {
           if (entry.argsSha256 === undefined) asDigest();
           const message = `the host calls of this program have sent and received more than ${this.caps.maxCellRecordBytes} bytes in all (maxCellRecordBytes); ${shownName(name)} was not called with these ${bytes} bytes of arguments: do the rest in a next program`;
