@@ -250,7 +250,7 @@ export class CodeModeRunner {
 
   private async runInThread(key: string, request: CellRequest, notes: string[]): Promise<CellOutcome> {
     const cells = cellsOf(request.cells, request.language);
-    const ids = cells.map((c) => c.id);
+    const ids = cells.map(cellSignature);
     let live = this.cache.get(key);
     let restore: RestoreReport | undefined;
     if (!live || live.session.disposed || !sameIds(live.applied, ids)) {
@@ -303,7 +303,7 @@ export class CodeModeRunner {
     if (envChange) cell.env = envChange;
     const filesIn = filesDelta(live.files, engineFiles);
     if (filesIn) cell.filesIn = filesIn;
-    live.applied.push(cell.id);
+    live.applied.push(cellSignature(cell));
     live.files = result.files ?? engineFiles;
     live.env = env;
     outcome.cell = cell;
@@ -327,7 +327,7 @@ export class CodeModeRunner {
     let restarts = 0;
     for (let i = 0; i < cells.length; i++) {
       const cell = cells[i]!;
-      live.applied.push(cell.id);
+      live.applied.push(cellSignature(cell));
       if (skipped.has(i)) continue;
       const failure = await this.replayCell(live, cell);
       if (failure === undefined) continue;
@@ -342,7 +342,7 @@ export class CodeModeRunner {
       live = await open();
       if (++restarts > MAX_REPLAY_RESTARTS) {
         failures.push(`the cells after cell ${i + 1} were not replayed (the replay had to restart ${restarts} times)`);
-        live.applied = cells.map((c) => c.id);
+        live.applied = cells.map(cellSignature);
         break;
       }
       i = -1;
@@ -520,6 +520,18 @@ function legacyCalls(cell: CodeCell): RecordedHostCall[] {
     ...(c.error ? { error: c.error } : {}),
     order: i,
   }));
+}
+
+/**
+ * What a live session knows a cell by: its id and what it ran (code, seed, clock, status, env,
+ * names of globals, number of host calls, paths it saw), so that a log edited by hand under the same ids (an
+ * `updateState` with an `Overwrite`) is replayed, as a fresh process would, rather than answered
+ * by a session that ran something else. Recorded values and the values of globals are not compared (they can be megabytes).
+ */
+function cellSignature(cell: CodeCell): string {
+  // Object keys sorted: a checkpointer may store JSON with its keys in another order (PostgreSQL's jsonb).
+  const env = cell.env ? [cell.env.hostFunctions ?? null, cell.env.globals ? Object.keys(cell.env.globals).sort() : null] : null;
+  return JSON.stringify([cell.id, cell.language, cell.code, cell.seed ?? null, cell.clock ?? null, cell.status ?? null, env, cell.hostCalls?.length ?? null, Object.keys(cell.filesIn ?? {}).sort()]);
 }
 
 function sameIds(a: string[], b: string[]): boolean {

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
-import { Command, MemorySaver } from "@langchain/langgraph";
+import { MemorySaver, Overwrite } from "@langchain/langgraph";
 import { ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
@@ -153,5 +153,23 @@ describe("a tool call the cell did not wait for", { timeout: 120_000 }, () => {
         expect(realCalls).toBe(callsBefore);
       }
     }
+  });
+});
+
+describe("a live session is used only for the log it ran", { timeout: 60_000 }, () => {
+  it("a log rewritten by hand under the same ids (updateState + Overwrite) is replayed, as in a fresh process", async () => {
+    const checkpointer = new MemorySaver();
+    const config = { configurable: { thread_id: "same-ids" } };
+    const middleware = codeModeMiddleware({ sandbox, languages: ["javascript"] });
+    const withLive = (turns: Turn[]) => createAgent({ model: scriptedCodeModel(...turns), middleware: [middleware], checkpointer });
+    const first = withLive([{ code: "var a = 1" }, "ok"]);
+    await first.invoke(ask("go"), config);
+    const cells = ((await first.getState(config)) as unknown as { values: { codeCells: CodeCell[] } }).values.codeCells.map((c) => ({ ...c, code: "var a = 999" }));
+    await first.updateState(config, { codeCells: new Overwrite(cells) });
+    // Before: the live session answered 1 (it knew its cells by id only); a fresh process, 999.
+    const live = artifact(await withLive([{ code: "a" }, "ok"]).invoke(ask("q"), config));
+    const fresh = artifact(await agent(checkpointer, [{ code: "a" }, "ok"], { languages: ["javascript"] }).invoke(ask("q"), config));
+    expect(fresh.result.result).toBe(999);
+    expect(live.result.result).toBe(999);
   });
 });
