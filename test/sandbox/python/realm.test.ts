@@ -113,6 +113,16 @@ describe("the realm reached from Python holds no capability", { timeout: 60_000 
     expect(next.result).toBe(2);
   });
 
+  it("pyodide_js._module.print and printErr no longer reach the real console (4 MB of them, a 64 KiB cap)", async () => {
+    // Before: Emscripten's console.log/console.error bound at load wrote around the channel, and
+    // only the host's raw-byte bound stopped it (output_limit, the process replaced).
+    const code = `import importlib\nm = importlib.import_module("pyodide_js")._module\nline = "x" * 100000\nfor _ in range(20):\n    m.print(line)\n    m.printErr(line)\n'sent'`;
+    const r = await engine.run(code, options({ maxOutputBytes: 64 * 1024 }));
+    expect(r.status).toBe("success");
+    expect(r.result).toBe("sent");
+    expect(r.stdout).toBe("");
+  });
+
   it("has no timers outside a run and no nested workers", async () => {
     const r = await engine.run("import importlib\njs = importlib.import_module('js')\n[getattr(js, 'Worker', None) is None, getattr(js, 'SharedWorker', None) is None]", options());
     expect(r.result).toEqual([true, true]);

@@ -201,6 +201,20 @@ function stripRealm(): void {
   defineProperty(globalThis, "console", { value: silent, writable: false, configurable: false, enumerable: false });
 }
 
+/**
+ * Emscripten bound `Module.print` and `Module.printErr` to the real console when Pyodide loaded
+ * (before the realm was stripped), and Python reaches them as `pyodide_js._module.print`: they
+ * wrote straight to the process's stdout and stderr, around the run's output cap (the host's
+ * byte bound caught it). Replaced by silent functions; Pyodide's own output goes through
+ * setStdout/setStderr, not through these.
+ */
+function silenceModuleConsole(module: Record<string, unknown>): void {
+  const silent = freeze(function silent(): void {});
+  for (const name of ["print", "printErr"]) {
+    defineProperty(module, name, { value: silent, writable: true, configurable: true, enumerable: true });
+  }
+}
+
 /** What Python's `js` module shows (Pyodide's `jsglobals`): timers only. */
 const jsGlobals = freeze({
   setTimeout: guestSetTimeout,
@@ -635,6 +649,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       pyodide = py;
       const module = (py as unknown as { _module: BaselineModule & PurityFs })._module;
       stripRealm();
+      silenceModuleConsole(module as unknown as Record<string, unknown>);
       proxyRelease = scopeAsyncSources(
         { setTimeout: (fn, ms) => guestSetTimeout(fn, ms), epoch: () => runEpoch, inRun: () => inRun },
         (py as unknown as { _module: Parameters<typeof scopeAsyncSources>[1] })._module,

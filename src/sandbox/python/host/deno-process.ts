@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExecutionResult, ExecutionStatus, JsonValue } from "../../types.js";
-import type { PythonPaths } from "./deno-paths.js";
+import { checkDenoReadPaths, type PythonPaths } from "./deno-paths.js";
 import type { HostReply, HostRequest, PythonOutcome, RunLimits, RunnerMessage } from "../shared/protocol.js";
 import { EngineSetupError } from "./errors.js";
 import { HostCallBroker } from "./host-calls.js";
@@ -54,6 +54,8 @@ export function resultLineLimitBytes(limits: RunLimits): number {
 
 /** Builds the `deno run` command line: read access to Pyodide and the runner only, everything else denied. */
 export function denoArgs(paths: PythonPaths, session: boolean, introspection = false): string[] {
+  // Checked again here, where the list is made (paths may have been changed since they were resolved).
+  checkDenoReadPaths(paths);
   const config = JSON.stringify({ pyodideUrl: `file://${paths.pyodideDir}`, snapshotPath: paths.snapshotFile, session, ...(introspection ? { introspection } : {}) });
   return [
     "run",
