@@ -45,12 +45,21 @@ interface RunnerConfig {
 }
 const config = JSON.parse(Deno.args[0] ?? "{}") as RunnerConfig;
 
-/** Time Python gets to unwind after the soft interrupt before its worker is terminated. */
-const HARD_KILL_GRACE_MS = 300;
+/**
+ * Time Python gets to unwind after the soft interrupt before its worker is terminated. A session
+ * keeps its interpreter when the interrupt works, so it gets longer; a pool interpreter is
+ * replaced after a timeout either way, and the grace only buys the error's line and stack (a
+ * loop that swallows KeyboardInterrupt returns at the limit + this).
+ */
+const HARD_KILL_GRACE_MS = config.session ? 300 : 150;
 /** A cancelled run gets less: the caller is waiting (the host kills the process at 280 ms). */
 const CANCEL_GRACE_MS = 200;
-/** How often the supervisor samples the process's resident memory during a run. */
-const MEMORY_POLL_MS = 10;
+/**
+ * How often the supervisor samples the process's resident memory during a run (two samples in a
+ * row over the line stop it). A JS-side bomb grows by ~1 MiB per ms here: 10 ms polls let it
+ * overshoot the slack by ~25 MiB, 5 ms by about half (bench: "memory-limit overshoot").
+ */
+const MEMORY_POLL_MS = 5;
 /**
  * Resident memory a run may add beyond its limit before the supervisor terminates the worker
  * (the JS side of output and results, allocator slack). The in-realm cap usually stops a
