@@ -77,7 +77,7 @@ export function denoArgs(paths: PythonPaths, session: boolean, introspection = f
     // --liftoff-only: Pyodide's 10 MB of WebAssembly stays on the baseline compiler. Measured
     // here (2 shared cores): 30 MiB less resident memory, faster start, and no background
     // tier-up competing with runs for the CPU (docs/python.md).
-    `--v8-flags=--max-old-space-size=${V8_OLD_SPACE_MB},--disallow-code-generation-from-strings,--liftoff-only`,
+    `--v8-flags=--max-old-space-size=${V8_OLD_SPACE_MB},--disallow-code-generation-from-strings,--liftoff-only,--max-semi-space-size=2`,
     join(paths.runnerDir, "runner.js"),
     config,
   ];
