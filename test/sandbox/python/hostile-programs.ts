@@ -139,6 +139,7 @@ export const HOSTILE_PROGRAMS: HostileProgram[] = [
   either("setlocale", "import locale\ntry:\n    locale.setlocale(locale.LC_ALL, 'C.UTF-8')\nexcept locale.Error as e:\n    print(e)"),
   either("writev and pwrite on stdout", "import os\nos.writev(1, [b'a', b'b\\n'])\ntry:\n    os.pwrite(1, b'c\\n', 0)\nexcept OSError as e:\n    print(e)"),
   replaced("open /dev/stdout for writing", "open('/dev/stdout', 'w').write('via /dev/stdout\\n')"),
+  replaced("write /dev/tty and /dev/tty1", "import os\nfor d in ('/dev/tty', '/dev/tty1'):\n    fd = os.open(d, os.O_WRONLY)\n    os.write(fd, b'no newline')\n    os.write(fd, b'half a line left in the terminal buffer')"),
   replaced("open /proc/self/fd/1 for writing", "import os\nfd = os.open('/proc/self/fd/1', os.O_WRONLY)\nos.write(fd, b'via proc\\n')"),
   either("fdopen of stdout without closing", "import os\nf = os.fdopen(1, 'w', closefd=False)\nf.write('via fdopen\\n')\nf.flush()"),
   either("non-blocking stdout", "import os\ntry:\n    os.set_blocking(1, False)\nexcept OSError as e:\n    print(e)"),

@@ -215,6 +215,44 @@ function silenceModuleConsole(module: Record<string, unknown>): void {
   }
 }
 
+/** Longest line the terminal devices buffer before it is written out. */
+const TTY_LINE_BYTES = 4096;
+
+/**
+ * `/dev/tty` and `/dev/tty1` are Emscripten terminals whose default operations write through the
+ * console bound at load (to the process's real stdout and stderr, around the output cap) and read
+ * the process's real stdin (the supervisor's request pipe; it failed only because `process` is
+ * gone from the realm). Writes now go to the run's counted stdout and stderr like any output,
+ * in lines of at most 4 KiB (the default kept any number of bytes until a newline); reads fail
+ * with EIO, like stdin.
+ */
+function tameTerminals(module: { TTY: Record<string, unknown>; FS: { ErrnoError: new (errno: number) => Error } }, eio: number): void {
+  const routes: Array<[string, "stdout" | "stderr"]> = [["default_tty_ops", "stdout"], ["default_tty1_ops", "stderr"]];
+  for (const [name, stream] of routes) {
+    const ops = module.TTY[name] as Record<string, unknown> | undefined;
+    if (!ops) continue;
+    const sink = writer(stream);
+    const flush = (tty: { output?: number[] }) => {
+      const bytes = tty.output ?? [];
+      tty.output = [];
+      if (bytes.length > 0) sink.write(Uint8Array.from(bytes));
+    };
+    ops.put_char = (tty: { output?: number[] }, value: number | null) => {
+      if (value === null || value === 10) {
+        if (value === 10) (tty.output ??= []).push(10);
+        flush(tty);
+        return;
+      }
+      if (value !== 0) (tty.output ??= []).push(value);
+      if ((tty.output?.length ?? 0) >= TTY_LINE_BYTES) flush(tty);
+    };
+    ops.fsync = flush;
+    ops.get_char = () => {
+      throw new module.FS.ErrnoError(eio);
+    };
+  }
+}
+
 /** What Python's `js` module shows (Pyodide's `jsglobals`): timers only. */
 const jsGlobals = freeze({
   setTimeout: guestSetTimeout,
@@ -656,6 +694,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       const module = (py as unknown as { _module: BaselineModule & PurityFs })._module;
       stripRealm();
       silenceModuleConsole(module as unknown as Record<string, unknown>);
+      tameTerminals(module as unknown as Parameters<typeof tameTerminals>[0], modFs._module.ERRNO_CODES.EIO ?? 29);
       proxyRelease = scopeAsyncSources(
         { setTimeout: (fn, ms) => guestSetTimeout(fn, ms), epoch: () => runEpoch, inRun: () => inRun },
         (py as unknown as { _module: Parameters<typeof scopeAsyncSources>[1] })._module,
