@@ -3,6 +3,8 @@
  * - The 10-item task (one tool call per item): model calls and tokens, code mode vs plain tool calling.
  * - Checkpoint bytes each code call adds (the replay-log cell), beside the whole checkpoint's growth.
  * - Restore time of a thread of 20 calls in a process without its live session (replay), JS and Python.
+ * - A thread's state (code-mode-state.ts): checkpoint bytes per call with 1 MiB of files, restore
+ *   of a 200-cell thread in a fresh process, host RSS under the tool-result attacks.
  */
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
@@ -16,6 +18,7 @@ import { createSandbox } from "../src/sandbox/index.js";
 import type { Language } from "../src/sandbox/types.js";
 import type { ExecuteCodeArtifact } from "../src/tools/code-interpreter-tool.js";
 import { runTenItemTask } from "./code-mode-scenario.js";
+import { checkpointRows, restoreRows, rssRows } from "./code-mode-state.js";
 import { ms, type BenchRow, type BenchSection } from "./table.js";
 
 const CALLS = 20;
@@ -55,9 +58,9 @@ async function threadOfCalls(language: Language, sandbox: ReturnType<typeof crea
   const cells = Array.from({ length: CALLS - 1 }, (_, i) => ({ language, code: cell(language, i + 1) }));
   const state = await make(cells).invoke({ messages: [{ role: "user", content: "more" }] }, config);
   const after = (await checkpointer.getTuple(config))!.checkpoint.channel_values;
-  const logBytesPerCall = (jsonBytes(after.codeCells) - jsonBytes(before.codeCells)) / (CALLS - 1);
+  // The log is a delta channel (not in channel_values): a cell's own size is what a call adds to it.
+  const logBytesPerCall = (jsonBytes(state.codeCells) - jsonBytes(first.codeCells)) / (CALLS - 1);
   const checkpointBytesPerCall = (jsonBytes(after) - jsonBytes(before)) / (CALLS - 1);
-  void first;
   // A fresh middleware has no live session: its first call replays the 20 cells.
   const restored = await make([{ language, code: language === "python" ? "f19(1)" : "f19(1)" }]).invoke({ messages: [{ role: "user", content: "again" }] }, config);
   const message = restored.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).at(-1)!;
@@ -65,7 +68,7 @@ async function threadOfCalls(language: Language, sandbox: ReturnType<typeof crea
   if (artifact.result.result !== 19 || !artifact.restore || artifact.restore.failures.length > 0) {
     throw new Error(`bench code-mode: the ${language} restore did not work: ${String(message.content)}`);
   }
-  return { logBytesPerCall, checkpointBytesPerCall, restoreMs: artifact.restore.durationMs, cells: state.codeCells.length };
+  return { logBytesPerCall, checkpointBytesPerCall, restoreMs: artifact.restore.durationMs, cells: state.codeCells!.length };
 }
 
 const section: BenchSection = async () => {
@@ -92,6 +95,7 @@ const section: BenchSection = async () => {
         { section: "code-mode", metric: `${language}: restore of a ${CALLS}-call thread in a fresh process (replay)`, ours: ms(r.restoreMs) },
       );
     }
+    rows.push(...(await checkpointRows(sandbox)), ...(await restoreRows(sandbox)), ...(await rssRows()));
   } finally {
     await sandbox.dispose();
   }

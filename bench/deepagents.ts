@@ -105,6 +105,35 @@ const section: BenchSection = async (): Promise<BenchRow[]> => {
     const readOurs = timeSync(() => ours.read("/src/file50.txt", 100, 50), 500);
     const readState = timeSync(() => state.read("/src/file50.txt", 100, 50), 500);
     rows.push({ section: "deepagents", metric: "read 50 lines of a 200-line file", ours: both(readOurs), baseline: both(readState), baselineName: "StateBackend" });
+    const grepOurs = timeSync(() => ours.grep("line 7 ", "/src"), 100);
+    const grepState = timeSync(() => state.grep("line 7 ", "/src"), 100);
+    rows.push({ section: "deepagents", metric: "grep a literal in 100 files of 200 lines", ours: both(grepOurs), baseline: both(grepState), baselineName: "StateBackend" });
+    // A grep that matches every line of 12 MiB: ours stops at 10 000 matches (truncated), on
+    // the host thread; StateBackend collects all six million.
+    const flood = "a\n".repeat(3 * 1024 * 1024);
+    ours.write("/flood/a.txt", flood);
+    ours.write("/flood/b.txt", flood);
+    const floodState = new StateBackend({ state: { files: { "/flood/a.txt": { content: flood, mimeType: "text/plain", created_at: now, modified_at: now }, "/flood/b.txt": { content: flood, mimeType: "text/plain", created_at: now, modified_at: now } } }, store: undefined } as never);
+    const floodOurs = timeSync(() => ours.grep("a", "/flood"), 5);
+    const started = performance.now();
+    floodState.grep("a", "/flood");
+    rows.push({ section: "deepagents", metric: "grep matching every line of 12 MiB (ours capped at 10 000 matches)", ours: both(floodOurs), baseline: ms(performance.now() - started), baselineName: "StateBackend, all 6 291 456 matches, one run" });
+    ours.delete("/flood");
+    // Removing many paths in one command (the worker and the store, one pass each).
+    const many: Array<[string, Uint8Array]> = [];
+    for (let i = 0; i < 5000; i++) many.push([`/many/f${i}`, new Uint8Array(1)]);
+    ours.uploadFiles(many);
+    await ours.execute("true");
+    const rmStarted = performance.now();
+    const removed = await ours.execute("rm -f /many/f*");
+    if (removed.exitCode !== 0) throw new Error(`bench command failed: rm: ${removed.output}`);
+    rows.push({ section: "deepagents", metric: "execute(\"rm -f /many/f*\") over 5 000 files, one run", ours: ms(performance.now() - rmStarted) });
+    // tsc: the checker in the sandbox's own thread (the first call loads TypeScript there).
+    ours.write("/t/ok.ts", "const n: number = 1;\n");
+    const tscFirst = performance.now();
+    await ours.execute("tsc --noEmit /t/ok.ts");
+    rows.push({ section: "deepagents", metric: "execute(\"tsc --noEmit ok.ts\"), first call (loads TypeScript in the checker's thread)", ours: ms(performance.now() - tscFirst) });
+    rows.push({ section: "deepagents", metric: "execute(\"tsc --noEmit ok.ts\"), warm", ours: both(await timeCommand(ours, "tsc --noEmit /t/ok.ts", 20)) });
   } finally {
     await ours.close();
     await engines.dispose();

@@ -99,8 +99,12 @@ describe("source layout", () => {
       return !target.startsWith(`${da}worker/`) && !crossing.includes(target);
     })).toEqual([]);
     expect(importsBetween(`${da}worker/`, `${da}worker/`).length, "the reader is not blind").toBeGreaterThan(0);
-    const host = [...graph.keys()].filter((m) => m.startsWith(da) && !m.startsWith(`${da}worker/`));
+    const host = [...graph.keys()].filter((m) => m.startsWith(da) && !m.startsWith(`${da}worker/`) && !m.startsWith(`${da}checker/`));
     expect(host.flatMap((m) => (graph.get(m) ?? []).filter((t) => t.startsWith(`${da}worker/`)).map((t) => `${m} -> ${t}`))).toEqual([]);
+    // checker/: inside the type checker's thread; it uses only checker/ and the checker
+    // (typecheck/). The host side imports only its protocol.
+    expect(importsBetween(`${da}checker/`, "").filter((edge) => !/ -> (deepagents\/checker\/|typecheck\/)/.test(edge))).toEqual([]);
+    expect(host.flatMap((m) => (graph.get(m) ?? []).filter((t) => t.startsWith(`${da}checker/`) && t !== `${da}checker/protocol.ts`).map((t) => `${m} -> ${t}`))).toEqual([]);
   });
 
   it("CLI subcommands import neither main.ts nor each other", () => {

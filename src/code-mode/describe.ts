@@ -29,16 +29,16 @@ export function describeCodeInterpreter(
   ];
   if (mode.persistence === "thread") {
     lines.push(
-      "State: top-level functions, variables, classes (and Python imports) you define stay defined for your next calls in this conversation, per language; reuse them instead of repeating code. Values that depend on time or randomness are recomputed if the session is restored.",
+      "State: top-level functions, variables, classes (and Python imports) you define stay defined for your next calls in this conversation, per language; reuse them instead of repeating code. A program that fails with an error keeps what it did before the error; one stopped by a limit (time, memory, output) leaves the state as it was before it.",
     );
   } else {
     lines.push("Each call starts fresh: nothing is kept between calls, so include everything the program needs.");
   }
   if (mode.files !== false) {
     lines.push(
-      "Files: a private virtual folder" +
-        (mode.persistence === "thread" ? " kept across calls" : "") +
-        ". JavaScript/TypeScript: files.read(path), files.readBytes(path), files.write(path, data), files.list(), files.exists(path), files.delete(path). Python: open(), os.listdir(), pathlib in the working directory.",
+      "Files: a private virtual file system with absolute paths like /notes.txt" +
+        (mode.persistence === "thread" ? ", kept across calls (except /tmp, which is scratch space)" : "") +
+        ". JavaScript/TypeScript: files.read(path), files.readBytes(path), files.write(path, data), files.list(), files.exists(path), files.delete(path). Python: open('/notes.txt'), os.listdir('/'), pathlib (the working directory is /).",
     );
   }
   lines.push(
@@ -107,11 +107,11 @@ export function codeModePromptSection(languages: readonly string[], signatures: 
   }
   if (persistence === "thread") {
     lines.push(
-      "State: functions, variables, classes and Python imports defined at the top level of a program stay defined in your later programs in this conversation (per language). Files you write stay too.",
+      "State: functions, variables, classes and Python imports defined at the top level of a program stay defined in your later programs in this conversation (per language). Files you write stay too. A program that fails with an error keeps what it did before the error; a program stopped by a limit (time, memory, output) leaves everything as it was before it.",
     );
   }
   lines.push(
-    "Files: JavaScript/TypeScript use the `files` global (`await files.read(path)`, `files.write(path, data)`, `files.list()`, `files.exists(path)`, `files.delete(path)`, `files.readBytes(path)`); Python uses `open()`, `os.listdir()` and `pathlib` in the working directory.",
+    "Files have absolute paths like `/notes.txt` (the same files the file tools see, if you have them): JavaScript/TypeScript use the `files` global (`files.read(path)`, `files.write(path, data)`, `files.list()`, `files.exists(path)`, `files.delete(path)`, `files.readBytes(path)`); Python uses `open('/notes.txt')`, `os.listdir('/')` and `pathlib` (the working directory is `/`). `/tmp` is scratch space and is not kept.",
   );
   return lines.join("\n");
 }
@@ -135,21 +135,34 @@ export function middlewareToolDescription(languages: Language[], hostFunctionNam
   );
 }
 
+/** Names of at most 10 paths (each cut at 120 characters), then how many more. */
+function pathList(paths: readonly string[]): string {
+  const shown = paths.slice(0, 10).map((p) => truncate(p, 120));
+  return paths.length > 10 ? `${shown.join(", ")} and ${paths.length - 10} more` : shown.join(", ");
+}
+
 /** The code tool's answer for a cell: the run as the model reads it, then notes on restore, state and files. */
-export function outcomeText(outcome: CellOutcome, code: string, maxChars: number): string {
+export function outcomeText(outcome: CellOutcome, code: string, maxChars: number, persistence: Persistence = "thread"): string {
   const notes: string[] = [];
   if (outcome.restore && outcome.restore.failures.length > 0) {
     notes.push(
-      `restore: this thread's session was rebuilt by replaying ${outcome.restore.replayed} earlier cell(s); ${outcome.restore.failures.length} did not complete, so what they defined may be missing:\n` +
-        outcome.restore.failures.map((f) => `  - ${truncate(f, 300)}`).join("\n") +
+      `restore: this thread's session was rebuilt by replaying ${outcome.restore.replayed} earlier cell(s); ${outcome.restore.failures.length} did not replay as they first ran, so what they did may be missing or different:\n` +
+        outcome.restore.failures.slice(0, 5).map((f) => `  - ${truncate(f, 300)}`).join("\n") +
+        (outcome.restore.failures.length > 5 ? `\n  - ... and ${outcome.restore.failures.length - 5} more` : "") +
         "\n  Define again what you still need.",
     );
   }
+  if (outcome.rolledBack !== undefined) {
+    notes.push(`state: this program was not kept (${truncate(outcome.rolledBack, 300)}): definitions and files are as they were before it`);
+  }
   for (const note of outcome.notes) notes.push(`note: ${note}`);
   const f = outcome.files;
-  if (f.written.length > 0) notes.push(`files written: ${f.written.join(", ")}`);
-  if (f.deleted.length > 0) notes.push(`files deleted: ${f.deleted.join(", ")}`);
-  for (const refused of f.refused) notes.push(`file not saved: ${refused}`);
+  const written = [...f.written.keys()].sort();
+  const notKept = persistence === "none" ? " (not kept: every call starts fresh)" : "";
+  if (written.length > 0) notes.push(`files written${notKept}: ${pathList(written)}`);
+  if (f.deleted.length > 0) notes.push(`files deleted${notKept}: ${pathList(f.deleted)}`);
+  for (const refused of f.refused.slice(0, 3)) notes.push(`file not saved: ${truncate(refused, 400)}`);
+  if (f.refused.length > 3) notes.push(`file not saved: ... and ${f.refused.length - 3} more for the same reasons`);
   const notesText = notes.join("\n");
   const body = formatExecutionForModel(outcome.result, code, { maxChars: Math.max(500, maxChars - notesText.length - 1) });
   return notesText ? `${body}\n${notesText}` : body;

@@ -1,17 +1,25 @@
 /**
- * The thread's virtual files as they live in graph state: path → `{ encoding, content }`, a JSON
- * form that round-trips through every checkpointer (MemorySaver, PostgresSaver). Text that is
- * valid UTF-8 is kept readable; anything else is base64.
+ * The thread's files as they live in graph state: deepagents' file data, keyed by absolute path
+ * (`/notes.txt` → `{ content, mimeType, created_at, modified_at }`), so a thread's files are
+ * readable by deepagents' own tools and an agent moves between the two without migrating
+ * state. What code mode writes is always a string: text as it is for a text MIME type, base64
+ * for anything else (deepagents' `read_file` reads a string of a binary MIME type as base64).
+ * On reading it also takes what deepagents may have put there: bytes (`Uint8Array`), bytes that
+ * a JSON round trip turned into an object of numbers, and the older line-array form.
  */
 import { InvalidOptionError } from "../errors.js";
+import { INTERPRETER_DIRECTORIES } from "../sandbox/python/shared/bounds.js";
 
-/** One file in graph state. */
+/** One file in graph state (deepagents' `FileDataV2`; `FileDataV1`'s line array is read too). */
 export interface ThreadFile {
-  encoding: "utf-8" | "base64";
-  content: string;
+  /** Text, base64 (binary MIME type), or bytes (as deepagents' own backend stores them). */
+  content: string | Uint8Array | string[];
+  mimeType?: string;
+  created_at: string;
+  modified_at: string;
 }
 
-/** The `files` channel: path → file. */
+/** The `files` channel: absolute path → file. */
 export type ThreadFiles = Record<string, ThreadFile>;
 
 /** An update of the `files` channel: a file, a text (UTF-8), or `null` to delete. */
@@ -19,109 +27,279 @@ export type ThreadFilesUpdate = Record<string, ThreadFile | string | null>;
 
 /** Default cap of one file, in bytes (1 MiB). */
 export const DEFAULT_MAX_THREAD_FILE_BYTES = 1024 * 1024;
-/** Default cap of all of a thread's files together, in bytes (10 MiB). */
+/** Default cap of all of a thread's files together, in bytes, paths and entries included (10 MiB). */
 export const DEFAULT_MAX_THREAD_FILES_BYTES = 10 * 1024 * 1024;
+/** Default cap of the number of a thread's files. */
+export const DEFAULT_MAX_THREAD_FILES = 1000;
+/** Bytes each file counts against `maxThreadFilesBytes` besides its content and path (its entry in state). */
+export const FILE_ENTRY_BYTES = 128;
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
+/** MIME types deepagents treats as binary, by extension (everything else reads as text). */
+const BINARY_TYPES: Record<string, string> = {
+  ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
+  ".heic": "image/heic", ".heif": "image/heif", ".mp3": "audio/mpeg", ".wav": "audio/wav", ".aiff": "audio/aiff",
+  ".aac": "audio/aac", ".ogg": "audio/ogg", ".flac": "audio/flac", ".mp4": "video/mp4", ".webm": "video/webm",
+  ".mpeg": "video/mpeg", ".mov": "video/quicktime", ".avi": "video/x-msvideo", ".flv": "video/x-flv", ".mpg": "video/mpeg",
+  ".wmv": "video/x-ms-wmv", ".3gpp": "video/3gpp", ".pdf": "application/pdf", ".ppt": "application/vnd.ms-powerpoint",
+  ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+};
+const TEXT_TYPES: Record<string, string> = {
+  ".md": "text/markdown", ".markdown": "text/markdown", ".html": "text/html", ".htm": "text/html", ".css": "text/css",
+  ".csv": "text/csv", ".xml": "text/xml", ".json": "application/json", ".js": "application/javascript",
+  ".mjs": "application/javascript", ".cjs": "application/javascript", ".svg": "image/svg+xml",
+};
+/** The MIME type of bytes that are not text under a text type's name. */
+const OCTET_STREAM = "application/octet-stream";
 
-/** Encodes bytes for state: UTF-8 text when it is, base64 otherwise. */
-export function encodeFile(bytes: Uint8Array): ThreadFile {
-  try {
-    const text = decoder.decode(bytes);
-    if (!text.includes("\u0000")) return { encoding: "utf-8", content: text };
-  } catch {
-    // not UTF-8: base64 below
+/** The MIME type deepagents gives a path (by its extension; `text/plain` when unknown). */
+export function mimeTypeOf(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  const ext = dot > 0 ? name.slice(dot).toLowerCase() : "";
+  return BINARY_TYPES[ext] ?? TEXT_TYPES[ext] ?? "text/plain";
+}
+
+/** Whether deepagents reads `mimeType` as text (its own rule). */
+export function isTextMimeType(mimeType: string): boolean {
+  return mimeType.startsWith("text/") || mimeType === "application/json" || mimeType === "application/javascript" || mimeType === "image/svg+xml";
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The file data for `bytes` at `path`: text when the path's type is text and the bytes are
+ * UTF-8 (without NUL); otherwise base64, typed `application/octet-stream` when the path's own
+ * type is a text type. `created_at` is kept from `existing`.
+ */
+export function toThreadFile(path: string, bytes: Uint8Array, existing?: ThreadFile, now = new Date().toISOString()): ThreadFile {
+  const type = mimeTypeOf(path);
+  const created_at = existing?.created_at ?? now;
+  if (isTextMimeType(type)) {
+    try {
+      const text = strictUtf8.decode(bytes);
+      if (!text.includes("\u0000")) return { content: text, mimeType: type, created_at, modified_at: now };
+    } catch {
+      // not UTF-8: base64 below
+    }
+    return { content: Buffer.from(bytes).toString("base64"), mimeType: OCTET_STREAM, created_at, modified_at: now };
   }
-  return { encoding: "base64", content: Buffer.from(bytes).toString("base64") };
+  return { content: Buffer.from(bytes).toString("base64"), mimeType: type, created_at, modified_at: now };
 }
 
-/** The bytes of a stored file (a plain string is UTF-8 text). */
-export function decodeFile(file: ThreadFile | string): Uint8Array {
+/**
+ * The bytes of a stored file, whatever form it is in (see the module comment); a plain string
+ * is UTF-8 text. `undefined` for a value that is not a file.
+ */
+export function fileBytes(file: unknown): Uint8Array | undefined {
   if (typeof file === "string") return new Uint8Array(Buffer.from(file, "utf8"));
-  if (file.encoding === "base64") return new Uint8Array(Buffer.from(file.content, "base64"));
-  return new Uint8Array(Buffer.from(file.content, "utf8"));
+  if (file === null || typeof file !== "object") return undefined;
+  const f = file as Record<string, unknown>;
+  const content = f.content;
+  // The form of this package's versions before 0.2: { encoding, content }.
+  if (typeof f.encoding === "string" && typeof content === "string") {
+    return new Uint8Array(Buffer.from(content, f.encoding === "base64" ? "base64" : "utf8"));
+  }
+  if (content instanceof Uint8Array) return new Uint8Array(content);
+  if (Array.isArray(content)) return content.every((line) => typeof line === "string") ? new Uint8Array(Buffer.from(content.join("\n"), "utf8")) : undefined;
+  if (typeof content === "string") {
+    const type = typeof f.mimeType === "string" && f.mimeType ? f.mimeType : "text/plain";
+    return new Uint8Array(Buffer.from(content, isTextMimeType(type) ? "utf8" : "base64"));
+  }
+  if (content !== null && typeof content === "object") {
+    // A Uint8Array after a JSON round trip: { "0": 137, "1": 80, ... }.
+    const values = Object.values(content as Record<string, unknown>);
+    if (values.every((v) => typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= 255)) return Uint8Array.from(values as number[]);
+  }
+  return undefined;
 }
 
-/** Reducer of the `files` channel: merges an update, `null` deletes a path. */
-export function mergeFiles(current: ThreadFiles | undefined, update: ThreadFilesUpdate | undefined): ThreadFiles {
+/** Reducer of the `files` channel: merges updates in order, `null` deletes a path (deepagents' reducer). */
+export function mergeFiles(current: ThreadFiles | undefined, updates: readonly (ThreadFilesUpdate | undefined)[]): ThreadFiles {
   const next: ThreadFiles = { ...current };
-  for (const [path, value] of Object.entries(update ?? {})) {
-    if (value === null) delete next[path];
-    else next[path] = typeof value === "string" ? { encoding: "utf-8", content: value } : value;
+  for (const update of updates) {
+    for (const [path, value] of Object.entries(update ?? {})) {
+      if (value === null) delete next[path];
+      else next[path] = typeof value === "string" ? toThreadFile(path, new Uint8Array(Buffer.from(value, "utf8")), next[path]) : value;
+    }
   }
   return next;
 }
 
-/** Bytes of every file of a set. */
-export function filesToBytes(files: ThreadFiles | undefined): Record<string, Uint8Array> {
-  const out: Record<string, Uint8Array> = {};
-  for (const [path, file] of Object.entries(files ?? {})) out[path] = decodeFile(file);
-  return out;
+/** A thread path (`/notes.txt`) as the engines name it (`notes.txt`, relative to the root). */
+export function enginePath(path: string): string {
+  return path.startsWith("/") ? path.slice(1) : path;
 }
 
-/** Caller-given files (tool option): text or bytes, checked. */
-export function filesFromOption(files: Record<string, string | Uint8Array> | undefined, option = "files"): ThreadFiles {
-  const out: ThreadFiles = {};
+/** An engine path as the thread names it. */
+export function threadPath(path: string): string {
+  return `/${path}`;
+}
+
+/**
+ * Why `path` cannot be a thread file, or `undefined`: absolute, `/`-separated, without empty,
+ * `.` or `..` parts, NUL or backslash, at most 1024 characters, and not under an interpreter
+ * directory (`/tmp`, `/lib`, ...: Python's own, never a thread's file).
+ */
+export function invalidThreadPath(path: string): string | undefined {
+  if (!path.startsWith("/")) return "it is not absolute (thread files are /name)";
+  if (path.length > 1024) return "it is longer than 1024 characters";
+  if (path.includes("\0") || path.includes("\\")) return "it contains a NUL or a backslash";
+  const parts = path.slice(1).split("/");
+  if (parts.some((p) => p === "" || p === "." || p === "..")) return "it has an empty, '.' or '..' part";
+  if (INTERPRETER_DIRECTORIES.includes(parts[0]!)) return `/${parts[0]} is the interpreter's own directory (scratch space, not kept)`;
+  return undefined;
+}
+
+/** Caller-given files (tool option): text or bytes, checked, keyed by absolute path. */
+export function filesFromOption(files: Record<string, string | Uint8Array> | undefined, option = "files"): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
   if (files === undefined) return out;
   if (files === null || typeof files !== "object") throw new InvalidOptionError(option, files, "an object of path → text or Uint8Array");
-  for (const [path, value] of Object.entries(files)) {
-    if (typeof value === "string") out[path] = { encoding: "utf-8", content: value };
-    else if (value instanceof Uint8Array) out[path] = encodeFile(value);
-    else throw new InvalidOptionError(`${option}["${path}"]`, value, "text or a Uint8Array");
+  for (const [given, value] of Object.entries(files)) {
+    const path = given.startsWith("/") ? given : `/${given}`;
+    const bad = invalidThreadPath(path);
+    if (bad) throw new InvalidOptionError(`${option}["${given}"]`, given, `a file path (${bad})`);
+    if (typeof value === "string") out.set(path, new Uint8Array(Buffer.from(value, "utf8")));
+    else if (value instanceof Uint8Array) out.set(path, new Uint8Array(value));
+    else throw new InvalidOptionError(`${option}["${given}"]`, value, "text or a Uint8Array");
   }
   return out;
 }
 
 /** The caps that apply to a thread's files. */
 export interface FileCaps {
+  /** Bytes of one file. */
   maxFileBytes: number;
+  /** Bytes of all files: contents, paths and `FILE_ENTRY_BYTES` per file. */
   maxThreadFilesBytes: number;
+  /** Number of files. */
+  maxThreadFiles: number;
 }
 
-/** What a run's files changed, after the caps: the update for state and what was refused. */
+/** Bytes a file counts against `maxThreadFilesBytes`. */
+export function threadFileCost(path: string, bytes: number): number {
+  return Buffer.byteLength(path) + bytes + FILE_ENTRY_BYTES;
+}
+
+/** What a run's files changed, after the caps: bytes written (by thread path), deletions, refusals. */
 export interface FilesChange {
-  update: ThreadFilesUpdate;
-  written: string[];
+  written: Map<string, Uint8Array>;
   deleted: string[];
   refused: string[];
 }
 
-function formatBytes(n: number): string {
+export function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`;
 }
 
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
+  return a !== undefined && a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
 /**
- * Compares the file set a run ended with to the one it started with and returns the update for
- * state. Files over `maxFileBytes`, or that would take the thread over `maxThreadFilesBytes`,
- * are refused with a message that says which cap and by how much.
+ * Compares the file set a run ended with (engine paths) to the thread's files it started with
+ * (thread paths) and keeps what the caps allow, in path order: a file over `maxFileBytes`, one
+ * that would take the thread over `maxThreadFilesBytes` or `maxThreadFiles`, one under an
+ * interpreter directory, or one whose path holds another file as a directory, is refused with a
+ * message that says which rule and what to do.
  */
-export function diffFiles(before: ThreadFiles, after: Record<string, Uint8Array> | undefined, caps: FileCaps): FilesChange {
-  const change: FilesChange = { update: {}, written: [], deleted: [], refused: [] };
+export function diffFiles(before: ReadonlyMap<string, Uint8Array>, after: Record<string, Uint8Array> | undefined, caps: FileCaps): FilesChange {
+  const change: FilesChange = { written: new Map(), deleted: [], refused: [] };
   if (after === undefined) return change;
+  const next = new Map<string, Uint8Array>();
+  for (const [path, bytes] of Object.entries(after)) next.set(threadPath(path), bytes);
   let total = 0;
-  for (const [path, file] of Object.entries(before)) if (path in after) total += decodeFile(file).byteLength;
-  for (const path of Object.keys(before)) {
-    if (!(path in after)) {
-      change.update[path] = null;
-      change.deleted.push(path);
-    }
+  let count = 0;
+  for (const [path, bytes] of before) {
+    if (next.has(path)) {
+      total += threadFileCost(path, bytes.byteLength);
+      count += 1;
+    } else change.deleted.push(path);
   }
-  for (const [path, bytes] of Object.entries(after).sort(([a], [b]) => a.localeCompare(b))) {
-    const old = before[path];
-    const encoded = encodeFile(bytes);
-    if (old && old.content === encoded.content && old.encoding === encoded.encoding) continue;
-    const oldBytes = old ? decodeFile(old).byteLength : 0;
+  const kept = new Set([...before.keys()].filter((p) => next.has(p)));
+  for (const [path, bytes] of [...next].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const old = before.get(path);
+    if (sameBytes(old, bytes)) continue;
+    const refuse = (why: string) => change.refused.push(`${path.slice(0, 200)} (${formatBytes(bytes.byteLength)}) ${why}`);
+    const bad = invalidThreadPath(path);
+    if (bad) {
+      refuse(`is not kept: ${bad}`);
+      continue;
+    }
     if (bytes.byteLength > caps.maxFileBytes) {
-      change.refused.push(`${path} (${formatBytes(bytes.byteLength)}) is larger than the per-file cap of ${formatBytes(caps.maxFileBytes)}: write less data to it`);
+      refuse(`is larger than the per-file cap of ${formatBytes(caps.maxFileBytes)} (maxFileBytes): write less data to it`);
       continue;
     }
-    if (total - oldBytes + bytes.byteLength > caps.maxThreadFilesBytes) {
-      change.refused.push(`${path} (${formatBytes(bytes.byteLength)}) would take this thread's files over their cap of ${formatBytes(caps.maxThreadFilesBytes)}: delete files you no longer need`);
+    const parent = ancestorIn(path, kept);
+    if (parent !== undefined) {
+      refuse(`cannot be kept: ${parent} is a file, so nothing can be under it; write it under another name`);
       continue;
     }
-    total += bytes.byteLength - oldBytes;
-    change.update[path] = encoded;
-    change.written.push(path);
+    const oldCost = old ? threadFileCost(path, old.byteLength) : 0;
+    const cost = threadFileCost(path, bytes.byteLength);
+    if (total - oldCost + cost > caps.maxThreadFilesBytes) {
+      refuse(`would take this thread's files over their cap of ${formatBytes(caps.maxThreadFilesBytes)} (maxThreadFilesBytes; paths count too): delete files you no longer need`);
+      continue;
+    }
+    if (!old && count + 1 > caps.maxThreadFiles) {
+      refuse(`would make this thread more than ${caps.maxThreadFiles} files (maxThreadFiles): delete files you no longer need`);
+      continue;
+    }
+    total += cost - oldCost;
+    if (!old) count += 1;
+    kept.add(path);
+    change.written.set(path, bytes);
   }
   return change;
+}
+
+/** The first ancestor directory of `path` that is a file of `files`. */
+export function ancestorIn(path: string, files: ReadonlySet<string> | ReadonlyMap<string, unknown>): string | undefined {
+  for (let slash = path.indexOf("/", 1); slash > 0; slash = path.indexOf("/", slash + 1)) {
+    const parent = path.slice(0, slash);
+    if (files.has(parent)) return parent;
+  }
+  return undefined;
+}
+
+/**
+ * The thread's files as bytes, from state, for code: entries that are not files, paths that
+ * cannot be files, files under another file and those past the caps are left out, each with a
+ * note (deepagents' own tools or a graph input may have put them there).
+ */
+export function threadFilesAsBytes(files: ThreadFiles | undefined, caps: FileCaps): { files: Map<string, Uint8Array>; notes: string[] } {
+  const out = new Map<string, Uint8Array>();
+  const notes: string[] = [];
+  let total = 0;
+  for (const path of Object.keys(files ?? {}).sort()) {
+    const bytes = fileBytes(files![path]);
+    const bad = bytes === undefined ? "its entry is not file data" : invalidThreadPath(path);
+    const skip = (why: string) => notes.push(`the thread's file ${path.slice(0, 200)} is not visible to code: ${why}`);
+    if (bad) {
+      skip(bad);
+      continue;
+    }
+    const parent = ancestorIn(path, out);
+    if (parent !== undefined) {
+      skip(`${parent} is a file, so nothing can be under it`);
+      continue;
+    }
+    const cost = threadFileCost(path, bytes!.byteLength);
+    if (bytes!.byteLength > caps.maxFileBytes || total + cost > caps.maxThreadFilesBytes || out.size + 1 > caps.maxThreadFiles) {
+      skip("it is over code mode's file caps (maxFileBytes, maxThreadFilesBytes, maxThreadFiles)");
+      continue;
+    }
+    total += cost;
+    out.set(path, bytes!);
+  }
+  return { files: out, notes };
+}
+
+/** The state update for a change: written files as file data (keeping `created_at`), deletions as `null`. */
+export function stateUpdateOf(change: FilesChange, current: ThreadFiles | undefined): ThreadFilesUpdate {
+  const update: ThreadFilesUpdate = {};
+  const now = new Date().toISOString();
+  for (const path of change.deleted) update[path] = null;
+  for (const [path, bytes] of change.written) update[path] = toThreadFile(path, bytes, current?.[path], now);
+  return update;
 }

@@ -14,6 +14,7 @@
  */
 import { parse, type Node, type Pattern, type Program } from "acorn";
 import { transform } from "sucrase";
+import { findUnsupportedTypeScript, STRIP_OPTIONS } from "../sandbox/js/prepare/unsupported.js";
 
 interface Edit {
   at: number;
@@ -93,8 +94,10 @@ export function persistTopLevelJavaScript(code: string): string {
       edits.push({ at: statement.start, remove: statement.kind.length, insert: "void (" });
       for (const declarator of statement.declarations) {
         patternEdits(declarator.id, edits);
-        // `let x;` is `x = undefined`; a bare `var x;` leaves an existing value alone.
-        if (!declarator.init && statement.kind !== "var") edits.push({ at: declarator.id.end, remove: 0, insert: " = undefined" });
+        // `let x;` is `x = undefined`; a bare `var x;` declares x and leaves an existing value alone.
+        if (!declarator.init && declarator.id.type === "Identifier") {
+          edits.push({ at: declarator.id.end, remove: 0, insert: statement.kind === "var" ? ` = globalThis.${declarator.id.name}` : " = undefined" });
+        }
       }
       const endsWithSemicolon = code[statement.end - 1] === ";";
       edits.push({ at: endsWithSemicolon ? statement.end - 1 : statement.end, remove: 0, insert: ")" });
@@ -109,8 +112,10 @@ export function persistTopLevelJavaScript(code: string): string {
  */
 export function persistTopLevel(code: string, language: "javascript" | "typescript"): string {
   if (language === "javascript") return persistTopLevelJavaScript(code);
+  // What the engine refuses with a message (a namespace that holds values) it must see as written.
+  if (findUnsupportedTypeScript(code)) return code;
   try {
-    const { code: stripped } = transform(code, { transforms: ["typescript"], disableESTransforms: true, keepUnusedImports: true, preserveDynamicImport: true });
+    const { code: stripped } = transform(code, STRIP_OPTIONS);
     return persistTopLevelJavaScript(stripped);
   } catch {
     return code;

@@ -1,18 +1,34 @@
 /**
  * Runs one cell of code mode: tools callable from code, the thread's files in and out, and with
- * `persistence: "thread"` the thread's earlier cells restored (from a live session, or by replay
- * of the log in the graph state).
+ * `persistence: "thread"` the thread's earlier cells restored, exactly.
+ *
+ * A thread's code state is a function of its log (`codeCells`): a live session is used only
+ * when the cells it has run are exactly the log's cells of that language; otherwise a fresh
+ * session replays the log, giving each cell what it had the first time (its host calls' answers
+ * in their order, its seed and clock readings, the files it saw, its limits). A cell becomes
+ * part of the log when it ended by itself (`success`, `runtime_error`); a cell stopped from
+ * outside (a limit, a cancellation, a crash) is rolled back: its live session is dropped and
+ * the next call rebuilds one from the log. Syntax errors and forbidden imports run nothing.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { SandboxSessionEndedError } from "../errors.js";
 import { getSharedSandbox } from "../sandbox/run-code.js";
-import type { ExecutionResult, HostFunction, Language, RunOptions, Sandbox, SandboxSession } from "../sandbox/types.js";
+import {
+  DEFAULT_MAX_HOST_CALLS,
+  DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_RESULT_BYTES,
+  DEFAULT_MEMORY_LIMIT_BYTES,
+  DEFAULT_TIMEOUT_MS,
+} from "../sandbox/options.js";
+import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox, SandboxSession } from "../sandbox/types.js";
 import { persistTopLevel } from "./persist-declarations.js";
-import { diffFiles, filesToBytes, type FileCaps, type FilesChange, type ThreadFiles } from "./files.js";
+import { cellsOf, decodeClock, encodeClock, type CellLimitsRan, type CodeCell, type RecordedHostCall } from "./cell-log.js";
+import { diffFiles, enginePath, fileBytes, threadPath, toThreadFile, type FileCaps, type FilesChange } from "./files.js";
+import { HostCallRecorder, HostCallReplayer, type RecordCaps } from "./host-call-log.js";
 import { SessionCache, type LiveSession } from "./session-cache.js";
-import type { CodeCell } from "./state.js";
-import { runWithTools, toolHostFunctions, toolsSetupCode, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
+import { runWithTools, toolHostFunctions, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
 
 /** How state is kept between calls: `"none"` (every call starts fresh) or `"thread"`. */
 export type Persistence = "none" | "thread";
@@ -31,6 +47,7 @@ export interface CodeModeRunnerOptions {
   sandbox?: Pick<Sandbox, "run" | "createSession">;
   limits: CellLimits;
   caps: FileCaps;
+  record: RecordCaps;
   /** Live sessions kept in this process. */
   maxSessions: number;
 }
@@ -40,14 +57,14 @@ export interface CellRequest {
   code: string;
   language: Language;
   persistence: Persistence;
-  /** The LangGraph thread; without one, the cell runs one-shot. */
+  /** The LangGraph thread (and namespace); without one, the cell runs one-shot. */
   threadId?: string;
   /** The code tool's own config (callbacks, signal) for tool calls. */
   config?: RunnableConfig;
-  /** The thread's replay log (from state). */
+  /** The thread's replay log, all languages, in order. */
   cells: CodeCell[];
-  /** The thread's files (from state, with caller-given files). */
-  files: ThreadFiles;
+  /** The thread's files as the cell sees them (thread path → bytes). */
+  files: ReadonlyMap<string, Uint8Array>;
 }
 
 /** How a restore went. */
@@ -55,20 +72,38 @@ export interface RestoreReport {
   /** Cells replayed into a fresh session. */
   replayed: number;
   durationMs: number;
-  /** Cells that did not replay cleanly: what they define may be missing. */
+  /** Cells that did not replay as they first ran: what they did may be missing or different. */
   failures: string[];
 }
 
 /** What a cell did. */
 export interface CellOutcome {
   result: ExecutionResult;
-  /** The log entry to append (successful cells under `"thread"` persistence). */
+  /** The log entry to append (cells that became part of the thread). */
   cell?: CodeCell;
   files: FilesChange;
-  toolCalls: RecordedToolCall[];
+  toolCalls: ArtifactToolCall[];
   restore?: RestoreReport;
+  /** Set when the cell left the thread as it was before it (why). */
+  rolledBack?: string;
   /** Why state was not kept, when it was asked for and could not be. */
   notes: string[];
+}
+
+/** Statuses a cell ends with by its own doing: it becomes part of the thread. */
+const KEPT = new Set(["success", "runtime_error"]);
+/** Statuses of a cell that ran nothing. */
+const RAN_NOTHING = new Set(["syntax_error", "forbidden"]);
+/** Errors of an engine (not of the program): the cell is rolled back. */
+const ENGINE_FAULTS = new Set(["EngineCrash", "InterpreterError", "SandboxViolation", "InternalError"]);
+/** Restarts of a replay whose session ended, before the rest of the log is given up. */
+const MAX_REPLAY_RESTARTS = 2;
+/** Engine caps of the files of one run: above the thread's caps, so an oversized file is refused by code mode with a message rather than ending the run. */
+const ENGINE_FILE_SLACK = 2;
+
+/** The replay budget of a cell: its own limit, twice, plus a second (never the caller's current limit). */
+export function replayTimeoutMs(ran: CellLimitsRan | undefined, fallbackMs: number): number {
+  return 2 * Math.max(ran?.timeoutMs ?? fallbackMs, ran?.durationMs ?? 0) + 1000;
 }
 
 /** Runs cells and keeps the live sessions of threads. */
@@ -88,16 +123,40 @@ export class CodeModeRunner {
     return this.options.sandbox ?? getSharedSandbox();
   }
 
-  private runOptions(request: CellRequest, record: RecordedToolCall[], replay?: RecordedToolCall[]): Omit<RunOptions, "language"> {
-    const o: Omit<RunOptions, "language"> = { ...this.options.limits, files: filesToBytes(request.files) };
-    const signal = request.config?.signal;
-    if (signal) o.signal = signal;
-    const hostFunctions = {
-      ...this.options.hostFunctions,
-      ...toolHostFunctions(this.options.tools, { config: request.config, record, replay }),
+  /** The limits a new cell runs under (the sandbox's defaults filled in, so the log can say). */
+  private limitsNow(): Omit<CellLimitsRan, "durationMs"> {
+    const l = this.options.limits;
+    return {
+      timeoutMs: l.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      memoryLimitBytes: l.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES,
+      maxOutputBytes: l.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      maxHostCalls: l.maxHostCalls ?? DEFAULT_MAX_HOST_CALLS,
+      maxHostCallsInFlight: l.maxHostCallsInFlight ?? DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
+      maxResultBytes: l.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
     };
-    if (Object.keys(hostFunctions).length > 0) o.hostFunctions = hostFunctions;
-    return o;
+  }
+
+  private fileOptions(): Pick<RunOptions, "maxFileBytes" | "maxTotalFileBytes" | "filesAtRoot"> {
+    const caps = this.options.caps;
+    return {
+      maxFileBytes: Math.max(8 * 1024 * 1024, ENGINE_FILE_SLACK * caps.maxFileBytes),
+      maxTotalFileBytes: Math.max(32 * 1024 * 1024, ENGINE_FILE_SLACK * caps.maxThreadFilesBytes),
+      filesAtRoot: true,
+    };
+  }
+
+  /**
+   * Host functions of a new cell: the plain ones and the tools. What the cell's calls returned
+   * is recorded by the cell's `HostCallRecorder` (capped, and only what the guest received);
+   * the tool bridge's own record is not kept, so that a value the guest never received is held
+   * nowhere.
+   */
+  private liveHostFunctions(request: CellRequest): Record<string, HostFunction> {
+    const discard = Object.assign([] as RecordedToolCall[], { push: () => 0 });
+    return {
+      ...this.options.hostFunctions,
+      ...toolHostFunctions(this.options.tools, { config: request.config, record: discard }),
+    };
   }
 
   /** Runs a cell; failures of the code are statuses in `result`, never throws. */
@@ -109,14 +168,13 @@ export class CodeModeRunner {
     if (request.persistence !== "thread" || request.threadId === undefined) {
       return { ...(await this.runOnce(request)), notes };
     }
-    const threadId = request.threadId;
-    const key = `${threadId}\u0000${request.language}`;
+    const key = `${request.threadId}\u0000${request.language}`;
     return this.cache.use(key, async () => {
       try {
         return await this.runInThread(key, request, notes);
       } catch (error) {
         if (!(error instanceof SandboxSessionEndedError)) throw error;
-        // The live session ended under us (e.g. evicted or killed): rebuild it once from the log.
+        // The live session ended under us (killed after an earlier call): rebuild it from the log.
         await this.cache.drop(key);
         return this.runInThread(key, request, notes);
       }
@@ -124,68 +182,166 @@ export class CodeModeRunner {
   }
 
   private async runOnce(request: CellRequest): Promise<Omit<CellOutcome, "notes">> {
-    const toolCalls: RecordedToolCall[] = [];
-    const options = { ...this.runOptions(request, toolCalls), language: request.language };
+    const recorder = new HostCallRecorder(this.options.record);
+    const options = {
+      ...this.options.limits,
+      ...this.fileOptions(),
+      files: toEngineFiles(request.files),
+      hostFunctions: recorder.wrap(this.liveHostFunctions(request)),
+      ...(request.config?.signal ? { signal: request.config.signal } : {}),
+      language: request.language,
+    };
     const result = await runWithTools(this.sandbox(), request.code, [...this.options.tools.keys()], options);
+    const toolCalls = toolCallsOf(recorder.close());
     return { result, files: diffFiles(request.files, result.files, this.options.caps), toolCalls };
   }
 
-  private async openSession(request: CellRequest): Promise<SandboxSession> {
-    const session = await this.sandbox().createSession({ language: request.language, memoryLimitBytes: this.options.limits.memoryLimitBytes });
-    const toolNames = [...this.options.tools.keys()];
-    if (toolNames.length > 0) {
-      const setup = await session.run(toolsSetupCode(toolNames, request.language), this.runOptions(request, []));
-      if (setup.status !== "success") {
-        await session.dispose();
-        throw new Error(`code mode could not set up the tools namespace: ${setup.error?.name}: ${setup.error?.message}`);
-      }
-    }
-    return session;
-  }
-
-  private async restore(request: CellRequest, cells: CodeCell[]): Promise<{ live: LiveSession; report: RestoreReport }> {
-    const started = performance.now();
-    const session = await this.openSession(request);
-    const live: LiveSession = { session, applied: [] };
-    const failures: string[] = [];
-    for (const [index, cell] of cells.entries()) {
-      const replayed = await session.run(threadCode(cell.code, cell.language), this.runOptions(request, [], cell.toolCalls));
-      live.applied.push(cell.id);
-      if (replayed.status !== "success") {
-        const error = replayed.error ? `${replayed.error.name}: ${replayed.error.message}` : replayed.status;
-        failures.push(`cell ${index + 1} of ${cells.length} (${firstLine(cell.code)}) failed on replay with ${error}`);
-        if (session.disposed || replayed.status === "timeout" || replayed.status === "memory_limit") break;
-      }
-    }
-    return { live, report: { replayed: cells.length, durationMs: performance.now() - started, failures } };
+  private async openSession(language: Language, memoryLimitBytes: number): Promise<SandboxSession> {
+    return this.sandbox().createSession({ language, memoryLimitBytes });
   }
 
   private async runInThread(key: string, request: CellRequest, notes: string[]): Promise<CellOutcome> {
-    const cells = request.cells.filter((c) => c.language === request.language);
+    const cells = cellsOf(request.cells, request.language);
     const ids = cells.map((c) => c.id);
     let live = this.cache.get(key);
     let restore: RestoreReport | undefined;
     if (!live || live.session.disposed || !sameIds(live.applied, ids)) {
       if (live) await this.cache.drop(key);
-      const restored = await this.restore(request, cells);
+      const restored = await this.restore(request.language, cells);
       live = restored.live;
       if (cells.length > 0) restore = restored.report;
       await this.cache.set(key, live);
     }
-    const toolCalls: RecordedToolCall[] = [];
-    const result = await live.session.run(threadCode(request.code, request.language), this.runOptions(request, toolCalls));
-    let cell: CodeCell | undefined;
-    if (result.status === "success") {
-      cell = { id: randomUUID(), language: request.language, code: request.code, toolCalls };
-      live.applied.push(cell.id);
-    } else if (result.status === "timeout" || result.status === "memory_limit" || live.session.disposed) {
-      // The engine ended the session: the next call rebuilds it from the log.
-      await this.cache.drop(key);
-    }
-    const outcome: CellOutcome = { result, files: diffFiles(request.files, result.files, this.options.caps), toolCalls, notes };
-    if (cell) outcome.cell = cell;
+    const recorder = new HostCallRecorder(this.options.record);
+    const hostFunctions = this.liveHostFunctions(request);
+    const env = { hostFunctions: Object.keys(hostFunctions).sort(), globals: (this.options.limits.globals ?? {}) as Record<string, JsonValue> };
+    const engineFiles = toEngineFiles(request.files);
+    const seed = randomBytes(16).toString("hex");
+    const limits = this.limitsNow();
+    const result = await runCell(live.session, request.code, request.language, {
+      ...limits,
+      globals: env.globals,
+      ...this.fileOptions(),
+      files: engineFiles,
+      inputs: { seed },
+      hostFunctions: recorder.wrap(hostFunctions),
+      ...(request.config?.signal ? { signal: request.config.signal } : {}),
+    });
+    const hostCalls = recorder.close();
+    const none: FilesChange = { written: new Map(), deleted: [], refused: [] };
+    const outcome: CellOutcome = { result, files: none, toolCalls: toolCallsOf(hostCalls), notes };
     if (restore) outcome.restore = restore;
+    if (RAN_NOTHING.has(result.status)) return outcome;
+    const stoppedBy = await rollbackReason(live.session, result);
+    if (stoppedBy !== undefined || result.clockReads === undefined) {
+      // Stopped at a point nothing records: the thread stays as it was before this cell.
+      outcome.rolledBack = stoppedBy ?? "the engine did not report the cell's clock readings";
+      await this.cache.drop(key);
+      return outcome;
+    }
+    const last = cells.at(-1);
+    const cell: CodeCell = {
+      id: randomUUID(),
+      language: request.language,
+      code: request.code,
+      after: request.cells.at(-1)?.id ?? null,
+      status: result.status,
+      hostCalls,
+      seed,
+      clock: encodeClock(result.clockReads),
+      ran: { durationMs: Math.round(result.durationMs), ...limits },
+    };
+    const envChange = changedEnv(last === undefined ? undefined : live.env, env);
+    if (envChange) cell.env = envChange;
+    const filesIn = filesDelta(live.files, engineFiles);
+    if (filesIn) cell.filesIn = filesIn;
+    live.applied.push(cell.id);
+    live.files = result.files ?? engineFiles;
+    live.env = env;
+    outcome.cell = cell;
+    outcome.files = diffFiles(request.files, result.files, this.options.caps);
     return outcome;
+  }
+
+  /** A fresh session with `cells` replayed into it, and how that went. */
+  private async restore(language: Language, cells: CodeCell[]): Promise<{ live: LiveSession; report: RestoreReport }> {
+    const started = performance.now();
+    const memoryLimitBytes = Math.max(this.limitsNow().memoryLimitBytes, ...cells.map((c) => c.ran?.memoryLimitBytes ?? 0));
+    const failures: string[] = [];
+    const skipped = new Set<number>();
+    const open = async (): Promise<LiveSession> => ({
+      session: await this.openSession(language, memoryLimitBytes),
+      applied: [],
+      files: {},
+      env: { hostFunctions: [], globals: {} },
+    });
+    let live = await open();
+    let restarts = 0;
+    for (let i = 0; i < cells.length; i++) {
+      const cell = cells[i]!;
+      live.applied.push(cell.id);
+      if (skipped.has(i)) continue;
+      const failure = await this.replayCell(live, cell);
+      if (failure === undefined) continue;
+      if (!live.session.disposed && (await sessionAlive(live.session))) {
+        failures.push(`cell ${i + 1} of ${cells.length} (${firstLine(cell.code)}) ${failure}`);
+        continue;
+      }
+      // The replay ended its session: start again without this cell (and give up after a few).
+      skipped.add(i);
+      failures.push(`cell ${i + 1} of ${cells.length} (${firstLine(cell.code)}) ${failure}; it was left out`);
+      await live.session.dispose().catch(() => undefined);
+      live = await open();
+      if (++restarts > MAX_REPLAY_RESTARTS) {
+        failures.push(`the cells after cell ${i + 1} were not replayed (the replay had to restart ${restarts} times)`);
+        live.applied = cells.map((c) => c.id);
+        break;
+      }
+      i = -1;
+      live.applied = [];
+    }
+    return { live, report: { replayed: cells.length, durationMs: performance.now() - started, failures } };
+  }
+
+  /** Replays one logged cell into `live`; a text saying how it differed, or undefined when it ran as it first did. */
+  private async replayCell(live: LiveSession, cell: CodeCell): Promise<string | undefined> {
+    const env = { hostFunctions: cell.env?.hostFunctions ?? live.env.hostFunctions, globals: cell.env?.globals ?? live.env.globals };
+    const recording = cell.hostCalls ?? legacyCalls(cell);
+    // A log of versions before 0.2 has no environment: it had the tools it called.
+    if (!cell.hostCalls && cell.env === undefined) env.hostFunctions = [...new Set([...live.env.hostFunctions, ...recording.map((c) => c.name)])].sort();
+    const replayer = new HostCallReplayer(recording);
+    const files = applyFilesIn(live.files, cell.filesIn);
+    const ran = cell.ran;
+    const clockReads = cell.seed !== undefined ? decodeClock(cell.clock) : undefined;
+    let result: ExecutionResult;
+    try {
+      result = await runCell(live.session, cell.code, cell.language, {
+        timeoutMs: replayTimeoutMs(ran, this.limitsNow().timeoutMs),
+        maxOutputBytes: ran?.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+        maxHostCalls: ran?.maxHostCalls ?? DEFAULT_MAX_HOST_CALLS,
+        maxHostCallsInFlight: ran?.maxHostCallsInFlight ?? DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
+        maxResultBytes: ran?.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+        globals: env.globals,
+        ...this.fileOptions(),
+        files,
+        hostFunctions: replayer.functions(env.hostFunctions),
+        ...(cell.seed !== undefined ? { inputs: clockReads ? { seed: cell.seed, clockReads } : { seed: cell.seed } } : {}),
+      });
+    } catch (error) {
+      if (error instanceof SandboxSessionEndedError) return "could not run: its session had ended";
+      throw error;
+    } finally {
+      live.env = env;
+    }
+    live.files = result.files ?? files;
+    const expected = cell.status ?? "success";
+    if (replayer.divergence) return `failed on replay: ${replayer.divergence.message}`;
+    if (result.status !== expected) {
+      const error = result.error ? `${result.error.name}: ${result.error.message}` : result.status;
+      return `ended ${result.status} on replay (it first ended ${expected}): ${error}`;
+    }
+    if (replayer.unanswered > 0) return `made ${replayer.unanswered} fewer host call(s) on replay than when it first ran`;
+    return undefined;
   }
 
   /** Disposes every live session of this runner. */
@@ -194,9 +350,123 @@ export class CodeModeRunner {
   }
 }
 
+/** Why a cell that ran must be rolled back, or undefined when it ended by itself. */
+async function rollbackReason(session: SandboxSession, result: ExecutionResult): Promise<string | undefined> {
+  if (!KEPT.has(result.status)) return `it was stopped (${result.status}${result.error ? `: ${result.error.message}` : ""})`;
+  if (result.error && ENGINE_FAULTS.has(result.error.name)) return `its engine failed (${result.error.name})`;
+  // A program error may have cost the interpreter itself (a stack overflow of the engine): ask.
+  if (session.disposed || (result.status === "runtime_error" && !(await sessionAlive(session)))) return "its session ended while it ran";
+  return undefined;
+}
+
+/** Whether a session still serves calls (a killed engine answers with SandboxSessionEndedError). */
+async function sessionAlive(session: SandboxSession): Promise<boolean> {
+  try {
+    await session.functionNames();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const threadCodeCache = new Map<string, string>();
+const THREAD_CODE_CACHE_ENTRIES = 512;
+
 /** The code a thread's session runs: JavaScript/TypeScript top-level bindings kept on the global object. */
 function threadCode(code: string, language: Language): string {
-  return language === "python" ? code : persistTopLevel(code, language);
+  if (language === "python") return code;
+  const key = `${language}\u0000${code}`;
+  let out = threadCodeCache.get(key);
+  if (out === undefined) {
+    out = persistTopLevel(code, language);
+    if (threadCodeCache.size >= THREAD_CODE_CACHE_ENTRIES) threadCodeCache.delete(threadCodeCache.keys().next().value!);
+    threadCodeCache.set(key, out);
+  }
+  return out;
+}
+
+/** Runs a cell in a session with its `tools` namespace (set up on its first line: no extra run, no shifted lines). */
+function runCell(session: SandboxSession, code: string, language: Language, options: Omit<RunOptions, "language">): Promise<ExecutionResult> {
+  const toolNames = Object.keys(options.hostFunctions ?? {})
+    .filter((n) => n.startsWith("__tool_"))
+    .map((n) => n.slice("__tool_".length));
+  return runWithTools(session, threadCode(code, language), toolNames, { ...options, language });
+}
+
+function toEngineFiles(files: ReadonlyMap<string, Uint8Array>): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const path of [...files.keys()].sort()) out[enginePath(path)] = files.get(path)!;
+  return out;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
+/** The files `now` differs from `before` by (thread paths → file data or null), or undefined when none. */
+function filesDelta(before: Record<string, Uint8Array>, now: Record<string, Uint8Array>): CodeCell["filesIn"] | undefined {
+  const delta: NonNullable<CodeCell["filesIn"]> = {};
+  for (const path of Object.keys(before)) if (!(path in now)) delta[threadPath(path)] = null;
+  for (const [path, bytes] of Object.entries(now)) {
+    const old = before[path];
+    if (!old || !sameBytes(old, bytes)) delta[threadPath(path)] = toThreadFile(threadPath(path), bytes, undefined, "");
+  }
+  return Object.keys(delta).length > 0 ? delta : undefined;
+}
+
+/** The files a replayed cell saw: those after the cell before it, with its `filesIn` applied. */
+function applyFilesIn(before: Record<string, Uint8Array>, filesIn: CodeCell["filesIn"]): Record<string, Uint8Array> {
+  if (!filesIn) return before;
+  const out = { ...before };
+  for (const [path, file] of Object.entries(filesIn)) {
+    if (file === null) delete out[enginePath(path)];
+    else {
+      const bytes = fileBytes(file);
+      if (bytes) out[enginePath(path)] = bytes;
+    }
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** The environment of a cell when it differs from the one before it (always for the first). */
+function changedEnv(before: LiveSession["env"] | undefined, now: LiveSession["env"]): CodeCell["env"] | undefined {
+  const out: NonNullable<CodeCell["env"]> = {};
+  if (!before || JSON.stringify(before.hostFunctions) !== JSON.stringify(now.hostFunctions)) out.hostFunctions = now.hostFunctions;
+  if (!before ? Object.keys(now.globals).length > 0 : JSON.stringify(before.globals) !== JSON.stringify(now.globals)) out.globals = now.globals;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Bytes of a tool's output the artifact shows in full; a larger one is in the thread's log only. */
+export const ARTIFACT_OUTPUT_BYTES = 4096;
+
+/** A tool call as the artifact shows it: what the guest received (a large output by its size only). */
+export type ArtifactToolCall = RecordedToolCall & { outputBytes?: number };
+
+/** The tool calls of a recording, as the artifact shows them. */
+function toolCallsOf(calls: readonly RecordedHostCall[]): ArtifactToolCall[] {
+  return calls
+    .filter((c) => c.name.startsWith("__tool_"))
+    .map((c) => {
+      const bytes = c.value === undefined ? 0 : Buffer.byteLength(JSON.stringify(c.value));
+      return {
+        name: c.name.slice("__tool_".length),
+        input: c.args[0] ?? {},
+        ...(c.value !== undefined && bytes <= ARTIFACT_OUTPUT_BYTES ? { output: c.value } : {}),
+        ...(bytes > ARTIFACT_OUTPUT_BYTES ? { outputBytes: bytes } : {}),
+        ...(c.error ? { error: c.error } : {}),
+      };
+    });
+}
+
+/** The recording of a cell logged by a version before 0.2 (tool calls in the order they were made). */
+function legacyCalls(cell: CodeCell): RecordedHostCall[] {
+  return (cell.toolCalls ?? []).map((c, i) => ({
+    name: `__tool_${c.name}`,
+    args: [c.input],
+    ...(c.output !== undefined ? { value: c.output } : {}),
+    ...(c.error ? { error: c.error } : {}),
+    order: i,
+  }));
 }
 
 function sameIds(a: string[], b: string[]): boolean {

@@ -1,23 +1,17 @@
 /**
- * The graph-state channels of code mode: `files` (the thread's virtual files) and `codeCells`
- * (the replay log: every cell that ran successfully, with the tool results it got). Both are
- * plain JSON, so any checkpointer stores them.
+ * The graph-state channels of code mode: `files` (the thread's files, deepagents' file data by
+ * absolute path) and `codeCells` (the replay log). Both are delta channels: a checkpoint stores
+ * what a step wrote (a cell, the files it changed) and a full copy only every few updates, so
+ * checkpoint bytes per call follow what the call wrote, not the thread's size. Both are plain
+ * JSON (strings and numbers), so every checkpointer keeps them as they are.
  */
 import { z } from "zod";
-import { ReducedValue, StateSchema } from "@langchain/langgraph";
-import { LANGUAGES, type JsonValue, type Language } from "../sandbox/types.js";
-import { mergeFiles, type ThreadFilesUpdate, type ThreadFiles } from "./files.js";
-import type { RecordedToolCall } from "./tool-bridge.js";
+import { DeltaValue, Overwrite, StateSchema } from "@langchain/langgraph";
+import { LANGUAGES, type Language } from "../sandbox/types.js";
+import { mergeFiles, type ThreadFiles, type ThreadFilesUpdate } from "./files.js";
+import type { CodeCell } from "./cell-log.js";
 
-/** One cell of the replay log. */
-export interface CodeCell {
-  /** Unique id (so a live session knows exactly which cells it has run). */
-  id: string;
-  language: Language;
-  code: string;
-  /** Tool calls the cell made, with their results: a replay answers from these. */
-  toolCalls: RecordedToolCall[];
-}
+export type { CodeCell } from "./cell-log.js";
 
 /** The code-mode part of a graph's state. */
 export interface CodeModeState {
@@ -25,43 +19,102 @@ export interface CodeModeState {
   codeCells?: CodeCell[];
 }
 
-const threadFile = z.object({ encoding: z.enum(["utf-8", "base64"]), content: z.string() });
-// Tool inputs and outputs are JSON already (they crossed the sandbox boundary as JSON).
-const jsonValue = z.custom<JsonValue>(() => true);
+/** A full copy of `codeCells` every this many cells (the other checkpoints hold only the new cell). */
+export const CODE_CELLS_SNAPSHOT_EVERY = 20;
+/** A full copy of `files` every this many updates of it. */
+export const FILES_SNAPSHOT_EVERY = 10;
+
+const stringOrBytes = z.union([z.string(), z.instanceof(Uint8Array), z.array(z.string()), z.record(z.string(), z.number())]);
+const threadFile = z.object({ content: stringOrBytes, mimeType: z.string().optional(), created_at: z.string(), modified_at: z.string() }).passthrough();
+// The form of this package's versions before 0.2 (read, never written).
+const legacyFile = z.object({ encoding: z.enum(["utf-8", "base64"]), content: z.string() });
+const fileValue = z.union([threadFile, legacyFile]);
+// Recorded values crossed the sandbox boundary as JSON already; their size is capped where they are recorded.
+const json = z.custom<unknown>(() => true);
 const recordedCall = z.object({
   name: z.string(),
-  input: jsonValue,
-  output: jsonValue.optional(),
+  args: z.array(json),
+  value: json.optional(),
   error: z.object({ name: z.string(), message: z.string() }).optional(),
+  order: z.number().int().nonnegative(),
 });
-const codeCell = z.object({
-  id: z.string(),
-  language: z.enum(LANGUAGES as [Language, ...Language[]]),
-  code: z.string(),
-  toolCalls: z.array(recordedCall),
+const limitsRan = z.object({
+  durationMs: z.number(),
+  timeoutMs: z.number(),
+  memoryLimitBytes: z.number(),
+  maxOutputBytes: z.number(),
+  maxHostCalls: z.number(),
+  maxHostCallsInFlight: z.number(),
+  maxResultBytes: z.number(),
 });
+const codeCell = z
+  .object({
+    id: z.string(),
+    language: z.enum(LANGUAGES as [Language, ...Language[]]),
+    code: z.string(),
+    after: z.string().nullable().optional(),
+    status: z.string().optional(),
+    hostCalls: z.array(recordedCall).optional(),
+    seed: z.string().optional(),
+    clock: z.string().optional(),
+    env: z.object({ hostFunctions: z.array(z.string()).optional(), globals: z.record(z.string(), json).optional() }).optional(),
+    filesIn: z.record(z.string(), z.union([fileValue, z.string(), z.null()])).optional(),
+    ran: limitsRan.optional(),
+    // The log of this package's versions before 0.2 (tool calls only; replayed as far as it goes).
+    toolCalls: z.array(z.object({ name: z.string(), input: json, output: json.optional(), error: z.object({ name: z.string(), message: z.string() }).optional() })).optional(),
+  })
+  .passthrough();
 
-/** Zod schema of the `files` channel's value. */
-export const threadFilesSchema = z.record(z.string(), threadFile);
+/**
+ * A state field for both a `StateSchema` (LangGraph sees a `DeltaValue`) and a LangChain agent
+ * middleware's state schema (which reads each field as a zod schema and knows only
+ * `ReducedValue`): a permissive zod schema that carries the `DeltaValue`'s fields and marker.
+ */
+function deltaField<V, I>(delta: DeltaValue<V, I>): z.ZodDefault<z.ZodType<V>> {
+  const field = z.custom<V>(() => true).optional();
+  const source = delta as unknown as Record<PropertyKey, unknown>;
+  for (const key of [Symbol.for("langgraph.state.delta_value"), "valueSchema", "inputSchema", "reducer", "snapshotFrequency", "jsonSchemaExtra"]) {
+    Object.defineProperty(field, key, { value: source[key], enumerable: false });
+  }
+  return field as unknown as z.ZodDefault<z.ZodType<V>>;
+}
+
+/** Reducer of `codeCells`: appends the cells it does not have yet (by id), in order. */
+export function appendCells(current: CodeCell[] | undefined, writes: readonly (CodeCell[] | undefined)[]): CodeCell[] {
+  const out = [...(current ?? [])];
+  // Idempotent: createAgent feeds the whole current state back in as input on every invoke.
+  const seen = new Set(out.map((c) => c.id));
+  for (const write of writes) {
+    for (const cell of write ?? []) {
+      if (seen.has(cell.id)) continue;
+      seen.add(cell.id);
+      out.push(cell);
+    }
+  }
+  return out;
+}
 
 /**
  * The state fields of code mode, for a `StateSchema` or a middleware's `stateSchema`:
  * `files` merges updates (`null` deletes a path; a plain string is UTF-8 text) and `codeCells`
- * appends cells it does not have yet (by id).
+ * appends cells it does not have yet (by id). `resetCodeState()` is the update that clears a
+ * thread's code state.
  */
 export const codeModeStateFields = {
-  files: new ReducedValue(threadFilesSchema.default(() => ({})), {
-    inputSchema: z.record(z.string(), z.union([threadFile, z.string(), z.null()])).optional(),
-    reducer: (current: ThreadFiles, next: ThreadFilesUpdate | undefined) => mergeFiles(current, next),
-  }),
-  codeCells: new ReducedValue(z.array(codeCell).default(() => []), {
-    inputSchema: z.array(codeCell).optional(),
-    // Idempotent: createAgent feeds the whole current state back in as input on every invoke.
-    reducer: (current: CodeCell[], next: CodeCell[] | undefined) => {
-      const seen = new Set((current ?? []).map((c) => c.id));
-      return [...(current ?? []), ...(next ?? []).filter((c) => !seen.has(c.id))];
-    },
-  }),
+  files: deltaField(
+    new DeltaValue(z.record(z.string(), fileValue).default(() => ({})) as unknown as z.ZodType<ThreadFiles>, {
+      inputSchema: z.record(z.string(), z.union([fileValue, z.string(), z.null()])).optional() as unknown as z.ZodType<ThreadFilesUpdate | undefined>,
+      reducer: (current: ThreadFiles, writes: (ThreadFilesUpdate | undefined)[]) => mergeFiles(current, writes),
+      snapshotFrequency: FILES_SNAPSHOT_EVERY,
+    }),
+  ),
+  codeCells: deltaField(
+    new DeltaValue(z.array(codeCell).default(() => []) as unknown as z.ZodType<CodeCell[]>, {
+      inputSchema: z.array(codeCell).optional() as unknown as z.ZodType<CodeCell[] | undefined>,
+      reducer: appendCells,
+      snapshotFrequency: CODE_CELLS_SNAPSHOT_EVERY,
+    }),
+  ),
 };
 
 /**
@@ -69,3 +122,17 @@ export const codeModeStateFields = {
  * middleware adds them to `createAgent` for you).
  */
 export const codeModeStateSchema = new StateSchema(codeModeStateFields);
+
+/**
+ * The state update that resets a thread's code state: its log is emptied, so the next call
+ * starts a fresh session (definitions and the interpreter's scratch space are gone; the
+ * thread's files stay).
+ *
+ * @example
+ * ```ts
+ * await agent.updateState({ configurable: { thread_id: "t1" } }, resetCodeState());
+ * ```
+ */
+export function resetCodeState(): { codeCells: Overwrite<CodeCell[]> } {
+  return { codeCells: new Overwrite<CodeCell[]>([]) };
+}

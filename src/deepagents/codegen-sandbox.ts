@@ -31,6 +31,12 @@ import { ShellHost } from "./shell-host.js";
 
 /** deepagents' text for an empty file (its `read_file` tool recognises it). */
 const EMPTY_FILE_NOTICE = "System reminder: File exists but has empty contents";
+/**
+ * Most matches one `grep` returns (deepagents' grep tool asks for 1 000 by default): the host
+ * holds them all, and 12 million one-letter lines took 5.7 s and 1 GiB here. Past it the result
+ * is `truncated`.
+ */
+export const MAX_GREP_MATCHES = 10_000;
 /** Longest quoted search string in an edit error (deepagents quotes it whole; a model needs the start). */
 const MAX_QUOTED_CHARS = 200;
 
@@ -95,6 +101,8 @@ export class CodegenSandbox implements SandboxBackendProtocolV2 {
       if (refused) throw new InvalidOptionError(`initialFiles["${path.slice(0, 80)}"]`, `${typeof content === "string" ? content.length : content.byteLength} bytes`, `a file the sandbox can hold (${refused.message})`);
     }
     await this.shell.warm();
+    // close() may have run while the shell started (warm() then throws), or just after.
+    if (this.isClosed()) throw new SandboxDisposedError("This CodegenSandbox");
     this.state = "running";
   }
 
@@ -141,23 +149,22 @@ export class CodegenSandbox implements SandboxBackendProtocolV2 {
     if ("error" in found) return { error: found.error };
     const mimeType = mimeTypeOf(found.path);
     if (!isTextMime(mimeType)) return { content: new Uint8Array(found.entry.bytes), mimeType };
-    const text = decoder.decode(found.entry.bytes);
-    if (text.trim() === "") return { content: EMPTY_FILE_NOTICE, mimeType };
+    // Only an empty file gets deepagents' notice; whitespace is content (its read_file tool
+    // adds the notice for that itself).
+    if (found.entry.bytes.byteLength === 0) return { content: EMPTY_FILE_NOTICE, mimeType };
     const start = Number.isFinite(offset) ? Math.max(0, Math.floor(offset)) : 0;
     const count = Number.isFinite(limit) ? Math.max(0, Math.floor(limit)) : 0;
-    const lines = text.split("\n");
-    const totalLines = lines[lines.length - 1] === "" ? lines.length - 1 : lines.length;
-    if (start >= totalLines) return { error: `Line offset ${start} exceeds file length (${totalLines} lines)` };
-    const selected = lines.slice(start, Math.min(start + count, totalLines));
-    if (selected.length === 0) return { content: "", mimeType };
-    const endLine = start + selected.length;
+    const page = pageOfLines(decoder.decode(found.entry.bytes), start, count);
+    if (start >= page.totalLines) return { error: `Line offset ${start} exceeds file length (${page.totalLines} lines)` };
+    if (page.lines === 0) return { content: "", mimeType };
+    const endLine = start + page.lines;
     return {
-      content: selected.join("\n"),
+      content: page.content,
       mimeType,
-      totalLines,
+      totalLines: page.totalLines,
       startLine: start + 1,
       endLine,
-      ...(endLine < totalLines ? { nextOffset: endLine } : {}),
+      ...(endLine < page.totalLines ? { nextOffset: endLine } : {}),
     };
   }
 
@@ -216,14 +223,19 @@ export class CodegenSandbox implements SandboxBackendProtocolV2 {
     } else if (oldString === "") {
       return { error: "Error: oldString cannot be empty when file has content" };
     } else {
-      const pieces = content.split(oldString);
-      occurrences = pieces.length - 1;
+      occurrences = countOccurrences(content, oldString);
       const quoted = oldString.length > MAX_QUOTED_CHARS ? `${oldString.slice(0, MAX_QUOTED_CHARS)}…` : oldString;
       if (occurrences === 0) return { error: `Error: String not found in file: '${quoted}'` };
       if (occurrences > 1 && !replaceAll) {
         return { error: `Error: String '${quoted}' has multiple occurrences (appears ${occurrences} times) in file. Use replace_all=True to replace all instances, or provide a more specific string with surrounding context.` };
       }
-      next = pieces.join(newString);
+      // The size of the result first: a short oldString replaced everywhere by a long one
+      // would otherwise build a string of hundreds of megabytes on the host to refuse it.
+      const bytes = found.entry.bytes.byteLength + occurrences * (Buffer.byteLength(newString) - Buffer.byteLength(oldString));
+      if (bytes > this.store.limits.maxFileBytes) {
+        return { error: `Error editing file '${filePath}': the file would hold ${bytes} bytes, over the ${this.store.limits.maxFileBytes}-byte maxFileBytes limit` };
+      }
+      next = content.split(oldString).join(newString);
     }
     const refused = this.store.writeFile(found.path, encoder.encode(next));
     if (refused) return { error: `Error editing file '${filePath}': ${refused.message}` };
@@ -241,16 +253,19 @@ export class CodegenSandbox implements SandboxBackendProtocolV2 {
     if ("error" in n) return { error: `Invalid path '${path}': ${n.error}` };
     const filter = glob ? compileGlob(glob) : undefined;
     if (filter && "error" in filter) return { error: `Invalid glob '${glob}': ${filter.error}` };
+    // A filter ending in `/` names directories, and grep searches files.
+    if (glob && /[^/]\/+$/.test(glob)) return { matches: [] };
+    // The host holds every match it returns: at most MAX_GREP_MATCHES, whatever maxCount asks.
+    const wanted = maxCount != null && Number.isFinite(maxCount) ? Math.max(0, Math.floor(maxCount)) : Infinity;
+    const limit = Math.min(wanted, MAX_GREP_MATCHES);
     const matches: GrepMatch[] = [];
     try {
       for (const [p, entry] of this.store.within(n.path)) {
         if (entry.kind !== "file" || !isTextMime(mimeTypeOf(p))) continue;
         if (filter && !filter.matches(p.slice(p.lastIndexOf("/") + 1))) continue;
-        const lines = decoder.decode(entry.bytes).split("\n");
-        for (let i = 0; i < lines.length; i++) {
-          if (!lines[i]!.includes(pattern)) continue;
-          matches.push({ path: p, line: i + 1, text: lines[i]! });
-          if (maxCount != null && matches.length > maxCount) return { matches: matches.slice(0, maxCount), truncated: true };
+        for (const [line, text] of linesContaining(decoder.decode(entry.bytes), pattern)) {
+          if (matches.length === limit) return { matches, truncated: true };
+          matches.push({ path: p, line, text });
         }
       }
     } catch (error) {
@@ -274,10 +289,18 @@ export class CodegenSandbox implements SandboxBackendProtocolV2 {
     if ("error" in matcher) return { error: `Invalid glob '${pattern}': ${matcher.error}` };
     const base = n.path;
     const absolute = pattern.startsWith("/");
+    // A pattern ending in `/` names directories only, as in a shell.
+    const dirsOnly = /[^/]\/+$/.test(pattern);
     const files: FileInfo[] = [];
     try {
+      const own = this.store.get(base);
+      if (own?.kind === "file") {
+        // A file as the base is matched by its own name (as deepagents' StateBackend does).
+        if (!dirsOnly && matcher.matches(absolute ? base : base.slice(base.lastIndexOf("/") + 1))) files.push(info(base, own));
+        return { files };
+      }
       for (const [p, entry] of this.store.within(base)) {
-        if (p === base) continue;
+        if (p === base || (dirsOnly && entry.kind !== "dir")) continue;
         const subject = absolute ? p : p.slice(base === "/" ? 1 : base.length + 1);
         if (matcher.matches(subject)) files.push(info(p, entry));
       }
@@ -331,6 +354,10 @@ export class CodegenSandbox implements SandboxBackendProtocolV2 {
     return { path: n.path, entry };
   }
 
+  private isClosed(): boolean {
+    return this.state === "closed";
+  }
+
   private assertOpen(): void {
     if (this.state === "closed") throw new SandboxDisposedError("This CodegenSandbox");
   }
@@ -340,6 +367,61 @@ function info(path: string, entry: StoreEntry): FileInfo {
   return entry.kind === "dir"
     ? { path: `${path}/`, is_dir: true, size: 0, modified_at: new Date(entry.modifiedMs).toISOString() }
     : { path, is_dir: false, size: entry.bytes.byteLength, modified_at: new Date(entry.modifiedMs).toISOString() };
+}
+
+/** Non-overlapping occurrences of a non-empty `needle`, as `split` counts them. */
+function countOccurrences(text: string, needle: string): number {
+  let n = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) n++;
+  return n;
+}
+
+/**
+ * Lines `start` to `start + count` of `text` (split at `\n`, a final newline ends the last
+ * line) and how many there are, found by scanning: no array of every line of an 8 MiB file.
+ */
+function pageOfLines(text: string, start: number, count: number): { content: string; lines: number; totalLines: number } {
+  let totalLines = 0;
+  let from = -1;
+  let to = -1;
+  let at = 0;
+  while (at < text.length) {
+    const nl = text.indexOf("\n", at);
+    const end = nl === -1 ? text.length : nl;
+    if (totalLines === start) from = at;
+    totalLines++;
+    if (totalLines === start + count) to = end;
+    at = end + 1;
+  }
+  if (from === -1 || count === 0) return { content: "", lines: 0, totalLines };
+  const lines = Math.min(count, totalLines - start);
+  return { content: text.slice(from, to === -1 ? (text.endsWith("\n") ? text.length - 1 : text.length) : to), lines, totalLines };
+}
+
+/**
+ * The lines of `text` that contain `pattern` literally, as `[lineNumber, line]`, as
+ * `text.split("\n")` numbers them (so `""` matches every line, the empty one after a final
+ * newline too), found with `indexOf` rather than by splitting.
+ */
+function* linesContaining(text: string, pattern: string): Generator<[number, string]> {
+  if (pattern.includes("\n")) return;
+  let line = 1;
+  let counted = 0;
+  let from = 0;
+  while (from <= text.length) {
+    const hit = pattern === "" ? from : text.indexOf(pattern, from);
+    if (hit === -1) return;
+    // (lastIndexOf with a negative start still looks at index 0.)
+    const lineStart = hit === 0 ? 0 : text.lastIndexOf("\n", hit - 1) + 1;
+    for (let nl = text.indexOf("\n", counted); nl !== -1 && nl < lineStart; nl = text.indexOf("\n", counted)) {
+      line++;
+      counted = nl + 1;
+    }
+    const nl = text.indexOf("\n", hit);
+    const lineEnd = nl === -1 ? text.length : nl;
+    yield [line, text.slice(lineStart, lineEnd)];
+    from = lineEnd + 1;
+  }
 }
 
 /** Strict base64 (or a `data:` URL), as deepagents sends binary content; `undefined` when it is not. */

@@ -13,6 +13,20 @@ export interface ReplicaChanges {
   deletes: string[];
 }
 
+/**
+ * Program runs one command line may have at once (`xargs -P`, background jobs). The worker
+ * waits for a free slot before it copies the files for the next one; the host takes a request
+ * past this as a broken protocol (each request carries every file, so unbounded requests would
+ * be unbounded host memory).
+ */
+export const MAX_PROGRAMS_IN_FLIGHT = 4;
+
+/**
+ * Most characters of arguments and environment (names, values) one program may be given, as
+ * Linux's `ARG_MAX` (2 MiB): past it the command fails with "Argument list too long", exit 126.
+ */
+export const MAX_PROGRAM_ARGS_CHARS = 2 * 1024 * 1024;
+
 /** The programs the shell forwards to the host's engines. */
 export type ProgramName = "python" | "node" | "typescript" | "tsc";
 

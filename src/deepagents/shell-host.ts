@@ -14,15 +14,16 @@ import type { FileStore } from "./file-store.js";
 import { normalizePath } from "./file-store.js";
 import type { ResolvedCodegenSandboxOptions } from "./options.js";
 import { runProgram } from "./programs.js";
-import type { HostToShell, ProgramOutcome, ProgramRequest, ShellToHost, ShellWorkerData } from "./protocol.js";
+import { MAX_PROGRAMS_IN_FLIGHT, MAX_PROGRAM_ARGS_CHARS, type HostToShell, type ProgramOutcome, type ProgramRequest, type ShellToHost, type ShellWorkerData } from "./protocol.js";
 import { PROGRAM_COMMANDS, availableCommandsLine } from "./shell-commands.js";
+import { TypeCheckThread } from "./type-check-thread.js";
 
 /** How long a command may take to stop after its deadline before its thread is terminated. */
 export const STOP_GRACE_MS = 1000;
-/** Program runs one command line may have at once (background jobs). */
-const MAX_PROGRAMS_IN_FLIGHT = 4;
 /** Prefix of the lines the sandbox adds to a command's output. */
 const NOTE = "[codegen-sandbox]";
+/** just-bash's message when a command line's output passes `maxOutputSize`. */
+const OUTPUT_BOUND_HIT = /output size limit exceeded \(\d+ bytes\)/;
 
 /**
  * Resolves the worker script. Vitest runs `src/**.ts` directly, but a Worker needs compiled
@@ -42,7 +43,8 @@ interface ActiveCommand {
   /** Why the host stopped the command, once it has. */
   stopped?: "timeout" | "closed";
   programsInFlight: number;
-  programTruncated: boolean;
+  /** True when output was cut: a program's past its cap, or the command line's past the interpreter's bound. */
+  outputCut: boolean;
   startedMs: number;
   deadline: NodeJS.Timeout;
   killTimer?: NodeJS.Timeout;
@@ -60,15 +62,29 @@ export class ShellHost {
   private queue: Promise<unknown> = Promise.resolve();
   private nextId = 1;
   private closed = false;
+  /** Bytes of output the interpreter may hold (also the most a program may be piped). */
+  private readonly shellOutputBound: number;
+  /** `tsc`'s checker, in a thread of its own (started by the first `tsc`). */
+  private readonly typeChecker: TypeCheckThread;
 
   constructor(
     private readonly store: FileStore,
     private readonly options: ResolvedCodegenSandboxOptions,
-  ) {}
+  ) {
+    this.shellOutputBound = Math.max(16 * options.maxOutputBytes, 4 * 1024 * 1024);
+    this.typeChecker = new TypeCheckThread(options.shellMemoryLimitBytes);
+  }
 
   /** Starts the worker ahead of the first command (the thread loads the interpreter, ~0.1-0.3 s). */
   async warm(): Promise<void> {
-    await this.ensureWorker();
+    if (this.closed) throw new SandboxDisposedError("This CodegenSandbox");
+    try {
+      await this.ensureWorker();
+    } catch (error) {
+      // close() during the start ended the thread: that is a disposal, not a failure.
+      if (this.closed) throw new SandboxDisposedError("This CodegenSandbox");
+      throw error;
+    }
   }
 
   /** Runs one command line; resolves with its output and exit code (never rejects for what the command does). */
@@ -92,12 +108,12 @@ export class ShellHost {
     const worker = this.worker;
     this.worker = undefined;
     this.ready = undefined;
-    await worker?.terminate();
+    await Promise.all([worker?.terminate(), this.typeChecker.close()]);
   }
 
-  /** True while a worker thread exists (for tests of disposal). */
+  /** True while a worker thread (the shell's or the type checker's) exists (for tests of disposal). */
   get hasWorker(): boolean {
-    return this.worker !== undefined;
+    return this.worker !== undefined || this.typeChecker.hasWorker;
   }
 
   private async runCommand(command: string): Promise<ExecuteResponse> {
@@ -105,6 +121,7 @@ export class ShellHost {
     try {
       await this.ensureWorker();
     } catch (error) {
+      if (this.closed) throw new SandboxDisposedError("This CodegenSandbox");
       return { output: `${NOTE} the shell could not start: ${(error as Error).message}`, exitCode: 126, truncated: false };
     }
     if (this.closed) throw new SandboxDisposedError("This CodegenSandbox");
@@ -118,7 +135,7 @@ export class ShellHost {
         id,
         abort: new AbortController(),
         programsInFlight: 0,
-        programTruncated: false,
+        outputCut: false,
         startedMs: performance.now(),
         deadline: setTimeout(() => this.onDeadline(active), this.options.timeoutMs),
         finish: resolve,
@@ -133,7 +150,7 @@ export class ShellHost {
   private ensureWorker(): Promise<void> {
     if (this.ready) return this.ready;
     const settings: ShellWorkerData = {
-      maxShellOutputBytes: Math.max(16 * this.options.maxOutputBytes, 4 * 1024 * 1024),
+      maxShellOutputBytes: this.shellOutputBound,
       maxFileBytes: this.options.limits.maxFileBytes,
       maxTotalFileBytes: this.options.limits.maxTotalFileBytes,
       env: this.options.env,
@@ -192,7 +209,7 @@ export class ShellHost {
   }
 
   private onExecDone(active: ActiveCommand, message: Extract<ShellToHost, { type: "exec-done" }>): void {
-    const cap = 4 * Math.max(16 * this.options.maxOutputBytes, 4 * 1024 * 1024);
+    const cap = 4 * this.shellOutputBound;
     const { stdout, exitCode } = message;
     let { stderr } = message;
     if (typeof stdout !== "string" || typeof stderr !== "string" || stdout.length + stderr.length > cap || !Number.isInteger(exitCode) || exitCode < 0 || exitCode > 255) {
@@ -215,37 +232,43 @@ export class ShellHost {
     }
     let note: string | undefined;
     if (exitCode === 127 && /command not found/.test(stderr)) note = availableCommandsLine();
-    this.endActive(this.response(stdout, stderr, exitCode, active, note, note !== undefined));
+    else if (exitCode === 126 && OUTPUT_BOUND_HIT.test(stderr)) {
+      // The interpreter stopped the command line and dropped what it held: the output is cut
+      // (a command line could print the same text; it would only mark its own output cut).
+      active.outputCut = true;
+      note = `the command line was stopped: a command's output passed ${this.shellOutputBound} bytes, the most the shell holds, and was dropped. Print less (| head, | tail, > file).`;
+    }
+    this.endActive(this.response(stdout, stderr, exitCode, active, note, exitCode === 127));
   }
 
   private async serveProgram(worker: Worker, active: ActiveCommand, callId: number, request: ProgramRequest): Promise<void> {
-    const problem = invalidProgramRequest(request, this.options);
+    // The worker waits for a free slot before it asks (each request holds a copy of every
+    // file): one past the bound is a broken protocol, not a busy sandbox.
+    const problem = active.programsInFlight >= MAX_PROGRAMS_IN_FLIGHT ? `more than ${MAX_PROGRAMS_IN_FLIGHT} at once` : invalidProgramRequest(request, this.options, this.shellOutputBound);
     if (problem !== undefined) {
       this.violation(worker, `the shell asked for a malformed program run (${problem})`);
       return;
     }
     let outcome: ProgramOutcome;
-    if (active.programsInFlight >= MAX_PROGRAMS_IN_FLIGHT) {
-      outcome = { stdout: "", stderr: `${request.command}: at most ${MAX_PROGRAMS_IN_FLIGHT} programs may run at once\n`, exitCode: 126, truncated: false, written: [], removed: [] };
-    } else {
-      active.programsInFlight++;
-      try {
-        outcome = await runProgram(request, {
-          timeoutMs: this.options.timeoutMs - (performance.now() - active.startedMs),
-          memoryLimitBytes: this.options.memoryLimitBytes,
-          maxOutputBytes: this.options.maxOutputBytes,
-          maxFileBytes: this.options.limits.maxFileBytes,
-          maxTotalFileBytes: this.options.limits.maxTotalFileBytes,
-          ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
-          signal: active.abort.signal,
-        });
-      } catch (error) {
-        outcome = { stdout: "", stderr: `${request.command}: the engine failed: ${(error as Error).message}\n`, exitCode: 126, truncated: false, written: [], removed: [] };
-      } finally {
-        active.programsInFlight--;
-      }
+    active.programsInFlight++;
+    try {
+      outcome = await runProgram(request, {
+        timeoutMs: this.options.timeoutMs - (performance.now() - active.startedMs),
+        memoryLimitBytes: this.options.memoryLimitBytes,
+        maxOutputBytes: this.options.maxOutputBytes,
+        maxFileBytes: this.options.limits.maxFileBytes,
+        maxTotalFileBytes: this.options.limits.maxTotalFileBytes,
+        ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
+        typeChecker: this.typeChecker,
+        typeCheckerHeapBytes: this.options.shellMemoryLimitBytes,
+        signal: active.abort.signal,
+      });
+    } catch (error) {
+      outcome = { stdout: "", stderr: `${request.command}: the engine failed: ${(error as Error).message}\n`, exitCode: 126, truncated: false, written: [], removed: [] };
+    } finally {
+      active.programsInFlight--;
     }
-    if (outcome.truncated) active.programTruncated = true;
+    if (outcome.truncated) active.outputCut = true;
     if (this.active !== active || this.worker !== worker) return;
     const message: HostToShell = { type: "program-done", id: active.id, callId, outcome };
     worker.postMessage(message);
@@ -311,7 +334,7 @@ export class ShellHost {
   private response(stdout: string, stderr: string, exitCode: number, active: ActiveCommand, note?: string, noteIsPlain = false): ExecuteResponse {
     let output = stdout;
     if (stderr !== "") output += `${output === "" || output.endsWith("\n") ? "" : "\n"}${stderr}`;
-    let truncated = active.programTruncated;
+    let truncated = active.outputCut;
     const bytes = Buffer.byteLength(output);
     if (bytes > this.options.maxOutputBytes) {
       output = cutToBytes(output, this.options.maxOutputBytes);
@@ -332,16 +355,20 @@ function cutToBytes(text: string, maxBytes: number): string {
 }
 
 /** Why a program request from the worker is not well formed, or `undefined`. */
-function invalidProgramRequest(request: ProgramRequest, options: ResolvedCodegenSandboxOptions): string | undefined {
+function invalidProgramRequest(request: ProgramRequest, options: ResolvedCodegenSandboxOptions, maxStdinChars: number): string | undefined {
   const r = request as Partial<ProgramRequest> | null;
   if (r === null || typeof r !== "object") return "not an object";
   if (typeof r.command !== "string" || PROGRAM_COMMANDS[r.command] !== r.program) return "unknown program";
-  if (!Array.isArray(r.args) || r.args.length > 10_000 || !r.args.every((a) => typeof a === "string")) return "bad arguments";
-  if (r.args.reduce((n, a) => n + a.length, 0) > 64 * 1024 * 1024) return "arguments too long";
+  if (!Array.isArray(r.args) || !r.args.every((a) => typeof a === "string")) return "bad arguments";
   const cwd = normalizePath(r.cwd);
   if (!("path" in cwd) || cwd.path !== r.cwd) return "bad working directory";
-  if (r.env === null || typeof r.env !== "object" || !Object.values(r.env).every((v) => typeof v === "string")) return "bad environment";
-  if (typeof r.stdin !== "string" || r.stdin.length > 64 * 1024 * 1024) return "bad stdin";
+  if (r.env === null || typeof r.env !== "object" || Array.isArray(r.env) || !Object.values(r.env).every((v) => typeof v === "string")) return "bad environment";
+  // Counted as the worker counts them before it asks (ARG_MAX).
+  let argChars = 0;
+  for (const a of r.args) argChars += a.length + 1;
+  for (const [k, v] of Object.entries(r.env as Record<string, string>)) argChars += k.length + v.length + 2;
+  if (argChars > MAX_PROGRAM_ARGS_CHARS) return "arguments and environment too long";
+  if (typeof r.stdin !== "string" || r.stdin.length > maxStdinChars) return "bad stdin";
   if (!Array.isArray(r.files) || r.files.length > options.limits.maxFiles) return "bad file list";
   let total = 0;
   for (const item of r.files) {

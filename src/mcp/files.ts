@@ -16,8 +16,11 @@ export interface FileChanges {
 }
 
 // Standard base64 with its padding (what Buffer.toString("base64") writes). Node's decoder
-// skips characters it does not know, so a strict check comes first.
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// skips characters it does not know, so a strict check comes first. One character class and a
+// length check, not groups of four: V8 backtracks a repeated group on its stack, and that
+// pattern threw "Maximum call stack size exceeded" on a 20 MiB file (27 MB of base64).
+const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/;
+const isBase64 = (text: string): boolean => text.length % 4 === 0 && BASE64_CHARS.test(text);
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const MAX_LISTED_FILES = 20;
 
@@ -31,19 +34,20 @@ const MAX_LISTED_FILES = 20;
  * ```
  */
 export function decodeFiles(files: Record<string, McpFileContent>): Record<string, Uint8Array> {
-  const out: Record<string, Uint8Array> = {};
+  const out: [string, Uint8Array][] = [];
   for (const [path, content] of Object.entries(files)) {
     if (typeof content === "string") {
-      out[path] = new TextEncoder().encode(content);
+      out.push([path, new TextEncoder().encode(content)]);
       continue;
     }
-    if (!BASE64.test(content.base64)) {
+    if (!isBase64(content.base64)) {
       throw new InvalidOptionError(`files.${path}.base64`, truncate(content.base64, 40), "standard base64 with padding (A-Z, a-z, 0-9, +, /, =), as Buffer.toString(\"base64\") writes it");
     }
     const bytes = Buffer.from(content.base64, "base64");
-    out[path] = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    out.push([path, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)]);
   }
-  return out;
+  // fromEntries defines own properties: a file named like an Object.prototype member stays a file.
+  return Object.fromEntries(out);
 }
 
 /**
@@ -76,12 +80,13 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * ```
  */
 export function fileChanges(given: Record<string, Uint8Array>, after: Record<string, Uint8Array>): FileChanges {
-  const written: Record<string, McpFileContent> = {};
-  for (const [path, bytes] of Object.entries(after)) {
-    const before = given[path];
-    if (before === undefined || !sameBytes(before, bytes)) written[path] = encodeFile(bytes);
-  }
-  const deleted = Object.keys(given).filter((path) => !(path in after));
+  // Own keys only: a file may be named "constructor", "toString" or "__proto__".
+  const written = Object.fromEntries(
+    Object.entries(after)
+      .filter(([path, bytes]) => !Object.hasOwn(given, path) || !sameBytes(given[path]!, bytes))
+      .map(([path, bytes]) => [path, encodeFile(bytes)]),
+  );
+  const deleted = Object.keys(given).filter((path) => !Object.hasOwn(after, path));
   return { written, deleted };
 }
 

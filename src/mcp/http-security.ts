@@ -79,13 +79,16 @@ export function originPolicy(host: string, port: number, extraOrigins: readonly 
   extraOrigins.forEach((origin, i) => origins.add(normalizeOrigin(origin, `allowedOrigins[${i}]`)));
   if (!isLoopbackHost(host)) return { origins };
   const hosts = new Set<string>();
-  for (const name of ["127.0.0.1", "localhost", "[::1]"]) {
+  const names = ["127.0.0.1", "localhost", "[::1]"];
+  if (isIP(host) === 4 && host !== "127.0.0.1") names.push(host);
+  for (const name of names) {
     hosts.add(`${name}:${port}`);
     origins.add(`http://${name}:${port}`);
-  }
-  if (isIP(host) === 4 && host !== "127.0.0.1") {
-    hosts.add(`${host}:${port}`);
-    origins.add(`http://${host}:${port}`);
+    // On port 80 clients leave the port out of Host, and browsers out of Origin.
+    if (port === 80) {
+      hosts.add(name);
+      origins.add(`http://${name}`);
+    }
   }
   return { hosts, origins };
 }
@@ -121,6 +124,8 @@ export function checkRequest(
   headers: { host?: string; origin?: string; authorization?: string },
   policy: OriginPolicy,
   token: string,
+  /** A CORS preflight (`OPTIONS`): a browser never sends credentials with one, so no token is asked. */
+  preflight = false,
 ): Refusal | undefined {
   if (policy.hosts !== undefined && !policy.hosts.has((headers.host ?? "").toLowerCase())) {
     return { status: 403, message: "Forbidden: this server answers only requests addressed to its own loopback address (Host header)." };
@@ -128,8 +133,30 @@ export function checkRequest(
   if (headers.origin !== undefined && !policy.origins.has(headers.origin)) {
     return { status: 403, message: `Forbidden: origin ${JSON.stringify(headers.origin.slice(0, 100))} is not allowed (start the server with --allow-origin to allow it).` };
   }
-  if (!bearerTokenMatches(headers.authorization, token)) {
+  if (!preflight && !bearerTokenMatches(headers.authorization, token)) {
     return { status: 401, message: "Unauthorized: send the server's token as 'Authorization: Bearer <token>' (CODEGEN_MCP_TOKEN, or the token printed at start)." };
   }
   return undefined;
 }
+
+/**
+ * CORS response headers for a request from `origin`, which passed `checkRequest` (so it is one
+ * of the policy's origins): a browser page of an allowed origin may then read the answer and
+ * the `Mcp-Session-Id` header. Without an `Origin` header (not a browser), none.
+ *
+ * @example
+ * ```ts
+ * corsHeaders("http://localhost:6274")["access-control-allow-origin"]; // "http://localhost:6274"
+ * ```
+ */
+export function corsHeaders(origin: string | undefined): Record<string, string> {
+  if (origin === undefined) return {};
+  return {
+    "access-control-allow-origin": origin,
+    "access-control-expose-headers": "Mcp-Session-Id, WWW-Authenticate",
+    vary: "Origin",
+  };
+}
+
+/** Headers a browser may send to the MCP endpoint, as a preflight answer lists them. */
+export const CORS_ALLOWED_HEADERS = "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID";

@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { InvalidOptionError } from "../errors.js";
-import { checkRequest, checkToken, isLoopbackHost, originPolicy } from "./http-security.js";
+import { checkRequest, checkToken, CORS_ALLOWED_HEADERS, corsHeaders, isLoopbackHost, originPolicy } from "./http-security.js";
 import type { SandboxMcpServer } from "./server.js";
 
 /** Default port of `codegen-sandbox mcp --http`. */
@@ -135,13 +135,27 @@ export async function startMcpHttpServer(server: SandboxMcpServer, given: McpHtt
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? "/").split("?")[0];
     if (path !== "/mcp") return jsonError(res, 404, "Not found: the MCP endpoint is /mcp.");
+    const preflight = req.method === "OPTIONS" && req.headers.origin !== undefined && req.headers["access-control-request-method"] !== undefined;
     const refusal = checkRequest(
       { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization },
       policy,
       token,
+      preflight,
     );
     if (refusal !== undefined) {
-      return jsonError(res, refusal.status, refusal.message, refusal.status === 401 ? { "www-authenticate": 'Bearer realm="codegen-sandbox"' } : {});
+      // A 401 to an allowed origin carries CORS headers, so a browser page can tell the user why.
+      const cors = refusal.status === 401 ? corsHeaders(req.headers.origin) : {};
+      return jsonError(res, refusal.status, refusal.message, refusal.status === 401 ? { ...cors, "www-authenticate": 'Bearer realm="codegen-sandbox"' } : {});
+    }
+    for (const [name, value] of Object.entries(corsHeaders(req.headers.origin))) res.setHeader(name, value);
+    if (preflight) {
+      res.writeHead(204, {
+        "access-control-allow-methods": "GET, POST, DELETE",
+        "access-control-allow-headers": CORS_ALLOWED_HEADERS,
+        "access-control-max-age": "600",
+      });
+      res.end();
+      return;
     }
     if (closing) return jsonError(res, 503, "The server is shutting down.");
     const sessionId = req.headers["mcp-session-id"];

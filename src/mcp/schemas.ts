@@ -64,8 +64,17 @@ const fileContent = z.union(
   invalid("files", 'a string of UTF-8 text, or { "base64": "..." } (standard base64) for other bytes'),
 );
 
+// zod's record drops a "__proto__" key without a word; refuse it instead, so no file goes missing.
 const files = z
-  .record(z.string(), fileContent, invalid("files", 'an object mapping relative paths to text or { "base64": "..." }'))
+  .preprocess(
+    (input, ctx) => {
+      if (input !== null && typeof input === "object" && Object.hasOwn(input, "__proto__")) {
+        ctx.addIssue({ code: "custom", input, message: new InvalidOptionError("files.__proto__", "__proto__", "another file name (a JSON object key named __proto__ is dropped by the argument check); rename the file").message });
+      }
+      return input;
+    },
+    z.record(z.string(), fileContent, invalid("files", 'an object mapping relative paths to text or { "base64": "..." }')),
+  )
   .describe(
     'Files the program can read and write, as { "relative/path": content }. Content is a string of UTF-8 text, or { "base64": "..." } for other bytes. JavaScript/TypeScript read and write them through the `files` global (files.read(path), files.readBytes(path), files.write(path, data), files.list(), files.exists(path), files.delete(path)); Python through open(), os and pathlib in the working directory. The result lists the files the run created or changed. Nothing touches a real disk.',
   );

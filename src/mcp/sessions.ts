@@ -99,7 +99,10 @@ export class SessionRegistry {
     clearTimeout(entry.timer);
     entry.timer = undefined;
     try {
-      return { ok: true, value: await work(entry.session) };
+      const value = await work(entry.session);
+      // Closed while the work ran (close_session, shutdown): its run was stopped, say so.
+      if (this.#open.get(entry.handle) !== entry) return { ok: false, message: this.#endedMessage(entry.handle) ?? `Session "${entry.handle}" was closed.` };
+      return { ok: true, value };
     } catch (error) {
       if (!(error instanceof SandboxSessionEndedError)) throw error;
       await this.#end(entry, "has ended (a run in it timed out, ran out of memory or was cancelled, so its state could not be trusted)");

@@ -7,6 +7,7 @@
 import { checkOptions, integerRule, objectRule, type OptionRules } from "../options/index.js";
 import { Writable, type Readable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { LineFramer } from "./line-framer.js";
 import type { SandboxMcpServer } from "./server.js";
 
 /** Options of `serveStdio`. */
@@ -20,7 +21,7 @@ export interface StdioServeOptions {
   output?: Writable;
   /**
    * Largest JSON-RPC message read, in bytes. Default: room for `maxTotalFileBytes` of files as
-   * base64 plus 8 MiB. A longer message closes the connection (the SDK's stdio reader drops it).
+   * base64 plus 8 MiB. A longer message closes the connection as soon as it passes the cap.
    */
   maxMessageBytes?: number;
 }
@@ -74,12 +75,20 @@ export async function serveStdio(server: SandboxMcpServer, given: StdioServeOpti
   const input = options.input ?? process.stdin;
   const guard = options.output === undefined ? guardProcessStdout() : undefined;
   const output = options.output ?? guard!.protocol;
-  const maxBufferSize = options.maxMessageBytes ?? Math.ceil((server.options.maxTotalFileBytes * 4) / 3) + MESSAGE_OVERHEAD_BYTES;
-  const transport = new StdioServerTransport(input, output, { maxBufferSize });
-  const ended = new Promise<void>((resolve) => {
-    transport.onclose = resolve;
+  const maxMessageBytes = options.maxMessageBytes ?? Math.ceil((server.options.maxTotalFileBytes * 4) / 3) + MESSAGE_OVERHEAD_BYTES;
+  let transport: StdioServerTransport | undefined;
+  const disconnect = () => void transport?.close();
+  // Lines reach the SDK's reader whole, one chunk each (see line-framer.ts): its own cap then
+  // only needs room for one line and its newline.
+  const framer = new LineFramer(maxMessageBytes, (bytes) => {
+    process.stderr.write(`codegen-sandbox mcp: a message passed ${maxMessageBytes} bytes (${bytes} so far); closing the connection\n`);
+    disconnect();
   });
-  const disconnect = () => void transport.close();
+  const lines = input.pipe(framer);
+  transport = new StdioServerTransport(lines, output, { maxBufferSize: maxMessageBytes + 2 });
+  const ended = new Promise<void>((resolve) => {
+    transport!.onclose = resolve;
+  });
   // A client that goes away closes our stdin; a broken stdout (EPIPE) means the same.
   input.once("end", disconnect);
   input.once("close", disconnect);
@@ -90,6 +99,8 @@ export async function serveStdio(server: SandboxMcpServer, given: StdioServeOpti
     await server.connect(transport);
     await ended;
   } finally {
+    input.unpipe(framer);
+    framer.destroy();
     input.off("end", disconnect);
     input.off("close", disconnect);
     output.off("error", disconnect);

@@ -46,6 +46,16 @@ export function resultLimitError(size: number, maxResultBytes: number): Executio
   };
 }
 
+/** The error of a result dropped because it nests deeper than the host accepts (see json-depth.ts). */
+export function resultDepthError(maxDepth: number): ExecutionError {
+  return {
+    name: "ResultLimitError",
+    message:
+      `the result nests arrays or objects more than ${maxDepth} levels deep, so it was dropped ` +
+      `(return a flatter value, e.g. a list of items instead of nested links)`,
+  };
+}
+
 /** The error reported for a run that passed its time limit. */
 export function timeoutError(timeoutMs: number): ExecutionError {
   return {

@@ -7,7 +7,9 @@ import { checkOptions, integerRule, isWellFormed, MAX_TIMER_MS, numberRule, oneO
 import { reservedNameReason } from "./reserved-names.js";
 import {
   LANGUAGES,
+  MAX_RECORDED_CLOCK_READS,
   type HostFunction,
+  type RunInputs,
   type JsonValue,
   type Language,
   type ResolvedRunOptions,
@@ -94,6 +96,9 @@ export const RUN_OPTION_RULES = {
   // Code is data: the engine answers NUL bytes or lone surrogates in it with a status.
   tests: rule("a string of test code", (v) => typeof v === "string"),
   files: rule("an object mapping relative paths to strings or Uint8Arrays", (v) => typeof v === "object" && v !== null && !Array.isArray(v)),
+  filesAtRoot: rule("true or false", (v) => typeof v === "boolean"),
+  // Checked as a whole below (seed digits, readings).
+  inputs: rule("an object { seed, clockReads? }", (v) => typeof v === "object" && v !== null && !Array.isArray(v)),
 } satisfies OptionRules<RunOptions>;
 
 /** The names of a run's options, in a stable order. */
@@ -296,7 +301,27 @@ export function resolveRunOptions(
     maxFileBytes,
     maxTotalFileBytes,
     ...(files !== undefined ? { files: resolveFiles(files, { maxFileBytes, maxTotalFileBytes }, o.files !== undefined ? "files" : "defaults.files") } : {}),
+    ...(o.filesAtRoot !== undefined ? { filesAtRoot: o.filesAtRoot } : {}),
+    ...(o.inputs !== undefined ? { inputs: resolveInputs(o.inputs) } : {}),
   };
+}
+
+const SEED = /^[0-9a-f]{32}$/;
+
+/**
+ * Checks a run's `inputs` (seed and clock readings) and returns a copy.
+ *
+ * @throws InvalidOptionError naming `inputs.seed` or `inputs.clockReads`.
+ */
+export function resolveInputs(value: unknown): RunInputs {
+  if (value === null || typeof value !== "object") throw new InvalidOptionError("inputs", value, "an object { seed, clockReads? }");
+  const { seed, clockReads } = value as Record<string, unknown>;
+  if (typeof seed !== "string" || !SEED.test(seed)) throw new InvalidOptionError("inputs.seed", seed, "32 lowercase hexadecimal digits");
+  if (clockReads === undefined) return { seed };
+  if (!Array.isArray(clockReads) || clockReads.length > MAX_RECORDED_CLOCK_READS || !clockReads.every((t) => typeof t === "number" && Number.isFinite(t))) {
+    throw new InvalidOptionError("inputs.clockReads", clockReads, `an array of at most ${MAX_RECORDED_CLOCK_READS} finite numbers (epoch milliseconds)`);
+  }
+  return { seed, clockReads: [...clockReads] };
 }
 
 /**
@@ -330,7 +355,7 @@ export function resolveFiles(
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new InvalidOptionError(option, value, "an object mapping relative paths to strings or Uint8Arrays");
   }
-  const out: Record<string, Uint8Array> = {};
+  const entries: [string, Uint8Array][] = [];
   let total = 0;
   for (const [path, content] of Object.entries(value)) {
     if (path === "" || path.startsWith("/") || path.split("/").some((part) => part === ".." || part === "")) {
@@ -340,16 +365,26 @@ export function resolveFiles(
       throw new InvalidOptionError(`${option}.${path}`, path, "a path of at most 4096 characters of well-formed Unicode without NUL characters");
     }
     // A copy of exactly the bytes (a view's whole buffer would otherwise travel with it).
-    if (typeof content === "string") out[path] = new TextEncoder().encode(content);
-    else if (content instanceof Uint8Array) out[path] = new Uint8Array(content);
+    let copy: Uint8Array;
+    if (typeof content === "string") copy = new TextEncoder().encode(content);
+    else if (content instanceof Uint8Array) copy = new Uint8Array(content);
     else throw new InvalidOptionError(`${option}.${path}`, content, "a string or a Uint8Array");
-    const bytes = out[path]!.byteLength;
+    entries.push([path, copy]);
+    const bytes = copy.byteLength;
     if (bytes > limits.maxFileBytes) {
       throw new InvalidOptionError(`${option}.${path}`, `${bytes} bytes`, `at most maxFileBytes (${limits.maxFileBytes}) bytes, or a larger maxFileBytes`);
     }
     total += bytes + new TextEncoder().encode(path).byteLength;
     if (total > limits.maxTotalFileBytes) {
       throw new InvalidOptionError(option, `${total} bytes or more`, `at most maxTotalFileBytes (${limits.maxTotalFileBytes}) bytes in all (contents plus paths), or a larger maxTotalFileBytes`);
+    }
+  }
+  // fromEntries defines own properties: a file named "__proto__" stays a file.
+  const out: Record<string, Uint8Array> = Object.fromEntries(entries);
+  for (const path of Object.keys(out)) {
+    for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1)) {
+      const parent = path.slice(0, slash);
+      if (Object.hasOwn(out, parent)) throw new InvalidOptionError(`files.${path}`, path, `paths that can all be files (${parent} is a file, so nothing can be under it)`);
     }
   }
   return out;

@@ -93,7 +93,33 @@ export interface ExecutionResult {
    * (paths relative to the sandbox's working directory, contents as bytes).
    */
   files?: Record<string, Uint8Array>;
+  /**
+   * Present when the run was given `inputs` without `clockReads`: the clock readings the code
+   * made, in order (epoch milliseconds), to give back as `inputs.clockReads` when the run is
+   * repeated.
+   */
+  clockReads?: number[];
 }
+
+/**
+ * What a run draws on besides its code and its host functions, fixed so the run can be repeated
+ * exactly (code mode replays a thread's cells with them).
+ * - `seed`: the run's randomness (JavaScript `Math.random`; Python `random`, `os.urandom`,
+ *   `uuid4`, `secrets`) comes from this seed.
+ * - `clockReads`: the clock readings to give, in order (`Date.now()`, `new Date()`; Python
+ *   `time.time()`, `datetime.now()`, `perf_counter()` ...). Without it the run reads the real
+ *   clock and `result.clockReads` lists what it read. Past `MAX_RECORDED_CLOCK_READS` readings
+ *   (or past the given list) the clock advances by 1 ms per reading, so a repeated run reads
+ *   exactly what the first one did.
+ */
+export interface RunInputs {
+  /** 32 hexadecimal digits. */
+  seed: string;
+  clockReads?: number[];
+}
+
+/** Clock readings a run records at most (see `RunInputs`). */
+export const MAX_RECORDED_CLOCK_READS = 10_000;
 
 /**
  * What the `tests` of a run did. They run after the program, in the same global scope, as an
@@ -161,7 +187,10 @@ export interface RunOptions {
    * they hit becomes the run's status. JavaScript/TypeScript: a script's top-level
    * declarations are visible to the tests as they are; for a module program (with `export` or
    * top-level `await`), every top-level name, exported or not, is made a global holding its
-   * value at the program's end before the tests run.
+   * value at the program's end before the tests run. The tests' own declarations stay theirs
+   * (they run as one async function: top-level `await` works, and a promise they end with,
+   * e.g. an async IIFE, is awaited); see docs/security.md for what a program can still do to
+   * the realm they share.
    */
   tests?: string;
   /**
@@ -178,6 +207,16 @@ export interface RunOptions {
   maxFileBytes?: number;
   /** Bytes all files may hold together (given or written; JavaScript also counts paths). Default 32 MiB. */
   maxTotalFileBytes?: number;
+  /**
+   * The files are the file system's root (code mode, where file paths are absolute like
+   * `/notes.txt`): Python's working directory is `/` and each file of `files` (keys stay
+   * relative, `notes.txt`) sits at `/notes.txt`; the interpreter's own directories (`/dev`,
+   * `/home`, `/lib`, `/proc`, `/tmp`) hold no files of the run. JavaScript's `files` API takes
+   * and lists absolute paths (`files.read("/notes.txt")`). Default false.
+   */
+  filesAtRoot?: boolean;
+  /** Seed and clock of the run, for runs that must repeat exactly (see `RunInputs`). */
+  inputs?: RunInputs;
 }
 
 /** `RunOptions` with every default filled in and every value checked. */
@@ -200,6 +239,8 @@ export interface ResolvedRunOptions {
    */
   maxFileBytes?: number;
   maxTotalFileBytes?: number;
+  filesAtRoot?: boolean;
+  inputs?: RunInputs;
 }
 
 /** Outcome of checking code without running it (syntax and imports). */

@@ -2,25 +2,32 @@
  * `execute_code`: a LangChain tool that runs code the calling model wrote in the sandbox. With
  * `tools`, the code can call LangChain tools (`await tools.get_weather({ city })`); with
  * `persistence: "thread"`, definitions and files stay for the next call of the same LangGraph
- * thread, saved in the graph state (see docs/code-mode.md).
+ * thread, exactly, saved in the graph state (see docs/code-mode.md).
  */
 import { tool, type ToolRuntime } from "@langchain/core/tools";
-import { ToolMessage } from "@langchain/core/messages";
+import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, getCurrentTaskInput } from "@langchain/langgraph";
 import { InvalidOptionError } from "../errors.js";
 import type { ExecutionResult, HostFunction, JsonValue, Language, Sandbox } from "../sandbox/types.js";
 import {
   DEFAULT_MAX_THREAD_FILE_BYTES,
+  DEFAULT_MAX_THREAD_FILES,
   DEFAULT_MAX_THREAD_FILES_BYTES,
+  fileBytes,
   filesFromOption,
-  mergeFiles,
-  type ThreadFilesUpdate,
+  toThreadFile,
+  type FileCaps,
+  type ThreadFile,
   type ThreadFiles,
+  type ThreadFilesUpdate,
 } from "../code-mode/files.js";
-import { CodeModeRunner, type CellLimits, type CellOutcome, type Persistence } from "../code-mode/runner.js";
+import { backendFileSource, isFilesBackendOption, stateFileSource, type FileSource, type FilesBackendOption } from "../code-mode/file-sources.js";
+import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "../code-mode/host-call-log.js";
+import { CodeModeRunner, type ArtifactToolCall, type CellLimits, type CellOutcome, type Persistence, type RestoreReport } from "../code-mode/runner.js";
 import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
-import { indexTools, type CodeModeTool, type RecordedToolCall } from "../code-mode/tool-bridge.js";
+import { StepOrder, type StepContribution } from "../code-mode/step-order.js";
+import { indexTools, type CodeModeTool } from "../code-mode/tool-bridge.js";
 import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE } from "../feedback/truncate.js";
 import { LIMIT_RULES, resolveHostFunctions, serializeGlobals } from "../sandbox/options.js";
 import { LANGUAGES } from "../sandbox/types.js";
@@ -59,12 +66,28 @@ export interface CodeInterpreterToolOptions {
    * your own state). The tool then returns a `Command` that updates that state.
    */
   persistence?: Persistence;
-  /** Files the code sees (text or bytes), under the thread's own files. */
+  /**
+   * Files the code sees (path → text or bytes; `notes.txt` and `/notes.txt` are the same file).
+   * With `persistence: "thread"` they are copied into the thread's files on its first code call
+   * and are the thread's own from then on.
+   */
   files?: Record<string, string | Uint8Array>;
+  /**
+   * A deepagents backend (or a factory of one, as `createDeepAgent`'s `backend` option takes):
+   * the thread's files are the backend's, read and written through it, instead of the `files`
+   * channel. Pass the same backend as the agent's.
+   */
+  backend?: FilesBackendOption;
   /** Cap of one file the code writes, in bytes. Default 1 MiB. */
   maxFileBytes?: number;
-  /** Cap of all of a thread's files, in bytes. Default 10 MiB. */
+  /** Cap of all of a thread's files (contents, paths and 128 bytes per file), in bytes. Default 10 MiB. */
   maxThreadFilesBytes?: number;
+  /** Cap of the number of a thread's files. Default 1000. */
+  maxThreadFiles?: number;
+  /** Cap of one value a host call (tool or host function) may give the code, in bytes of JSON; larger ones are an error in the code, never stored. Default 1 MiB. */
+  maxHostResultBytes?: number;
+  /** Cap of all values the host calls of one run may give the code, in bytes. Default 8 MiB. */
+  maxCellRecordBytes?: number;
   /** Host calls (tool calls) one run may make. Default: the sandbox's (256). */
   maxHostCalls?: number;
   /** Host calls in flight at once. Default: the sandbox's (8). */
@@ -79,17 +102,20 @@ export interface CodeInterpreterToolOptions {
   description?: string;
 }
 
-/** Artifact of an `execute_code` call: the code that ran and its full result. */
+/** Artifact of an `execute_code` call: the code that ran, its result, and only what it wrote. */
 export interface ExecuteCodeArtifact {
   code: string;
   language: Language;
-  result: ExecutionResult;
-  /** Tool calls the code made, with their results. */
-  toolCalls?: RecordedToolCall[];
-  /** Files the code wrote (path → bytes) and deleted, when it was given files. */
-  files?: { written: Record<string, Uint8Array>; deleted: string[]; refused: string[] };
+  /** The run's result (without the file set: `files` below has what the run changed). */
+  result: Omit<ExecutionResult, "files" | "clockReads">;
+  /** Tool calls the code made, with what they gave the code (an output over 4 KiB by its size, `outputBytes`: the thread's log has it). */
+  toolCalls?: ArtifactToolCall[];
+  /** Files the code wrote (path → file data, text or base64), deleted, and refused. */
+  files?: { written: Record<string, ThreadFile>; deleted: string[]; refused: string[] };
   /** When earlier cells of the thread were replayed into a fresh session before this one. */
-  restore?: { replayed: number; durationMs: number; failures: string[] };
+  restore?: RestoreReport;
+  /** Set when the run was stopped from outside and left the thread as it was (why). */
+  rolledBack?: string;
 }
 
 /** Tool names as chat APIs accept them (OpenAI: letters, digits, `_` and `-`, at most 64). */
@@ -107,8 +133,12 @@ export const CODE_INTERPRETER_OPTION_RULES = {
   tools: rule("an array of LangChain tools", Array.isArray),
   persistence: oneOfRule(["none", "thread"] as const, '"none": every call starts fresh; "thread": state kept per LangGraph thread'),
   files: objectRule("an object mapping relative paths to strings or Uint8Arrays"),
+  backend: rule("a deepagents backend (with glob, readRaw and write) or a factory of one", isFilesBackendOption),
   maxFileBytes: LIMIT_RULES.maxFileBytes,
   maxThreadFilesBytes: LIMIT_RULES.maxTotalFileBytes,
+  maxThreadFiles: integerRule({ min: 1, max: 1_000_000, unit: "files" }),
+  maxHostResultBytes: LIMIT_RULES.maxResultBytes,
+  maxCellRecordBytes: LIMIT_RULES.maxTotalFileBytes,
   maxHostCalls: LIMIT_RULES.maxHostCalls,
   maxHostCallsInFlight: LIMIT_RULES.maxHostCallsInFlight,
   maxSessions: integerRule({ min: 1, max: 1024, unit: "sessions" }),
@@ -117,27 +147,38 @@ export const CODE_INTERPRETER_OPTION_RULES = {
   description: textRule({ what: "a tool description" }),
 } satisfies OptionRules<CodeInterpreterToolOptions>;
 
-function readState(runtime: Partial<ToolRuntime> | undefined): CodeModeState {
+/** The graph state the tool runs in, or undefined outside a graph. */
+function readState(runtime: Partial<ToolRuntime> | undefined): (CodeModeState & { messages?: unknown[] }) | undefined {
   const fromRuntime = runtime?.state as CodeModeState | undefined;
   if (fromRuntime && typeof fromRuntime === "object") return fromRuntime;
   try {
-    return (getCurrentTaskInput() as CodeModeState | undefined) ?? {};
+    return (getCurrentTaskInput() as CodeModeState | undefined) ?? undefined;
   } catch {
     // Called outside a graph (tool.invoke in a script): no thread state.
-    return {};
+    return undefined;
   }
 }
 
-function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, withFiles: boolean): ExecuteCodeArtifact {
-  const artifact: ExecuteCodeArtifact = { code: input.code, language: input.language, result: outcome.result };
+function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, written: Record<string, ThreadFile> | undefined): ExecuteCodeArtifact {
+  const { files: _files, clockReads: _clock, ...result } = outcome.result;
+  const artifact: ExecuteCodeArtifact = { code: input.code, language: input.language, result };
   if (outcome.toolCalls.length > 0) artifact.toolCalls = outcome.toolCalls;
-  if (withFiles && outcome.result.files) {
-    const written: Record<string, Uint8Array> = {};
-    for (const path of outcome.files.written) written[path] = outcome.result.files[path]!;
-    artifact.files = { written, deleted: outcome.files.deleted, refused: outcome.files.refused };
-  }
+  if (written) artifact.files = { written, deleted: outcome.files.deleted, refused: outcome.files.refused };
   if (outcome.restore) artifact.restore = outcome.restore;
+  if (outcome.rolledBack) artifact.rolledBack = outcome.rolledBack;
   return artifact;
+}
+
+/** The ids of the code calls of the AI message that made `callId`, in the message's order. */
+function messageOrder(state: { messages?: unknown[] } | undefined, callId: string | undefined, toolName: string): { key: string; order: string[] } | undefined {
+  if (!callId || !Array.isArray(state?.messages)) return undefined;
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const m = state.messages[i];
+    if (!AIMessage.isInstance(m)) continue;
+    const calls = (m.tool_calls ?? []).filter((c) => c.name === toolName && typeof c.id === "string");
+    if (calls.some((c) => c.id === callId)) return { key: m.id ?? calls.map((c) => c.id).join(","), order: calls.map((c) => c.id!) };
+  }
+  return undefined;
 }
 
 /**
@@ -149,7 +190,8 @@ function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, withFiles: bo
  * - `persistence: "none"` (default): returns `[content, { code, language, result, ... }]`.
  * - `persistence: "thread"`: returns a LangGraph `Command` whose update holds the `ToolMessage`
  *   (same content and artifact), the new replay-log cell (`codeCells`) and the file changes
- *   (`files`). The graph needs those channels (`codeModeMiddleware` adds them).
+ *   (`files`). The graph needs those channels (`codeModeMiddleware` adds them); without them the
+ *   first call fails with an error that says so.
  *
  * @example
  * ```ts
@@ -177,64 +219,129 @@ export function createCodeInterpreterTool(given: CodeInterpreterToolOptions = {}
   for (const key of ["timeoutMs", "memoryLimitBytes", "maxOutputBytes", "maxHostCalls", "maxHostCallsInFlight", "globals"] as const) {
     if (options[key] !== undefined) (limits as Record<string, unknown>)[key] = options[key];
   }
+  const caps: FileCaps = {
+    maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_THREAD_FILE_BYTES,
+    maxThreadFilesBytes: options.maxThreadFilesBytes ?? DEFAULT_MAX_THREAD_FILES_BYTES,
+    maxThreadFiles: options.maxThreadFiles ?? DEFAULT_MAX_THREAD_FILES,
+  };
+  const maxHostResultBytes = options.maxHostResultBytes ?? DEFAULT_MAX_HOST_RESULT_BYTES;
+  // The guest must receive every value that is recorded: the engine's own cap is never the smaller.
+  limits.maxResultBytes = Math.max(maxHostResultBytes, 1024 * 1024);
   const runner = new CodeModeRunner({
     tools,
     hostFunctions: options.hostFunctions ?? {},
     sandbox: options.sandbox as Pick<Sandbox, "run" | "createSession"> | undefined,
     limits,
-    caps: {
-      maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_THREAD_FILE_BYTES,
-      maxThreadFilesBytes: options.maxThreadFilesBytes ?? DEFAULT_MAX_THREAD_FILES_BYTES,
-    },
+    caps,
+    record: { maxHostResultBytes, maxCellRecordBytes: options.maxCellRecordBytes ?? DEFAULT_MAX_CELL_RECORD_BYTES },
     maxSessions: options.maxSessions ?? 16,
   });
+  const steps = new StepOrder();
+  const toolName = options.name ?? "execute_code";
   const schema = executeCodeSchemaFor(languages);
   const hostFunctionNames = Object.keys(options.hostFunctions ?? {});
   const toolList = [...tools.values()];
   const describe = (toolSignatures?: string) =>
     options.description ?? describeCodeInterpreter(languages, hostFunctionNames, { persistence, toolSignatures });
 
-  const run = async (input: ExecuteCodeInput, runtime: Partial<ToolRuntime> | undefined): Promise<CellOutcome> => {
-    const state = persistence === "thread" ? readState(runtime) : {};
+  /** One call: the thread's state and files in, the outcome and the state update out. */
+  const run = async (input: ExecuteCodeInput, runtime: Partial<ToolRuntime> | undefined) => {
     const config = (runtime?.config ?? runtime) as ToolRuntime["config"] | undefined;
-    const threadId = config?.configurable?.thread_id as string | undefined;
-    const files: ThreadFiles = mergeFiles(callerFiles, state.files as ThreadFilesUpdate | undefined);
-    return runner.run({
-      code: input.code,
-      language: input.language,
-      persistence,
-      threadId: threadId === undefined ? undefined : String(threadId),
-      config,
-      cells: (state.codeCells ?? []) as CodeCell[],
-      files,
-    });
+    const rawThread = config?.configurable?.thread_id as string | undefined;
+    const namespace = (config?.configurable?.checkpoint_ns as string | undefined) ?? "";
+    // The graph (or subgraph) the tool runs in, without the task ids of the namespace.
+    const graphPath = namespace.split("|").slice(0, -1).map((part) => part.split(":")[0]).join("|");
+    const threadId = rawThread === undefined ? undefined : `${String(rawThread)}\u0000${graphPath}`;
+    const state = readState(runtime);
+    if (persistence === "thread" && state !== undefined && !Array.isArray(state.codeCells)) {
+      throw new InvalidOptionError(
+        "persistence",
+        "thread",
+        "a graph whose state has code mode's channels: use codeModeMiddleware with createAgent, or spread codeModeStateFields into your StateSchema (without them nothing a call defines is kept)",
+      );
+    }
+    const thread = persistence === "thread" && threadId !== undefined && state !== undefined;
+    const place = thread ? messageOrder(state, runtime?.toolCallId ?? runtime?.toolCall?.id, toolName) : undefined;
+    const step = place ? await steps.enter(`${threadId}\u0000${place.key}`, place.order, runtime?.toolCallId ?? runtime?.toolCall?.id ?? "") : undefined;
+    const contribution: StepContribution = {};
+    try {
+      const before = step?.before ?? [];
+      const cells = [...((thread ? state!.codeCells : []) ?? []), ...before.flatMap((b) => (b.cell ? [b.cell] : []))] as CodeCell[];
+      const source: FileSource = options.backend
+        ? backendFileSource(options.backend, runtime, caps)
+        : stateFileSource(thread ? (state!.files as ThreadFiles | undefined) : undefined, caps);
+      const read = await source.read();
+      const files = new Map(read.files);
+      for (const b of before) applyUpdate(files, b.files);
+      // The tool's own files: under the thread's, and copied into them on its first call.
+      const seeded = new Map<string, Uint8Array>();
+      if (!thread || cells.length === 0) {
+        for (const [path, bytes] of callerFiles) {
+          if (files.has(path)) continue;
+          files.set(path, bytes);
+          if (thread) seeded.set(path, bytes);
+        }
+      }
+      const outcome = await runner.run({
+        code: input.code,
+        language: input.language,
+        persistence,
+        threadId: thread ? threadId : undefined,
+        config,
+        cells,
+        files,
+      });
+      outcome.notes.push(...read.notes);
+      if (!thread) return { outcome, kept: undefined };
+      if (outcome.rolledBack !== undefined || !outcome.cell) {
+        // Nothing of this call is kept, but the tool's files still belong to the thread now.
+        for (const [path, bytes] of seeded) outcome.files.written.set(path, bytes);
+        outcome.files.deleted = [];
+      } else {
+        for (const [path, bytes] of seeded) if (!outcome.files.written.has(path) && !outcome.files.deleted.includes(path)) outcome.files.written.set(path, bytes);
+      }
+      const kept = await source.write(outcome.files);
+      outcome.notes.push(...kept.notes);
+      if (outcome.cell) contribution.cell = outcome.cell;
+      contribution.files = kept.update ?? changeAsUpdate(outcome);
+      return { outcome, kept };
+    } finally {
+      step?.finish(contribution);
+    }
   };
 
-  const common = { name: options.name ?? "execute_code", description: describe(toolList.length > 0 ? quickSignatures(toolList, languages) : undefined), schema };
+  const written = (outcome: CellOutcome) => {
+    if (outcome.files.written.size === 0 && outcome.files.deleted.length === 0 && outcome.files.refused.length === 0) return undefined;
+    const out: Record<string, ThreadFile> = {};
+    for (const [path, bytes] of outcome.files.written) out[path] = toThreadFile(path, bytes);
+    return out;
+  };
+
+  const common = { name: toolName, description: describe(toolList.length > 0 ? quickSignatures(toolList, languages) : undefined), schema };
   const made =
     persistence === "thread"
       ? tool(
           async (input: ExecuteCodeInput, runtime?: ToolRuntime): Promise<Command> => {
-            const outcome = await run(input, runtime);
-            const content = outcomeText(outcome, input.code, maxContentChars);
+            const { outcome, kept } = await run(input, runtime);
+            const content = outcomeText(outcome, input.code, maxContentChars, persistence);
             const message = new ToolMessage({
               content,
-              artifact: artifactOf(input, outcome, true),
+              artifact: artifactOf(input, outcome, written(outcome)),
               tool_call_id: runtime?.toolCallId ?? runtime?.toolCall?.id ?? "",
               name: common.name,
               status: outcome.result.status === "success" ? "success" : "error",
             });
             const update: Record<string, unknown> = { messages: [message] };
             if (outcome.cell) update.codeCells = [outcome.cell];
-            if (Object.keys(outcome.files.update).length > 0) update.files = outcome.files.update;
+            if (kept?.update && Object.keys(kept.update).length > 0) update.files = kept.update;
             return new Command({ update });
           },
           common,
         )
       : tool(
           async (input: ExecuteCodeInput, runtime?: ToolRuntime): Promise<[string, ExecuteCodeArtifact]> => {
-            const outcome = await run(input, runtime);
-            return [outcomeText(outcome, input.code, maxContentChars), artifactOf(input, outcome, options.files !== undefined)];
+            const { outcome } = await run(input, runtime);
+            return [outcomeText(outcome, input.code, maxContentChars, persistence), artifactOf(input, outcome, written(outcome))];
           },
           { ...common, responseFormat: "content_and_artifact" as const },
         );
@@ -253,6 +360,25 @@ export function createCodeInterpreterTool(given: CodeInterpreterToolOptions = {}
   }
   runners.set(made, runner);
   return made;
+}
+
+/** Applies a state-form files update to a set of bytes (thread paths). */
+function applyUpdate(files: Map<string, Uint8Array>, update: ThreadFilesUpdate | undefined): void {
+  for (const [path, value] of Object.entries(update ?? {})) {
+    if (value === null) files.delete(path);
+    else {
+      const bytes = fileBytes(value);
+      if (bytes) files.set(path, bytes);
+    }
+  }
+}
+
+/** A cell's file changes in state form (what a later call of the same message must see). */
+function changeAsUpdate(outcome: CellOutcome): ThreadFilesUpdate {
+  const update: ThreadFilesUpdate = {};
+  for (const path of outcome.files.deleted) update[path] = null;
+  for (const [path, bytes] of outcome.files.written) update[path] = toThreadFile(path, bytes);
+  return update;
 }
 
 const signaturesReady = new WeakMap<object, Promise<void>>();

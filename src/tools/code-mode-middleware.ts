@@ -1,8 +1,10 @@
 /**
  * `codeModeMiddleware`: turns a LangChain v1 agent into a code-mode agent. It adds the code
  * tool, a system-prompt section with the signatures of the tools callable from code and how
- * state and files work, and the state channels (`files`, `codeCells`) that keep a thread's
- * definitions and files in its checkpoint.
+ * state and files work, and the state channels (`codeCells`, and `files` unless the files live
+ * in a deepagents `backend`) that keep a thread's definitions and files in its checkpoint.
+ * Inside `createDeepAgent` the `files` channel is deepagents' own (the same data): code and
+ * the file tools share the thread's files.
  */
 import { createMiddleware } from "langchain";
 import { SystemMessage } from "@langchain/core/messages";
@@ -52,9 +54,11 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
       codeModePromptSection(languages, signatures, persistence, toolName),
     ));
 
+  // With a backend the files are the backend's: no channel of ours holds them.
+  const fields = (options.backend !== undefined ? { codeCells: codeModeStateFields.codeCells } : codeModeStateFields) as typeof codeModeStateFields;
   return createMiddleware({
     name: "CodeModeMiddleware",
-    stateSchema: new StateSchema(codeModeStateFields),
+    stateSchema: new StateSchema(fields),
     tools: [codeTool],
     wrapModelCall: async (request, handler) => {
       const text = await promptSection();

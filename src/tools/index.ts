@@ -13,8 +13,10 @@ export {
 } from "./code-interpreter-tool.js";
 export { codeModeMiddleware, type CodeModeMiddlewareOptions } from "./code-mode-middleware.js";
 export { codeModeToolSignatures } from "../code-mode/describe.js";
-export { codeModeStateFields, codeModeStateSchema, type CodeCell, type CodeModeState } from "../code-mode/state.js";
+export { codeModeStateFields, codeModeStateSchema, resetCodeState, type CodeModeState } from "../code-mode/state.js";
+export type { CodeCell, RecordedHostCall } from "../code-mode/cell-log.js";
 export type { ThreadFile, ThreadFiles, ThreadFilesUpdate } from "../code-mode/files.js";
+export type { FilesBackend, FilesBackendOption } from "../code-mode/file-sources.js";
 export type { CodeModeTool, RecordedToolCall } from "../code-mode/tool-bridge.js";
 export type { Persistence } from "../code-mode/runner.js";
 export {

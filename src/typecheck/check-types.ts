@@ -88,12 +88,19 @@ class WarmChecker {
     };
     this.files.set(PROGRAM_FILE, { text: "", version: 0 });
     this.files.set(DECLARATIONS_FILE, { text: "", version: 0 });
+    // The checked code is a guest's: `import "/etc/x"`, `typeof import("/home/me/config")` and
+    // `/// <reference path>` name host paths, and a compiler host that asked the disk would
+    // tell the guest which exist and what a TypeScript file there declares. The disk is read
+    // only for TypeScript's own library files; every other path does not exist.
+    const libDir = ts.getDefaultLibFilePath(options).replace(/[^/\\]+$/, "");
+    const isLibFile = (name: string): boolean => name.startsWith(libDir) && /^lib\.[\w.-]+\.d\.ts$/.test(name.slice(libDir.length));
     const host: TS.LanguageServiceHost = {
       getScriptFileNames: () => [DECLARATIONS_FILE, PROGRAM_FILE],
       getScriptVersion: (name) => String(this.files.get(name)?.version ?? 0),
       getScriptSnapshot: (name) => {
         const own = this.files.get(name);
         if (own !== undefined) return ts.ScriptSnapshot.fromString(own.text);
+        if (!isLibFile(name)) return undefined;
         if (!this.libSnapshots.has(name)) {
           const text = ts.sys.readFile(name);
           this.libSnapshots.set(name, text === undefined ? undefined : ts.ScriptSnapshot.fromString(text));
@@ -103,8 +110,8 @@ class WarmChecker {
       getCurrentDirectory: () => "/codegen-sandbox",
       getCompilationSettings: () => options,
       getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
-      fileExists: (name) => this.files.has(name) || ts.sys.fileExists(name),
-      readFile: (name) => this.files.get(name)?.text ?? ts.sys.readFile(name),
+      fileExists: (name) => this.files.has(name) || (isLibFile(name) && ts.sys.fileExists(name)),
+      readFile: (name) => this.files.get(name)?.text ?? (isLibFile(name) ? ts.sys.readFile(name) : undefined),
     };
     this.service = ts.createLanguageService(host, ts.createDocumentRegistry());
   }

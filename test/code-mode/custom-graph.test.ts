@@ -31,6 +31,6 @@ describe("code mode state in a custom graph", { timeout: 60_000 }, () => {
     const last = state.messages.at(-1) as ToolMessage;
     expect(last.content).toBe("status: success\nresult: 12");
     expect(state.codeCells).toHaveLength(2);
-    expect(state.files).toEqual({ "r.txt": { encoding: "utf-8", content: "2" } });
+    expect(state.files).toEqual({ "/r.txt": { content: "2", mimeType: "text/plain", created_at: expect.any(String), modified_at: expect.any(String) } });
   });
 });

@@ -28,3 +28,23 @@ export function scriptedCodeModel(...turns: Turn[]) {
   }
   return model;
 }
+
+/** A scripted model whose first turn is ONE AI message with several code calls (run in parallel by the agent). */
+export function scriptedParallelModel(calls: { code: string; language?: "javascript" | "typescript" | "python" }[], ...rest: Turn[]) {
+  const id = randomUUID();
+  let model = fakeModel().respond(
+    new AIMessage({
+      id,
+      content: "",
+      tool_calls: calls.map((c, i) => ({ name: "execute_code", args: { language: c.language ?? "javascript", code: c.code }, id: `call-${id}-${i}`, type: "tool_call" as const })),
+    }),
+  );
+  for (const turn of rest) {
+    const next = randomUUID();
+    model =
+      typeof turn === "string"
+        ? model.respond(new AIMessage({ id: next, content: turn }))
+        : model.respond(new AIMessage({ id: next, content: "", tool_calls: [{ name: "execute_code", args: { language: turn.language ?? "javascript", code: turn.code }, id: `call-${next}`, type: "tool_call" }] }));
+  }
+  return model;
+}

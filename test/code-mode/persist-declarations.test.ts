@@ -9,7 +9,7 @@ describe("persistTopLevel", () => {
     expect(out.split("\n")).toEqual([
       "globalThis.g = g; void ( globalThis.a = 1, { b: globalThis.b, c: [globalThis.d], ...globalThis.e } = o);",
       "void ( globalThis.x = undefined);",
-      "void ( globalThis.y);",
+      "void ( globalThis.y = globalThis.y);",
       "globalThis.C = class C { m() {} };",
       "function g() {}",
       "await g()",
@@ -20,5 +20,11 @@ describe("persistTopLevel", () => {
     expect(persistTopLevel("for (let i = 0; i < 2; i++) {}\nexport const q = 1", "javascript")).toBe("for (let i = 0; i < 2; i++) {}\nexport const q = 1");
     expect(persistTopLevel("const = ;", "javascript")).toBe("const = ;");
     expect(persistTopLevel("interface P { x: number }\nconst n: number = 2\nn", "typescript").split("\n")).toEqual(["", "void ( globalThis.n = 2)", "n"]);
+  });
+
+  it("a TypeScript enum becomes a global; a namespace that holds values is left for the engine's own message", () => {
+    expect(persistTopLevel("enum Color { Red, Green }", "typescript")).toContain("void ( globalThis.Color = globalThis.Color)");
+    const ns = "namespace N { export const a = 1; }\nN.a";
+    expect(persistTopLevel(ns, "typescript")).toBe(ns);
   });
 });

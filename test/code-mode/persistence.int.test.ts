@@ -5,7 +5,8 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
-import { MemorySaver } from "@langchain/langgraph";
+import { MemorySaver, Overwrite } from "@langchain/langgraph";
+import type { CodeCell } from "../../src/code-mode/cell-log.js";
 import { ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
@@ -53,7 +54,7 @@ describe("code mode keeps state per thread", { timeout: 180_000 }, () => {
     expect(second!.content).toMatch(/^status: success\nstdout:\nPARIS: \d+ C! 2/);
     expect((second!.artifact as ExecuteCodeArtifact).restore).toBeUndefined();
     expect(first.codeCells).toHaveLength(2);
-    expect(first.codeCells[0]!.toolCalls[0]).toMatchObject({ name: "get_weather", input: { city: "Paris" } });
+    expect(first.codeCells[0]!.hostCalls![0]).toMatchObject({ name: "__tool_get_weather", args: [{ city: "Paris" }], order: 0 });
 
     // Same thread, next turn, same process: the live session continues.
     const next = await agentFor(checkpointer, [{ code: "counter.inc()" }, "ok"]).invoke(ask("more"), config);
@@ -78,18 +79,38 @@ describe("code mode keeps state per thread", { timeout: 180_000 }, () => {
     expect(weatherCalls).toBe(callsBefore);
   });
 
-  it("a restore that cannot be completed says so in the tool result", async () => {
+  it("a cell whose tool input depends on randomness replays exactly (its seed is in the log)", async () => {
     const checkpointer = new MemorySaver();
     const config = { configurable: { thread_id: "js-3" } };
-    await agentFor(checkpointer, [
-      { code: "var stable = 41;\nvar w = await tools.get_weather({ city: 'Oslo-' + Math.random() });" },
+    const first = await agentFor(checkpointer, [
+      { code: "var stable = 41;\nvar w = await tools.get_weather({ city: 'Oslo-' + Math.random() });\nw" },
       "done",
     ]).invoke(ask("start"), config);
+    const live = (toolMessages(first).at(-1)!.artifact as ExecuteCodeArtifact).result.result;
+    const calls = weatherCalls;
+    const state = await agentFor(checkpointer, [{ code: "w + ' ' + (stable + 1)" }, "ok"]).invoke(ask("again"), config);
+    const message = toolMessages(state).at(-1)!;
+    expect((message.artifact as ExecuteCodeArtifact).restore).toMatchObject({ replayed: 1, failures: [] });
+    expect((message.artifact as ExecuteCodeArtifact).result.result).toBe(`${live} 42`);
+    expect(weatherCalls).toBe(calls);
+  });
+
+  it("a replay whose recording does not answer a call says so, and never calls the real tool", async () => {
+    const checkpointer = new MemorySaver();
+    const config = { configurable: { thread_id: "js-3b" } };
+    const agent = agentFor(checkpointer, [{ code: "var stable = 41;\nvar w = await tools.get_weather({ city: 'Oslo' });" }, "done"]);
+    await agent.invoke(ask("start"), config);
+    // A log whose recording was changed (another input): the replay cannot be answered.
+    const { values } = (await agent.getState(config)) as unknown as { values: { codeCells: CodeCell[] } };
+    const forged = values.codeCells.map((c: CodeCell) => ({ ...c, id: `${c.id}-x`, hostCalls: c.hostCalls!.map((h) => ({ ...h, args: [{ city: "Bergen" }] })) }));
+    await agent.updateState(config, { codeCells: new Overwrite(forged) });
+    const calls = weatherCalls;
     const state = await agentFor(checkpointer, [{ code: "typeof w + ' ' + (stable + 1)" }, "ok"]).invoke(ask("again"), config);
     const message = toolMessages(state).at(-1)!;
-    expect(String(message.content)).toContain("restore: this thread's session was rebuilt by replaying 1 earlier cell(s); 1 did not complete");
-    expect(String(message.content)).toContain("RestoreError");
+    expect(String(message.content)).toContain("restore: this thread's session was rebuilt by replaying 1 earlier cell(s); 1 did not replay as they first ran");
+    expect(String(message.content)).toContain("where the recording has tools.get_weather with other arguments");
     expect((message.artifact as ExecuteCodeArtifact).result.result).toBe("undefined 42");
+    expect(weatherCalls).toBe(calls);
   });
 
   it("TypeScript and Python keep their own state per thread, restored in a fresh process", async () => {
@@ -111,12 +132,12 @@ describe("code mode keeps state per thread", { timeout: 180_000 }, () => {
     expect((py!.artifact as ExecuteCodeArtifact).restore).toMatchObject({ replayed: 1, failures: [] });
   });
 
-  it("a failed cell is not logged; threads do not see each other's state", async () => {
+  it("a cell that fails by itself is logged with what it did; threads do not see each other's state", async () => {
     const checkpointer = new MemorySaver();
     const a = await agentFor(checkpointer, [{ code: "var onlyA = 1;" }, { code: "var broken = 1;\nnull.x" }, "done"]).invoke(ask("a"), {
       configurable: { thread_id: "iso-a" },
     });
-    expect(a.codeCells).toHaveLength(1);
+    expect(a.codeCells.map((c: CodeCell) => c.status)).toEqual(["success", "runtime_error"]);
     const b = await agentFor(checkpointer, [{ code: "typeof onlyA" }, "done"]).invoke(ask("b"), { configurable: { thread_id: "iso-b" } });
     expect(toolMessages(b).at(-1)!.content).toBe('status: success\nresult: "undefined"');
   });

@@ -1,8 +1,11 @@
 /**
- * The thread survives its process: process A runs an agent turn whose code defines a function,
- * writes a file and calls a tool, then exits; process B, with the same thread_id and database,
- * calls that function and reads that file. On a throwaway PostgreSQL cluster (never skipped:
- * if PostgreSQL cannot start, the suite fails with the reason).
+ * The thread survives its process, exactly: process A runs a mixed sequence of cells (a failing
+ * one, one stopped by its output limit, one that times out, a file rewrite, randomness, the
+ * clock, parallel tool calls, a long computation) on PostgreSQL and answers a query; process B,
+ * with the same thread and database and a much smaller time limit, gives the same answer
+ * (replaying the log with each cell's own budget), and answers as of an earlier checkpoint when
+ * asked to go back. On a throwaway PostgreSQL cluster (never skipped: if PostgreSQL cannot
+ * start, the suite fails with the reason).
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -12,19 +15,25 @@ import { startPostgres, type PostgresCluster } from "../support/postgres.js";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = fileURLToPath(new URL("./fixtures/agent-process.mjs", import.meta.url));
 
+interface Result {
+  content: string;
+  status: string;
+  result: unknown;
+  durationMs: number;
+  restore: { replayed: number; failures: string[] } | null;
+}
 interface ProcessReport {
   pid: number;
-  content: string;
-  result: unknown;
-  status: string;
-  restore: { replayed: number; failures: string[] } | null;
   weatherCalls: number;
-  cells: number;
-  files: string[];
+  invokes: { results: Result[]; checkpointId: string; cells: number; files: string[] }[];
+}
+interface Plan {
+  invokes: { cells: { language: string; code: string }[]; checkpointId?: string; files?: Record<string, string> }[];
+  options?: Record<string, unknown>;
 }
 
-async function agentProcess(url: string, threadId: string, language: string, code: string): Promise<ProcessReport> {
-  const child = spawn(process.execPath, [fixture, url, threadId, language, code], { cwd: root, env: { PATH: process.env.PATH } });
+async function agentProcess(url: string, threadId: string, plan: Plan): Promise<ProcessReport> {
+  const child = spawn(process.execPath, [fixture, url, threadId, JSON.stringify(plan)], { cwd: root, env: { PATH: process.env.PATH } });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -42,40 +51,76 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-describe("code mode across processes on PostgreSQL", { timeout: 180_000 }, () => {
-  it("JavaScript: B calls A's function, reads A's file, and A's tool result is not fetched again", async () => {
-    const a = await agentProcess(
-      pg.url,
-      "pg-js",
-      "javascript",
-      "function describe(city, report) { return `${city} -> ${report}`; }\nconst report = await tools.get_weather({ city: 'Paris' });\nawait files.write('reports/paris.txt', report);\nreport",
-    );
-    expect(a.status).toBe("success");
-    expect(a.weatherCalls).toBe(1);
-    expect(a.files).toEqual(["reports/paris.txt"]);
-    const b = await agentProcess(pg.url, "pg-js", "javascript", "describe('Paris', await files.read('reports/paris.txt')) + ' | ' + report");
-    expect(b.pid).not.toBe(a.pid);
-    expect(b.status).toBe("success");
-    expect(b.result).toBe(`Paris -> Paris: sunny, pid ${a.pid} | Paris: sunny, pid ${a.pid}`);
-    expect(b.restore).toEqual({ replayed: 1, durationMs: expect.any(Number), failures: [] });
-    expect(b.weatherCalls).toBe(0);
-    expect(b.cells).toBe(2);
-  });
+const js = (code: string) => ({ language: "javascript", code });
+const py = (code: string) => ({ language: "python", code });
 
-  it("Python: B calls A's function (and its import), reads A's file", async () => {
-    const a = await agentProcess(
-      pg.url,
-      "pg-py",
-      "python",
-      "import json\ndef describe(city, report):\n    return f'{city} -> {report}'\nreport = await tools.get_weather(city='Rome')\nwith open('rome.json', 'w') as f:\n    json.dump({'report': report}, f)\nreport",
-    );
-    expect(a.status).toBe("success");
-    expect(a.files).toEqual(["rome.json"]);
-    const b = await agentProcess(pg.url, "pg-py", "python", "describe('Rome', json.load(open('rome.json'))['report'])");
-    expect(b.pid).not.toBe(a.pid);
-    expect(b.status).toBe("success");
-    expect(b.result).toBe(`Rome -> Rome: sunny, pid ${a.pid}`);
-    expect(b.restore?.failures).toEqual([]);
-    expect(b.weatherCalls).toBe(0);
-  });
+const SEQUENCES = {
+  javascript: {
+    set: js("var n = 1;"),
+    cells: [
+      js("n = 99;\nvar x = 100;\nthrow new Error('after assigning');"),
+      js("var r1 = Math.random();\nvar t1 = Date.now();\nvar early = files.read('/data.txt');\nvar report = await tools.get_weather({ city: 'Paris' });"),
+      js("files.write('/data.txt', 'v2');\nfunction describe(s) { return s + '!'; }"),
+      js("var lost = 5;\nconsole.log('x'.repeat(5000));"),
+      js("var lostToo = 1;\nwhile (true) {}"),
+      js("var order = [];\nawait Promise.all([tools.slow({ ms: 60, tag: 'a' }).then(() => order.push('a')), tools.slow({ ms: 1, tag: 'b' }).then(() => order.push('b'))]);"),
+      js("let s = 0;\nfor (let i = 0; i < 6_000_000; i++) s += i;\nvar busy = 'done';"),
+    ],
+    query: js("JSON.stringify({ n, x, r1, t1, early, now: files.read('/data.txt'), report: describe(report), lost: typeof lost, lostToo: typeof lostToo, order, busy })"),
+    back: js("[n, typeof x]"),
+  },
+  python: {
+    set: py("n = 1"),
+    cells: [
+      py("n = 99\nx = 100\nraise ValueError('after assigning')"),
+      py("import random, time, uuid, asyncio\nr1 = random.random()\nt1 = time.time()\nu = str(uuid.uuid4())\nearly = open('/data.txt').read()\nreport = await tools.get_weather(city='Rome')"),
+      py("open('/data.txt', 'w').write('v2')\ndef describe(s):\n    return s + '!'"),
+      py("lost = 5\nprint('x' * 5000)"),
+      py("lost_too = 1\nwhile True:\n    pass"),
+      py("order = []\nasync def one(ms, tag):\n    await tools.slow(ms=ms, tag=tag)\n    order.append(tag)\nawait asyncio.gather(one(60, 'a'), one(1, 'b'))"),
+      py("s = 0\nfor i in range(1_000_000):\n    s += i\nbusy = 'done'"),
+    ],
+    query: py("import json\njson.dumps([n, x, r1, t1, u, early, open('/data.txt').read(), describe(report), 'lost' in globals(), 'lost_too' in globals(), order, busy])"),
+    back: py("[n, 'x' in globals()]"),
+  },
+} as const;
+
+describe("code mode across processes on PostgreSQL", { timeout: 300_000 }, () => {
+  for (const language of ["javascript", "python"] as const) {
+    it(`${language}: B answers exactly as A did, under a smaller limit, and as of an earlier checkpoint when asked`, async () => {
+      const s = SEQUENCES[language];
+      const thread = `pg-${language}`;
+      const a = await agentProcess(pg.url, thread, {
+        options: { languages: [language], maxOutputBytes: 1000, timeoutMs: 2500 },
+        invokes: [{ cells: [s.set], files: { "/data.txt": "v1" } }, { cells: [...s.cells] }, { cells: [s.query] }],
+      });
+      const statuses = a.invokes[1]!.results.map((r) => r.status);
+      expect(statuses).toEqual(["runtime_error", "success", "success", "output_limit", "timeout", "success", "success"]);
+      expect(a.weatherCalls).toBe(1);
+      const live = a.invokes[2]!.results[0]!;
+      expect(live.status).toBe("success");
+      const busy = a.invokes[1]!.results[6]!.durationMs;
+      // B's own limit is far below what the long cell took: its replay has the cell's own budget.
+      const limit = 150;
+      const b = await agentProcess(pg.url, thread, {
+        options: { languages: [language], maxOutputBytes: 1000, timeoutMs: limit },
+        invokes: [{ cells: [s.query] }, { cells: [s.back], checkpointId: a.invokes[0]!.checkpointId }],
+      });
+      expect(b.pid).not.toBe(a.pid);
+      const restored = b.invokes[0]!.results[0]!;
+      expect(restored.restore).toMatchObject({ replayed: 7, failures: [] });
+      expect(restored.result).toBe(live.result);
+      expect(b.weatherCalls).toBe(0);
+      if (busy <= limit) console.warn(`the long cell took only ${busy} ms here: the smaller-limit case was not exercised`);
+      const answer = JSON.parse(String(live.result)) as unknown;
+      if (language === "javascript") {
+        expect(answer).toMatchObject({ n: 99, x: 100, early: "v1", now: "v2", lost: "undefined", lostToo: "undefined", order: ["b", "a"], busy: "done" });
+        expect((answer as { report: string }).report).toBe(`Paris: sunny, pid ${a.pid}!`);
+      } else {
+        expect((answer as unknown[]).slice(5)).toEqual(["v1", "v2", `Rome: sunny, pid ${a.pid}!`, false, false, ["b", "a"], "done"]);
+      }
+      // Back to the checkpoint after the first cell: its state, not a later one.
+      expect(b.invokes[1]!.results[0]!.result).toEqual(language === "python" ? [1, false] : [1, "undefined"]);
+    });
+  }
 });

@@ -117,9 +117,9 @@ describe("examples run against the scripted OpenAI-compatible server", { timeout
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("[execute_code] success, 3 tool call(s)");
     expect(run.stdout).toContain("{ city: 'Paris', temp: 25 }");
-    expect(run.stdout).toContain("files written: report.csv");
+    expect(run.stdout).toContain("files written: /report.csv");
     expect(run.stdout).toContain("  Paris\n  city,temp\n  Paris,25\n  Rome,18\n  Oslo,18");
-    expect(run.stdout).toContain("Files in the thread: report.csv");
+    expect(run.stdout).toContain("Files in the thread: /report.csv");
     expect(run.stdout).toContain("Answer: Paris was the warmest (25 C); the report lists all three cities.");
     expect(run.pending).toBe(0);
   });

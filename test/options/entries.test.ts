@@ -101,6 +101,8 @@ const RUN: Record<string, Kind> = {
   files: "object",
   maxFileBytes: "limit",
   maxTotalFileBytes: "limit",
+  filesAtRoot: "boolean",
+  inputs: "object",
 };
 const { language: _l, ...SESSION_RUN } = RUN;
 const { globals: _g, ...SESSION_CALL } = SESSION_RUN;
@@ -132,8 +134,12 @@ const INTERPRETER: Record<string, Kind> = {
   tools: "array",
   persistence: "choice",
   files: "object",
+  backend: "any",
   maxFileBytes: "limit",
   maxThreadFilesBytes: "limit",
+  maxThreadFiles: "limit",
+  maxHostResultBytes: "limit",
+  maxCellRecordBytes: "limit",
   maxHostCalls: "limit",
   maxHostCallsInFlight: "limit",
   maxSessions: "limit",

@@ -45,5 +45,7 @@ export function workerLimits(o: ResolvedRunOptions): WorkerRunLimits {
     maxResultBytes: o.maxResultBytes,
     maxFileBytes: o.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     maxTotalFileBytes: o.maxTotalFileBytes ?? DEFAULT_MAX_TOTAL_FILE_BYTES,
+    ...(o.filesAtRoot ? { filesAtRoot: true } : {}),
+    ...(o.inputs !== undefined ? { inputs: o.inputs } : {}),
   };
 }

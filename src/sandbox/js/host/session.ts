@@ -116,7 +116,11 @@ export class JavaScriptSession implements SandboxSession {
 
   async functionNames(): Promise<string[]> {
     this.assertUsable();
-    return this.serialRaw(() => this.worker.functionNames());
+    return this.serialRaw(() => {
+      // Like a call queued behind one that ended the session: say so, rather than list nothing.
+      if (this.endedReason !== undefined) throw new SandboxSessionEndedError(this.endedReason);
+      return this.worker.functionNames();
+    });
   }
 
   async dispose(): Promise<void> {
@@ -124,7 +128,7 @@ export class JavaScriptSession implements SandboxSession {
     this.isDisposed = true;
     this.endedReason ??= "it was disposed";
     this.onDispose(this);
-    await this.worker.terminate();
+    await this.worker.terminate("the session was disposed while this code ran");
   }
 
   private assertUsable(): void {

@@ -9,8 +9,10 @@ import type { ExecutionResult, JsonValue, Language, ResolvedRunOptions, TestsOut
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "../shared/protocol.js";
 import { describeHostFailure, withHostCall } from "../../host-call-context.js";
 import { cancelledResult } from "../../cancelled.js";
-import { hostCallLimitError, resultLimitError, timeoutError } from "../../limit-errors.js";
+import { hostCallLimitError, resultDepthError, resultLimitError, timeoutError } from "../../limit-errors.js";
+import { jsonNestingExceeds, MAX_JSON_DEPTH } from "../../json-depth.js";
 import { invalidFileSetReason } from "../shared/file-rules.js";
+import { clockReadings } from "../../run-inputs.js";
 import { OutputMirror, createOutputMirrorBuffer } from "../shared/output-mirror.js";
 
 /**
@@ -219,9 +221,9 @@ export class EngineWorker {
     });
   }
 
-  /** Stops the thread. In-flight requests end as runtime errors. */
-  async terminate(): Promise<void> {
-    if (this.deadReason === undefined) this.deadReason = "the sandbox was disposed while this code ran";
+  /** Stops the thread. In-flight requests end as runtime errors that give `reason`. */
+  async terminate(reason = "the sandbox was disposed while this code ran"): Promise<void> {
+    if (this.deadReason === undefined) this.deadReason = reason;
     this.endActive(this.deadReason);
     this.namesWaiter?.resolve([]);
     this.namesWaiter = undefined;
@@ -263,9 +265,11 @@ export class EngineWorker {
     const fn = Object.hasOwn(hostFunctions, name) ? hostFunctions[name] : undefined;
     // The worker enforces the same limits; the host counts again because it trusts nothing
     // that comes out of the worker.
-    const refusal = fn
-      ? hostCallLimitError(name, active.hostCallsInFlight, active.hostCalls, active.controls)
-      : { name: "Error", message: `host function ${name} is not available in this run` };
+    const refusal = !fn
+      ? { name: "Error", message: `host function ${name} is not available in this run` }
+      : jsonNestingExceeds(argsJson)
+        ? { name: "TypeError", message: `${name}() was refused: its arguments nest arrays or objects more than ${MAX_JSON_DEPTH} levels deep; pass flatter values` }
+        : hostCallLimitError(name, active.hostCallsInFlight, active.hostCalls, active.controls);
     let reply: HostToWorker;
     if (refusal) {
       reply = { type: "reply", runId: active.runId, callId, ok: false, ...refusal };
@@ -432,10 +436,24 @@ function toResult(active: Active, outcome: WorkerOutcome): ExecutionResult {
       result.error = resultLimitError(bytes, active.controls.maxResultBytes);
       return result;
     }
-    result.result = JSON.parse(outcome.resultJson) as JsonValue;
+    if (jsonNestingExceeds(outcome.resultJson)) {
+      result.status = "output_limit";
+      result.error = resultDepthError(MAX_JSON_DEPTH);
+      return result;
+    }
+    try {
+      result.result = JSON.parse(outcome.resultJson) as JsonValue;
+    } catch {
+      // The guest's own JSON.stringify made this text; nothing it makes may throw on the host.
+      result.status = "runtime_error";
+      result.error = { name: "ResultError", message: "the result's JSON could not be read, so it was dropped (return plain data)" };
+      return result;
+    }
   }
   if (outcome.error) result.error = outcome.error;
   if (outcome.tests) result.tests = { ...outcome.tests, stdout: "", stderr: "" };
+  const readings = clockReadings(outcome.clockReads);
+  if (readings) result.clockReads = readings;
   return result;
 }
 

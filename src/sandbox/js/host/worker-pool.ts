@@ -4,6 +4,7 @@
  * Workers start lazily (or on `warm()`), so a pool that is never used costs nothing.
  */
 import type { ExecutionResult, Language } from "../../types.js";
+import { SandboxDisposedError } from "../../../errors.js";
 import { cancelledResult } from "../../cancelled.js";
 import { EngineWorker, type RunControls, type WorkerRequest } from "./worker-client.js";
 
@@ -66,10 +67,11 @@ export class WorkerPool {
     await Promise.all([...this.workers].map((w) => w.ready));
   }
 
-  /** Terminates every worker; queued runs are rejected. */
+  /** Terminates every worker; queued runs are rejected with `SandboxDisposedError`. */
   async dispose(): Promise<void> {
     this.closed = true;
-    for (const q of this.queue.splice(0)) q.reject(new Error("the sandbox was disposed before this run started"));
+    // As in the Python engine: a run still queued when its engine is disposed is a use after dispose.
+    for (const q of this.queue.splice(0)) q.reject(new SandboxDisposedError("The JavaScript engine"));
     const all = [...this.workers];
     this.workers.clear();
     this.idle.length = 0;

@@ -11,6 +11,8 @@ export const MAX_PATH_CHARS = 1024;
 export interface FileLimits {
   maxFileBytes: number;
   maxTotalFileBytes: number;
+  /** Paths are absolute (`/notes.txt`) in the `files` API; the set's keys stay relative. */
+  filesAtRoot?: boolean;
 }
 
 /**
@@ -30,6 +32,21 @@ export function invalidPathReason(path: unknown): string | undefined {
   for (const part of path.split("/")) {
     if (part === "..") return "it has a '..' part";
     if (part === "." || part === "") return "it has an empty or '.' part";
+  }
+  return undefined;
+}
+
+/**
+ * Why a set of paths cannot all be files, or `undefined`: a path that is also the directory of
+ * another (`a` and `a/b`) cannot exist in a file system (Python could not place them).
+ */
+export function pathConflictReason(paths: Iterable<string>): string | undefined {
+  const all = new Set(paths);
+  for (const path of all) {
+    for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1)) {
+      const parent = path.slice(0, slash);
+      if (all.has(parent)) return `${parent.slice(0, 200)} is a file, so ${path.slice(0, 200)} cannot be a file under it`;
+    }
   }
   return undefined;
 }
@@ -54,5 +71,5 @@ export function invalidFileSetReason(files: unknown, limits: FileLimits): string
     total += fileCost(path, content);
     if (total > limits.maxTotalFileBytes) return `the files are over the maxTotalFileBytes limit of ${limits.maxTotalFileBytes} bytes`;
   }
-  return undefined;
+  return pathConflictReason(Object.keys(files));
 }

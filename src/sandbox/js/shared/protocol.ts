@@ -2,7 +2,7 @@
  * Messages between the host and a QuickJS worker thread. Values cross as strings (JSON made
  * inside the guest) so that nothing is structured-cloned value by value.
  */
-import type { ExecutionError, ExecutionStatus } from "../../types.js";
+import type { ExecutionError, ExecutionStatus, RunInputs } from "../../types.js";
 
 /** Limits and grants of one run or session call, as the worker needs them. */
 export interface WorkerRunLimits {
@@ -17,6 +17,10 @@ export interface WorkerRunLimits {
   maxResultBytes: number;
   maxFileBytes: number;
   maxTotalFileBytes: number;
+  /** The `files` API takes and lists absolute paths (`/notes.txt`). */
+  filesAtRoot?: boolean;
+  /** Seed and clock readings of a run that must repeat exactly. */
+  inputs?: RunInputs;
 }
 
 /** Host -> worker. */
@@ -59,6 +63,8 @@ export interface WorkerOutcome {
   durationMs: number;
   /** For a run with tests: how they went (their output travels apart, after a `tests-begin` message). */
   tests?: { status: "passed" | "failed" | "not_run"; error?: ExecutionError; reason?: string };
+  /** For a run given `inputs` without readings: the clock readings it made. */
+  clockReads?: number[];
 }
 
 /** Worker -> host. */

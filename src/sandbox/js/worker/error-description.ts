@@ -9,7 +9,7 @@ import { locateError } from "./error-location.js";
 import { HelperOp, type GuestHelpers } from "./guest-helpers.js";
 import type { GuestRuntime } from "./guest-runtime.js";
 import type { WorkerOutcome } from "../shared/protocol.js";
-import type { RunState } from "./run-state.js";
+import type { RawError, RunState } from "./run-state.js";
 
 /** Headroom granted while describing an out-of-memory error, so the description can allocate. */
 const OOM_DESCRIBE_HEADROOM_BYTES = 4 * 1024 * 1024;
@@ -17,20 +17,23 @@ const OOM_DESCRIBE_HEADROOM_BYTES = 4 * 1024 * 1024;
 /** Source that may reject a promise with `null` on purpose (see describeThrown). */
 export const REJECTS_NULL = /\breject\s*\(\s*null\s*\)/;
 
-/** An error as the guest's prelude describes it, before it is located in the user's source. */
-export interface RawError {
-  name: string;
-  message: string;
-  stack?: string;
-}
 
-/** Parses a `RawError` made by the prelude; `undefined` if the text is not one. */
+/**
+ * Parses a `RawError` made by the prelude; `undefined` if the text is not one. The prelude runs
+ * in the guest, after the guest's code, which may have replaced `String` or
+ * `String.prototype.slice`: every field is checked here before the worker uses it.
+ */
 export function parseRaw(json: string): RawError | undefined {
+  let raw: unknown;
   try {
-    return JSON.parse(json) as RawError;
+    raw = JSON.parse(json);
   } catch {
     return undefined;
   }
+  if (raw === null || typeof raw !== "object") return undefined;
+  const { name, message, stack } = raw as Record<string, unknown>;
+  if (typeof name !== "string" || typeof message !== "string") return undefined;
+  return typeof stack === "string" ? { name, message, stack } : { name, message };
 }
 
 /** Describes a thrown handle through the prelude (with headroom in case memory ran out). Disposes it. */

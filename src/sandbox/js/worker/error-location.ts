@@ -20,6 +20,14 @@ function bounded(text: string, max: number): string {
 }
 
 
+/** Largest line or column believed: far beyond any program the sandbox accepts. */
+const MAX_LINE_NUMBER = 10_000_000;
+
+/** True for a 1-based line or column number (a whole number from 1 to 10 million). */
+export function isLineNumber(n: number): boolean {
+  return Number.isInteger(n) && n >= 1 && n <= MAX_LINE_NUMBER;
+}
+
 const locations = new Map<string, RegExp>();
 function frameLocation(fileName: string): RegExp {
   let re = locations.get(fileName);
@@ -44,9 +52,10 @@ export function locateError(raw: { name: string; message: string; stack?: string
   const first = userFrames[0];
   if (first !== undefined) {
     const match = frameLocation(fileName).exec(first);
-    if (match) {
+    // The guest writes the stack of what it throws: only real line and column numbers count.
+    if (match && isLineNumber(Number(match[1]))) {
       error.line = Number(match[1]);
-      if (match[2] !== undefined) error.column = Number(match[2]);
+      if (match[2] !== undefined && isLineNumber(Number(match[2]))) error.column = Number(match[2]);
     }
     error.stack = userFrames.slice(0, MAX_STACK_FRAMES).join("\n");
   }

@@ -57,7 +57,7 @@ export class GuestConsole {
       let piece: string;
       switch (ctx.typeof(h)) {
         case "string":
-          piece = ctx.getString(h);
+          piece = this.guest.exactString(h);
           break;
         case "number": {
           const n = ctx.getNumber(h);

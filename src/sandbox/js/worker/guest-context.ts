@@ -8,10 +8,10 @@
  * prelude (guest-helpers.ts), `console` (guest-console.ts), output (guest-output.ts), host
  * functions (guest-host-functions.ts), errors (error-description.ts) and deadlines (deadline.ts).
  */
-import type { QuickJSHandle, QuickJSWASMModule } from "quickjs-emscripten-core";
+import type { QuickJSContext, QuickJSHandle, QuickJSWASMModule } from "quickjs-emscripten-core";
 import type { WorkerOutcome, WorkerRunLimits } from "../shared/protocol.js";
 import { TESTS_FILE_NAME, USER_FILE_NAME } from "./guest-prelude.js";
-import { THROW_MARK_NAME } from "../prepare/tests-scope.js";
+import { TESTS_VALUE_NAME, THROW_MARK_NAME } from "../prepare/tests-scope.js";
 import { FileStore } from "./file-store.js";
 import type { FileLimits } from "../shared/file-rules.js";
 import { GuestFiles } from "./guest-files.js";
@@ -32,8 +32,22 @@ import {
 } from "./error-description.js";
 import { checkDeadline, shouldInterrupt, waitForReply } from "./deadline.js";
 import { newRunState, type RunState } from "./run-state.js";
+import { isLineNumber } from "./error-location.js";
+import { activateRunClock, newRunClock } from "./run-clock.js";
 
 export type { GuestHost } from "./guest-host.js";
+
+/** True when `handle` is a promise of the engine's (its state is then read, never its `then`). */
+function isPromise(ctx: QuickJSContext, handle: QuickJSHandle): boolean {
+  const state = ctx.getPromiseState(handle);
+  if (state.type === "fulfilled") {
+    if (state.notAPromise) return false;
+    state.value.dispose();
+  } else if (state.type === "rejected") {
+    state.error.dispose();
+  }
+  return true;
+}
 
 /** How the evaluated value is turned into a result (see the prelude's `settle`). */
 export const enum SettleMode {
@@ -89,8 +103,19 @@ export class GuestContext {
   /** The files of the request in progress (program and tests share them), if it was given any. */
   private fileStore: FileStore | undefined;
   private readonly files: GuestFiles;
+  /** Global names a session's context has before any code ran (see loadLibrary). */
+  private baselineNames: Set<string> | undefined;
 
-  constructor(module: QuickJSWASMModule, memoryLimitBytes: number, private readonly host: GuestHost) {
+  /**
+   * @param keepsContext True for a session: its context serves later calls, so nothing a call
+   *   queued may be left in it (see drainLeftoverJobs). A pool context is disposed after its run.
+   */
+  constructor(
+    module: QuickJSWASMModule,
+    memoryLimitBytes: number,
+    private readonly host: GuestHost,
+    private readonly keepsContext = false,
+  ) {
     this.guest = new GuestRuntime(module, memoryLimitBytes, () =>
       shouldInterrupt(this.current, (run, now) => {
         if (run.pendingBytes > 0 && now - run.lastFlushMs >= OUTPUT_FLUSH_INTERVAL_MS) flushOutput(host, run, now);
@@ -98,7 +123,7 @@ export class GuestContext {
     );
     this.helpers = new GuestHelpers(this.guest, (op, a, b) => this.onBridge(op, a, b));
     this.console = new GuestConsole(this.guest, this.helpers, {
-      accepts: () => this.current !== undefined && !this.current.abort,
+      accepts: () => this.current !== undefined && !this.current.abort && !this.current.over,
       write: (stream, text) => writeOutput(host, this.current!, stream, text),
     });
     this.bridge = new HostBridge(this.guest, this.helpers, host);
@@ -110,19 +135,26 @@ export class GuestContext {
   /**
    * Evaluates prepared code and waits for its result. Never throws for failures of the
    * guest; they come back as a `WorkerOutcome`.
+   *
+   * The tests (`o.tests`) are different: their code is one async function expression (see
+   * `wrapTests`), called here with the function their marked `throw`s record lines with. The
+   * verdict is the state of the promise that call returns, read by the engine: no `then` or
+   * `constructor` of the guest's (which the program may have replaced) takes part in it, and
+   * the mark is an argument, never a global the program could call or replace.
    */
   evaluate(o: EvaluateOptions): Promise<WorkerOutcome> {
     const phase = o.tests
-      ? { fileName: TESTS_FILE_NAME, discardResult: true, outputBytes: o.tests.outputBytesUsed }
+      ? { fileName: TESTS_FILE_NAME, tests: true, outputBytes: o.tests.outputBytesUsed }
       : { fileName: USER_FILE_NAME };
-    return this.withRun(newRunState(o.runId, o.limits, o.startedMs, !REJECTS_NULL.test(o.code), phase), () => {
+    return this.withRun(newRunState(o.runId, o.limits, o.startedMs, !REJECTS_NULL.test(o.code), phase), (run) => {
       const ctx = this.guest.context;
       const setupError = this.setUp(o.setup);
       if (setupError) return setupError;
-      if (o.tests || o.code.includes(THROW_MARK_NAME)) this.defineThrowMark();
+      if (!o.tests && o.code.includes(THROW_MARK_NAME)) this.defineThrowMark();
       const evaluated = ctx.evalCode(o.code, phase.fileName, { type: o.kind === "module" ? "module" : "global" });
       if (evaluated.error) return evaluated.error;
       using value = evaluated.value;
+      if (o.tests) return this.startTests(run, value, o.code);
       this.settle(value, o.mode);
       return undefined;
     });
@@ -161,16 +193,26 @@ export class GuestContext {
     return this.lastOutputBytesUsed;
   }
 
-  /** Loads the rest of the prelude now, so a session's baseline of built-in names is exact. */
+  /** Loads the rest of the prelude now, and takes the session's baseline of built-in global names. */
   loadLibrary(): void {
     this.helpers.run(HelperOp.LoadLibrary);
+    this.baselineNames = new Set(this.guest.ownStringKeys(this.guest.context.global));
   }
 
-  /** Names of global functions the guest's code defined (not built-ins, not host functions). */
+  /**
+   * Names of global functions the guest's code defined (not built-ins, not host functions).
+   * Read by the worker, not by the prelude: it runs between calls, where no deadline stops
+   * guest code, so no guest code (a replaced `Set.prototype.has`, a getter) may run in it.
+   */
   functionNames(): string[] {
-    const json = this.helpers.text(HelperOp.FunctionNames);
-    // The throw mark (see defineThrowMark) is ours, not the code's.
-    return json === undefined ? [] : (JSON.parse(json) as string[]).filter((name) => name !== THROW_MARK_NAME);
+    const global = this.guest.context.global;
+    const names: string[] = [];
+    for (const name of this.guest.ownStringKeys(global)) {
+      // The throw mark (see defineThrowMark) is ours, not the code's.
+      if (this.baselineNames?.has(name) || this.bridge.has(name) || name === THROW_MARK_NAME) continue;
+      if (this.guest.holdsOwnFunction(global, name)) names.push(name);
+    }
+    return names;
   }
 
   /** Settles a host-function call of the current run with the host's answer. */
@@ -201,20 +243,89 @@ export class GuestContext {
   }
 
   /**
-   * Defines the function the tests' marked `throw`s call (see tests-scope.ts): it records the
-   * line for the current run and returns the thrown value unchanged. Not enumerable; a test
-   * that replaces it only loses its own line numbers.
+   * Defines the global the program's own marked `throw`s call (see worker/main.ts): it records
+   * the line for the program's run, tells the run that a thrown `null` is the code's, not an
+   * out-of-memory error, and returns the value unchanged. Not enumerable; code that replaces it
+   * only loses its own lines and that distinction.
    */
   private defineThrowMark(): void {
     const ctx = this.guest.context;
-    using mark = ctx.newFunction(THROW_MARK_NAME, (line: QuickJSHandle, value: QuickJSHandle) => {
+    using mark = this.newThrowMark(false);
+    ctx.defineProp(ctx.global, THROW_MARK_NAME, { value: mark, configurable: true, enumerable: false });
+  }
+
+  /**
+   * A throw mark, the program's (global) or the tests' (their function's parameter). Each
+   * records lines only in its own phase: nothing the program runs during the tests (a getter
+   * of a thrown value) can move the line of a failing test.
+   */
+  private newThrowMark(forTests: boolean): QuickJSHandle {
+    const ctx = this.guest.context;
+    return ctx.newFunction(THROW_MARK_NAME, (line: QuickJSHandle, value: QuickJSHandle) => {
       const run = this.current;
-      if (run && ctx.typeof(line) === "number") run.throwLine = ctx.getNumber(line);
+      if (run && run.tests === forTests && ctx.typeof(line) === "number") {
+        // The guest can call a mark itself: only a line number is ever recorded.
+        const n = ctx.getNumber(line);
+        if (isLineNumber(n)) run.throwLine = n;
+      }
       // The code itself threw null: a null that ends the run is this one, not out of memory.
       if (run && value !== undefined && ctx.sameValue(value, ctx.null)) run.nullMeansOutOfMemory = false;
       return value?.dup();
     });
-    ctx.defineProp(ctx.global, THROW_MARK_NAME, { value: mark, configurable: true, enumerable: false });
+  }
+
+  /**
+   * Calls the tests' function with their throw mark and the function that keeps the value of
+   * their last expression, and watches the promise the call returns.
+   */
+  private startTests(run: RunState, fn: QuickJSHandle, code: string): QuickJSHandle | undefined {
+    const ctx = this.guest.context;
+    if (ctx.typeof(fn) !== "function") return ctx.newError({ name: "InternalError", message: "the tests were not prepared as a function" });
+    // Each is made only when the rewritten tests call it (a host function costs ~20 µs).
+    using mark = code.includes(`${THROW_MARK_NAME}(`) ? this.newThrowMark(true) : ctx.undefined;
+    using keep = code.includes(`${TESTS_VALUE_NAME}(`)
+      ? ctx.newFunction(TESTS_VALUE_NAME, (value?: QuickJSHandle) => {
+          if (this.current !== run || value === undefined) return undefined;
+          run.testsValue?.dispose();
+          run.testsValue = value.dup();
+          return undefined;
+        })
+      : ctx.undefined;
+    const called = ctx.callFunction(fn, ctx.undefined, mark, keep);
+    if (called.error) return called.error;
+    run.watched = called.value;
+    return undefined;
+  }
+
+  /**
+   * Settles the run from the watched promise's state, as the engine holds it: the tests'
+   * function's promise, then, when their last expression was a promise (an async IIFE), that
+   * one. Any other last value (a thenable of the guest's included) is not awaited.
+   */
+  private checkWatched(run: RunState): void {
+    const ctx = this.guest.context;
+    while (run.watched && !run.settled) {
+      const state = ctx.getPromiseState(run.watched);
+      if (state.type === "pending") return;
+      if (state.type === "rejected") {
+        const line = run.throwLine;
+        const error = describeThrown(this.guest, this.helpers, run, state.error);
+        // Describing runs the guest's getters; a line they record is not the failing test's.
+        run.throwLine = line;
+        run.settled = { ok: false, error };
+        return;
+      }
+      if (!state.notAPromise) state.value.dispose();
+      const next = run.testsValue;
+      run.testsValue = undefined;
+      if (next && isPromise(ctx, next)) {
+        run.watched.dispose();
+        run.watched = next;
+        continue;
+      }
+      next?.dispose();
+      run.settled = { ok: true, json: undefined };
+    }
   }
 
   private setUp(setup: GuestSetup): QuickJSHandle | undefined {
@@ -245,7 +356,7 @@ export class GuestContext {
     const run = this.current;
     if (!run) return;
     if (mode === SettleMode.Script && !this.mayBeThenable(value)) {
-      this.settleWith(run, run.discardResult ? { text: undefined } : this.guest.stringify(value, run.limits.maxResultBytes));
+      this.settleWith(run, this.guest.stringify(value, run.limits.maxResultBytes));
       return;
     }
     this.helpers.run(HelperOp.Settle, value, mode);
@@ -253,10 +364,6 @@ export class GuestContext {
 
   /** Records a successful result, or that its JSON was over `maxResultBytes` (then dropped). */
   private settleWith(run: RunState, json: BoundedString): void {
-    if (run.discardResult) {
-      run.settled = { ok: true, json: undefined };
-      return;
-    }
     if (json.overLimitBytes !== undefined) run.resultOverLimitBytes = json.overLimitBytes;
     run.settled = { ok: true, json: json.text };
   }
@@ -274,34 +381,42 @@ export class GuestContext {
     }
   }
 
-  private async withRun(run: RunState, start: () => QuickJSHandle | undefined): Promise<WorkerOutcome> {
+  /**
+   * Runs `start` as the current run; a run given `inputs` reads its own clock and a seeded
+   * `Math.random`, and reports the readings it made.
+   */
+  private async withRun(run: RunState, start: (run: RunState) => QuickJSHandle | undefined): Promise<WorkerOutcome> {
+    const inputs = run.limits.inputs;
+    if (!inputs) return this.drive(run, start);
+    const clock = newRunClock(inputs.clockReads);
+    activateRunClock(clock);
+    try {
+      const outcome = await this.drive(run, (current) => {
+        const seeded = this.helpers.call(HelperOp.SeedRandom, inputs.seed);
+        if (seeded.error) return seeded.error;
+        seeded.value.dispose();
+        return start(current);
+      });
+      const readings = clock.recorded();
+      return readings ? { ...outcome, clockReads: readings } : outcome;
+    } finally {
+      activateRunClock(undefined);
+    }
+  }
+
+  private async drive(run: RunState, start: (run: RunState) => QuickJSHandle | undefined): Promise<WorkerOutcome> {
     this.current = run;
     this.host.mirror?.clear();
     try {
-      let thrown: QuickJSHandle | undefined;
-      try {
-        thrown = start();
-      } catch (error) {
-        // A host-side call into the guest failed (e.g. interrupted mid-way): report, don't crash.
-        return failureOutcome(run, { name: "InternalError", message: (error as Error).message ?? String(error) }, this.guest.memoryLimitBytes);
-      }
-      if (thrown) return this.failure(run, thrown);
-      for (;;) {
-        const jobs = this.guest.runtime.executePendingJobs();
-        if (jobs.error) jobs.error.dispose();
-        if (run.abort || run.settled) break;
-        if (run.deferreds.size === 0) return neverSettledOutcome(run);
-        await waitForReply(run);
-        checkDeadline(run);
-        if (run.abort) break;
-      }
-      if (run.abort) return abortedOutcome(run);
-      const settled = run.settled;
-      if (run.resultOverLimitBytes !== undefined) return resultLimitOutcome(run, run.resultOverLimitBytes);
-      if (settled && settled.ok) return { status: "success", resultJson: settled.json, durationMs: performance.now() - run.startedMs };
-      return failureOutcome(run, settled ? parseRaw(settled.errorJson) : undefined, this.guest.memoryLimitBytes);
+      const outcome = await this.runToOutcome(run, start);
+      if (!this.keepsContext || outcome.status === "timeout" || this.drainLeftoverJobs(run)) return outcome;
+      return abortedOutcome({ ...run, abort: "timeout" });
     } finally {
       this.bridge.release(run);
+      run.watched?.dispose();
+      run.watched = undefined;
+      run.testsValue?.dispose();
+      run.testsValue = undefined;
       this.lastOutput = { stdout: run.stdoutPending, stderr: run.stderrPending };
       this.lastOutputBytesUsed = run.outputBytes;
       this.current = undefined;
@@ -309,14 +424,70 @@ export class GuestContext {
     }
   }
 
+  private async runToOutcome(run: RunState, start: (run: RunState) => QuickJSHandle | undefined): Promise<WorkerOutcome> {
+    let thrown: QuickJSHandle | undefined;
+    try {
+      thrown = start(run);
+    } catch (error) {
+      // A host-side call into the guest failed (e.g. interrupted mid-way): report, don't crash.
+      return failureOutcome(run, { name: "InternalError", message: (error as Error).message ?? String(error) }, this.guest.memoryLimitBytes);
+    }
+    if (thrown) return this.failure(run, thrown);
+    for (;;) {
+      const jobs = this.guest.runtime.executePendingJobs();
+      if (jobs.error) jobs.error.dispose();
+      this.checkWatched(run);
+      if (run.abort || run.settled) break;
+      if (run.deferreds.size === 0) return neverSettledOutcome(run);
+      await waitForReply(run);
+      checkDeadline(run);
+      if (run.abort) break;
+    }
+    if (run.abort) return abortedOutcome(run);
+    const settled = run.settled;
+    if (run.resultOverLimitBytes !== undefined) return resultLimitOutcome(run, run.resultOverLimitBytes);
+    if (settled && settled.ok) return { status: "success", resultJson: settled.json, durationMs: performance.now() - run.startedMs };
+    return failureOutcome(run, settled?.error, this.guest.memoryLimitBytes);
+  }
+
+  /**
+   * Runs the promise jobs the code left queued once its outcome is decided (describing a
+   * thrown value runs its getters, which may queue more), so that none of them runs in the
+   * session's next call, with that call's host functions. They run under this run's deadline,
+   * with output dropped and host calls refused. False when the deadline stopped them first:
+   * the context then holds code that would run later, and the caller ends the session.
+   */
+  private drainLeftoverJobs(run: RunState): boolean {
+    const runtime = this.guest.runtime;
+    if (!runtime.hasPendingJob()) return true;
+    const abort = run.abort;
+    run.abort = undefined;
+    run.over = true;
+    while (runtime.hasPendingJob()) {
+      if (run.abort || performance.now() > run.deadlineMs) return false;
+      const jobs = runtime.executePendingJobs();
+      if (jobs.error) jobs.error.dispose();
+    }
+    if (run.abort) return false;
+    run.abort = abort;
+    return true;
+  }
+
   private failure(run: RunState, thrown: QuickJSHandle): WorkerOutcome {
-    return failureOutcome(run, describeThrown(this.guest, this.helpers, run, thrown), this.guest.memoryLimitBytes);
+    const line = run.throwLine;
+    const error = describeThrown(this.guest, this.helpers, run, thrown);
+    // Describing runs the guest's getters; a line they record is not where the code threw.
+    run.throwLine = line;
+    return failureOutcome(run, error, this.guest.memoryLimitBytes);
   }
 
   private onBridge(op: number, a: QuickJSHandle, b: QuickJSHandle): QuickJSHandle | undefined {
     const run = this.current;
     const ctx = this.guest.context;
     if (!run) return undefined;
+    // A settled run's leftover jobs (see drainLeftoverJobs) change nothing of its outcome;
+    // their host calls are refused by the bridge.
+    if (run.over && op !== 1) return undefined;
     switch (op) {
       case 1:
         return this.bridge.call(run, ctx.getString(a), ctx.getString(b));
@@ -324,7 +495,7 @@ export class GuestContext {
         this.settleWith(run, this.guest.readBoundedString(a, run.limits.maxResultBytes));
         return undefined;
       case 3:
-        run.settled = { ok: false, errorJson: ctx.getString(a) };
+        run.settled = { ok: false, error: ctx.typeof(a) === "string" ? parseRaw(ctx.getString(a)) : undefined };
         return undefined;
       default:
         return undefined;

@@ -15,10 +15,10 @@ export const enum HelperOp {
   Describe = 1,
   SetGlobals = 2,
   DefineHostFunctions = 3,
-  FunctionNames = 4,
   Invoke = 5,
   LoadLibrary = 6,
   Inspect = 7,
+  SeedRandom = 8,
 }
 
 /** What the prelude's `bridge(op, a, b)` reaches on the host. */

@@ -44,7 +44,9 @@ export class HostBridge {
   call(run: RunState, name: string, argsJson: string): QuickJSHandle {
     const ctx = this.guest.context;
     const deferred = ctx.newPromise();
-    const refusal = !this.defined.has(name)
+    const refusal = run.over
+      ? { name: "Error", message: `host function ${name} was called after the run ended` }
+      : !this.defined.has(name)
       ? { name: "Error", message: `host function ${name} is not available in this run` }
       : hostCallLimitError(name, run.deferreds.size, run.hostCallsStarted, run.limits);
     if (refusal) {

@@ -23,10 +23,11 @@ export const TESTS_FILE_NAME = "tests.js";
  * Source of the eager part of the prelude, kept small because it is parsed for every run:
  * a function of `(bridge, librarySource, natives)` returning one dispatcher `helper(op, a, b)`:
  * 0 settle(value, mode), 1 describe(error) -> JSON, 2 setGlobals(json),
- * 3 defineHostFunctions(namesJson), 4 functionNames() -> JSON, 5 invoke(name, argsJson),
+ * 3 defineHostFunctions(namesJson), 5 invoke(name, argsJson),
  * 6 load the library now (sessions do, so their baseline of built-in names is taken early),
  * 7 inspect(value) -> text as Node's console prints it (for console arguments that are not
- * strings, numbers or booleans).
+ * strings, numbers or booleans), 8 seedRandom(hex): `Math.random` becomes a seeded generator
+ * (runs given `inputs`).
  * The host loads the prelude only when a run needs it: a plain script with a JSON result and
  * no output, globals or host functions never parses it.
  */
@@ -71,10 +72,10 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, librarySource,
       case 1: return lib().describe(a);
       case 2: return lib().setGlobals(a);
       case 3: return lib().defineHostFunctions(a);
-      case 4: return stringify(lib().functionNames());
       case 5: return lib().invoke(a, b);
       case 6: lib(); return undefined;
       case 7: return lib().inspect(a, 0, []);
+      case 8: return lib().seedRandom(a);
     }
   };
 })`;
@@ -94,6 +95,29 @@ export const GUEST_LIBRARY_SOURCE = String.raw`(function (bridge, natives) {
   const defineProp = Object.defineProperty;
   const baseline = new Set(getOwnNames(G));
   const hostNames = new Set();
+  // Math.random of runs given a seed (RunInputs): xoshiro128**, reseeded by each such run.
+  // Everything it uses is taken now, before user code could replace it.
+  const MathObject = Math;
+  const imul = Math.imul;
+  const parseHex = parseInt;
+  let s0 = 1, s1 = 0, s2 = 0, s3 = 0, randomInstalled = false;
+  const rotl = (x, k) => (x << k) | (x >>> (32 - k));
+  function next32() {
+    const r = imul(rotl(imul(s1, 5), 7), 9) >>> 0;
+    const t = s1 << 9;
+    s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = rotl(s3, 11);
+    return r;
+  }
+  const seeded = { random() { return ((next32() >>> 5) * 67108864 + (next32() >>> 6)) / 9007199254740992; } }.random;
+  function seedRandom(hex) {
+    s0 = parseHex(hex.slice(0, 8), 16) | 0; s1 = parseHex(hex.slice(8, 16), 16) | 0;
+    s2 = parseHex(hex.slice(16, 24), 16) | 0; s3 = parseHex(hex.slice(24, 32), 16) | 0;
+    if ((s0 | s1 | s2 | s3) === 0) s0 = 1;
+    if (!randomInstalled) {
+      randomInstalled = true;
+      defineProp(MathObject, "random", { value: seeded, writable: true, configurable: true, enumerable: false });
+    }
+  }
   const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
   function inspect(v, depth, seen) {
@@ -208,5 +232,5 @@ export const GUEST_LIBRARY_SOURCE = String.raw`(function (bridge, natives) {
     return f.apply(undefined, parse(argsJson));
   }
 
-  return { inspect, describe, setGlobals, defineHostFunctions, functionNames, invoke };
+  return { inspect, describe, setGlobals, defineHostFunctions, functionNames, invoke, seedRandom };
 })`;

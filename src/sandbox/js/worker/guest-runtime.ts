@@ -35,6 +35,7 @@ const NATIVE_PATHS: readonly (readonly [string, string])[] = [
   ["eval", ""],
   ["Object", "defineProperty"],
   ["Object", "keys"],
+  ["Object", "getOwnPropertyDescriptor"],
 ];
 
 /**
@@ -45,6 +46,7 @@ export type BoundedString = { text: string | undefined; overLimitBytes?: undefin
 
 const NATIVE_STRINGIFY = 0;
 const NATIVE_PARSE = 1;
+const NATIVE_GET_OWN_PROPERTY_DESCRIPTOR = 9;
 
 /** A runtime + context with its captured built-ins and its memory limit. */
 export class GuestRuntime {
@@ -135,6 +137,51 @@ export class GuestRuntime {
       if (bytes > maxBytes) return { overLimitBytes: bytes };
     }
     return { text };
+  }
+
+  /**
+   * The own string keys of an ordinary object (not a Proxy: a Proxy's keys would run its trap),
+   * read by the engine without running guest code.
+   */
+  ownStringKeys(handle: QuickJSHandle): string[] {
+    const ctx = this.context;
+    const keys = ctx.getOwnPropertyNames(handle, { strings: true, numbersAsStrings: true });
+    if (keys.error) {
+      keys.error.dispose();
+      return [];
+    }
+    using list = keys.value;
+    return list.map((key) => ctx.getString(key));
+  }
+
+  /**
+   * True when `key` is an own data property of the ordinary object `handle` holding a function.
+   * Read with the captured `Object.getOwnPropertyDescriptor`, so no getter of the guest runs: the
+   * descriptor's `value` is read only when it is an own key of the descriptor.
+   */
+  holdsOwnFunction(handle: QuickJSHandle, key: string): boolean {
+    const ctx = this.context;
+    using name = ctx.newString(key);
+    using r = ctx.callFunction(this.natives[NATIVE_GET_OWN_PROPERTY_DESCRIPTOR], ctx.undefined, handle, name);
+    if (r.error || ctx.typeof(r.value) !== "object") return false;
+    if (!this.ownStringKeys(r.value).includes("value")) return false;
+    using value = ctx.getProp(r.value, "value");
+    return ctx.typeof(value) === "function";
+  }
+
+  /**
+   * The text of a guest string, exactly: `getString` stops at a NUL character (and turns a
+   * lone surrogate into three replacement characters), so when its length is not the guest's,
+   * the text is read again through the guest's JSON, which escapes both.
+   */
+  exactString(handle: QuickJSHandle): string {
+    const ctx = this.context;
+    const text = ctx.getString(handle);
+    using length = ctx.getProp(handle, "length");
+    const chars = ctx.getNumber(length);
+    if (text.length === chars) return text;
+    const json = this.stringify(handle, chars * 6 + 2).text;
+    return json === undefined ? text : (JSON.parse(json) as string);
   }
 
   /** A guest string with exactly `text` (newString stops at a NUL character; JSON escapes it). The caller owns it. */

@@ -8,13 +8,16 @@ import { parentPort, workerData } from "node:worker_threads";
 import { newQuickJSWASMModule, RELEASE_SYNC } from "quickjs-emscripten";
 import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 import { prepareJavaScript } from "../prepare/prepare.js";
-import { exposeTopLevelNames, markThrows } from "../prepare/tests-scope.js";
+import { exposeTopLevelNames, instrumentTests, markThrows, unshiftTestsColumns, wrapTests } from "../prepare/tests-scope.js";
 import { GuestContext, SettleMode, type GuestHost } from "./guest-context.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "../shared/protocol.js";
 import { OutputMirror } from "../shared/output-mirror.js";
+import { installRunClock } from "./run-clock.js";
 
 const port = parentPort;
 if (!port) throw new Error("worker.js must run in a worker thread");
+// Before QuickJS loads: its clock import reads this realm's Date.now (see run-clock.ts).
+installRunClock();
 
 function post(message: WorkerToHost): void {
   port!.postMessage(message);
@@ -94,7 +97,7 @@ port.on("message", (message: HostToWorker) => {
       active?.reply(message.runId, message.callId, message);
       return;
     case "session-open":
-      session = new GuestContext(quickjs, message.memoryLimitBytes, host);
+      session = new GuestContext(quickjs, message.memoryLimitBytes, host, true);
       session.loadLibrary();
       return;
     case "session-call":
@@ -176,20 +179,21 @@ async function runTests(
   const programOutput = guest.takeOutput();
   if (programOutput.stdout || programOutput.stderr) post({ type: "output", runId: message.runId, ...programOutput });
   post({ type: "tests-begin", runId: message.runId });
-  const prepared = prepareJavaScript(tests, message.language, { grantedNames: message.grantedNames });
+  const prepared = prepareJavaScript(wrapTests(tests), message.language, { grantedNames: message.grantedNames });
   if (!prepared.ok) {
-    return { ...program, durationMs: performance.now() - startedMs, tests: { status: "failed", error: prepared.error } };
+    return { ...program, durationMs: performance.now() - startedMs, tests: { status: "failed", error: unshiftTestsColumns(prepared.error) } };
   }
-  const outcome = await guest.evaluate({
+  const evaluated = await guest.evaluate({
     runId: message.runId,
-    code: markThrows(prepared.code, prepared.kind),
-    kind: prepared.kind,
-    mode: prepared.kind === "script" ? SettleMode.Script : SettleMode.Module,
+    code: instrumentTests(prepared.code),
+    kind: "script",
+    mode: SettleMode.Script,
     limits: message,
     setup: { hostFunctionNames: message.hostFunctionNames },
     startedMs,
     tests: { outputBytesUsed: guest.lastOutputBytes },
   });
+  const outcome = evaluated.error ? { ...evaluated, error: unshiftTestsColumns(evaluated.error) } : evaluated;
   const durationMs = performance.now() - startedMs;
   if (outcome.status === "success") return { ...program, durationMs, tests: { status: "passed" } };
   const failed = { status: "failed" as const, ...(outcome.error ? { error: outcome.error } : {}) };

@@ -3,9 +3,16 @@
  * sent, host calls awaiting replies, and how the run settled. One object per run, shared by
  * the modules of the guest (output, host bridge, deadlines, the run loop).
  */
-import type { QuickJSDeferredPromise } from "quickjs-emscripten-core";
+import type { QuickJSDeferredPromise, QuickJSHandle } from "quickjs-emscripten-core";
 import type { WorkerRunLimits } from "../shared/protocol.js";
 import { USER_FILE_NAME } from "./guest-prelude.js";
+
+/** An error as the guest's prelude describes it, before it is located in the user's source. */
+export interface RawError {
+  name: string;
+  message: string;
+  stack?: string;
+}
 
 /** Why a run was stopped from the host side (the guest did not end it itself). */
 export type AbortReason = "timeout" | "output";
@@ -18,8 +25,11 @@ export interface RunState {
   limits: WorkerRunLimits;
   /** File name the evaluated code runs under: stack frames there are the caller's. */
   fileName: string;
-  /** True for the tests' evaluation: their value is not a result, so it is neither read nor capped. */
-  discardResult: boolean;
+  /**
+   * True for the tests' evaluation: their value is not a result (neither read nor capped), and
+   * only their own marked `throw`s record a line (see GuestContext.evaluate).
+   */
+  tests: boolean;
   /** Line of the last `throw` the tests made (see tests-scope.ts), for thrown values without a stack. */
   throwLine?: number;
   startedMs: number;
@@ -35,7 +45,20 @@ export interface RunState {
   nextCallId: number;
   /** Host calls this run started (accepted by the bridge). */
   hostCallsStarted: number;
-  settled?: { ok: true; json: string | undefined } | { ok: false; errorJson: string };
+  /** How the run ended; an error as the prelude described it (`undefined` when it could not be described). */
+  settled?: { ok: true; json: string | undefined } | { ok: false; error: RawError | undefined };
+  /**
+   * The tests' promise (see GuestContext.evaluate): the run's verdict is read from its state by
+   * the engine, never through the guest's `then`, which the program may have replaced.
+   */
+  watched?: QuickJSHandle;
+  /** The value of the tests' last expression statement, awaited (by its state) when it is a promise. */
+  testsValue?: QuickJSHandle;
+  /**
+   * Set once the outcome is decided, while the worker drains promise jobs the code left behind:
+   * their output is dropped and their host calls are refused (the run is over for the host).
+   */
+  over?: boolean;
   /** Set when the result's JSON was over `maxResultBytes`: a lower bound of its size in bytes (the text was not read). */
   resultOverLimitBytes?: number;
   /** Wakes the run loop when it waits for a host reply. */
@@ -48,14 +71,14 @@ export function newRunState(
   limits: WorkerRunLimits,
   startedMs: number,
   nullMeansOutOfMemory: boolean,
-  phase: { fileName: string; discardResult?: boolean; outputBytes?: number } = { fileName: USER_FILE_NAME },
+  phase: { fileName: string; tests?: boolean; outputBytes?: number } = { fileName: USER_FILE_NAME },
 ): RunState {
   return {
     runId,
     nullMeansOutOfMemory,
     limits,
     fileName: phase.fileName,
-    discardResult: phase.discardResult ?? false,
+    tests: phase.tests ?? false,
     startedMs,
     deadlineMs: startedMs + limits.timeoutMs,
     outputBytes: phase.outputBytes ?? 0,

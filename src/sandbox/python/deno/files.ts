@@ -5,8 +5,27 @@
  * checks the caps again on receipt (this code runs in the guest's realm).
  */
 
+import { INTERPRETER_DIRECTORIES } from "../shared/bounds.js";
+
 /** The working directory of every run (Pyodide's own default, empty in a fresh interpreter). */
 export const WORK_DIR = "/home/pyodide";
+
+/**
+ * Where a run's files live: `WORK_DIR`, or with `filesAtRoot` the root `/`, whose interpreter
+ * directories (`/lib`, `/tmp`, ...) are not files of the run.
+ */
+export interface FilesPlace {
+  dir: string;
+  /** Top-level names under `dir` that are not the run's. */
+  skip: ReadonlySet<string>;
+}
+
+/** The place of a run's files. */
+export function filesPlace(atRoot: boolean): FilesPlace {
+  return atRoot ? { dir: "/", skip: new Set(INTERPRETER_DIRECTORIES) } : { dir: WORK_DIR, skip: new Set() };
+}
+
+const join = (dir: string, name: string) => (dir.endsWith("/") ? `${dir}${name}` : `${dir}/${name}`);
 /** Most files (and directories) read back from one run. */
 export const MAX_FILE_COUNT = 10_000;
 /** Deepest directory nesting read back. */
@@ -27,27 +46,29 @@ export interface EmscriptenFs {
 }
 
 /**
- * Makes `WORK_DIR` the working directory; empties it when `clear`, then writes `files`.
+ * Makes the place's directory the working directory; empties it when `clear`, then writes
+ * `files` (a file under an interpreter directory is not written).
  *
  * @example
  * prepareWorkDir(py.FS, true, { "data/in.txt": bytes });
  */
-export function prepareWorkDir(fs: EmscriptenFs, clear: boolean, files: Record<string, Uint8Array> | undefined): void {
+export function prepareWorkDir(fs: EmscriptenFs, clear: boolean, files: Record<string, Uint8Array> | undefined, place: FilesPlace = filesPlace(false)): void {
   fs.mkdirTree(WORK_DIR);
-  if (clear) removeContents(fs, WORK_DIR, 0);
+  if (clear) removeContents(fs, place.dir, 0, place.skip);
   for (const [path, bytes] of Object.entries(files ?? {})) {
-    const full = `${WORK_DIR}/${path}`;
+    if (place.skip.has(path.split("/")[0]!)) continue;
+    const full = join(place.dir, path);
     const slash = full.lastIndexOf("/");
-    if (slash > WORK_DIR.length) fs.mkdirTree(full.slice(0, slash));
+    if (slash > place.dir.length) fs.mkdirTree(full.slice(0, slash));
     fs.writeFile(full, bytes);
   }
-  fs.chdir(WORK_DIR);
+  fs.chdir(place.dir);
 }
 
-function removeContents(fs: EmscriptenFs, dir: string, depth: number): void {
+function removeContents(fs: EmscriptenFs, dir: string, depth: number, skip: ReadonlySet<string> = new Set()): void {
   for (const name of fs.readdir(dir)) {
-    if (name === "." || name === "..") continue;
-    const path = `${dir}/${name}`;
+    if (name === "." || name === ".." || (depth === 0 && skip.has(name))) continue;
+    const path = join(dir, name);
     const { mode } = fs.lstat(path);
     if (fs.isDir(mode) && depth < MAX_DEPTH * 4) {
       removeContents(fs, path, depth + 1);
@@ -62,15 +83,20 @@ function removeContents(fs: EmscriptenFs, dir: string, depth: number): void {
  * Reads back every regular file under `WORK_DIR` (symbolic links and other kinds are skipped),
  * or says why the set is over a cap.
  */
-export function collectWorkDir(fs: EmscriptenFs, maxFileBytes: number, maxTotalFileBytes: number): { files: Array<[string, Uint8Array]> } | { error: string } {
+export function collectWorkDir(
+  fs: EmscriptenFs,
+  maxFileBytes: number,
+  maxTotalFileBytes: number,
+  place: FilesPlace = filesPlace(false),
+): { files: Array<[string, Uint8Array]> } | { error: string } {
   const files: Array<[string, Uint8Array]> = [];
   let total = 0;
   let seen = 0;
   const walk = (dir: string, prefix: string, depth: number): string | undefined => {
     for (const name of fs.readdir(dir)) {
-      if (name === "." || name === "..") continue;
+      if (name === "." || name === ".." || (depth === 0 && place.skip.has(name))) continue;
       if (++seen > MAX_FILE_COUNT) return `the program left more than ${MAX_FILE_COUNT} files and directories`;
-      const path = `${dir}/${name}`;
+      const path = join(dir, name);
       const relative = prefix ? `${prefix}/${name}` : name;
       const { mode, size } = fs.lstat(path);
       if (fs.isDir(mode)) {
@@ -87,8 +113,8 @@ export function collectWorkDir(fs: EmscriptenFs, maxFileBytes: number, maxTotalF
     return undefined;
   };
   try {
-    fs.mkdirTree(WORK_DIR);
-    const problem = walk(WORK_DIR, "", 0);
+    fs.mkdirTree(place.dir);
+    const problem = walk(place.dir, "", 0);
     return problem ? { error: problem } : { files };
   } catch (error) {
     return { error: `the files could not be read back (${String(error).slice(0, 200)})` };

@@ -209,14 +209,15 @@ def _cs_run_tests_async(tests, options_json):
     return _cs_start(call)
 
 def _cs_run(code, options_json):
-    """Entry point of a run. options: globals, session, maxResultBytes, hostFunctionNames, seed.
+    """Entry point of a run. options: globals, session, reseed, maxResultBytes, hostFunctionNames, seed.
     Returns the outcome's JSON, or None when the run waits (see _cs_poll). Never raises."""
     try:
         options = _cs_json.loads(options_json)
-        if not options.get("session"):
+        if not options.get("session") or options.get("reseed"):
             # Every interpreter starts from the same memory snapshot (and pool runs from the same
             # baseline): without a reseed (fresh bits from the worker), random would repeat its
-            # numbers in every run.
+            # numbers in every run. A run that must repeat exactly (given inputs) reseeds in a
+            # session too, from the seed its inputs give.
             _cs_random = _cs_sys.modules.get("random")
             if _cs_random is not None and options.get("seed") is not None:
                 _cs_random.seed(options["seed"])

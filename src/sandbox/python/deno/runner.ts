@@ -9,7 +9,7 @@
  * are cancelled: a soft interrupt (Pyodide's interrupt buffer raises KeyboardInterrupt) first,
  * then `terminate()`. In pool mode every run gets a fresh interpreter.
  */
-import { MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "../shared/bounds.js";
+import { MAX_CLOCK_READS, MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "../shared/bounds.js";
 import type { HostRequest, Nonced, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerPackages, WorkerRequest } from "../shared/protocol.js";
 import { checkOutcome } from "../shared/outcome-check.js";
 import { encodeReturnedFiles } from "./returned-files.js";
@@ -253,6 +253,7 @@ interface Execution {
   testsStderr: string;
   files?: Record<string, string>;
   filesError?: string;
+  clockReads?: unknown;
   outputTruncated: boolean;
   durationMs: number;
   killed: boolean;
@@ -312,6 +313,7 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
     let testsStderr = "";
     let phase: "program" | "tests" = "program";
     let returned: { files: Record<string, string> } | { error: string } | undefined;
+    let clockReads: unknown;
     let outputBytes = 0;
     let outputTruncated = false;
     let stopReason: StopReason | undefined;
@@ -366,6 +368,7 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
         final = { ...final, tests: testsAfterStop(final, phase) };
       }
       const files = returned === undefined ? {} : "files" in returned ? { files: returned.files } : { filesError: returned.error };
+      if (clockReads !== undefined) Object.assign(files, { clockReads });
       resolve({ outcome: final, stdout, stderr, testsStdout, testsStderr, outputTruncated, durationMs, killed, ...files });
     };
 
@@ -443,6 +446,7 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
                 ? { error: String(message.filesError).slice(0, 500) }
                 : encodeReturnedFiles(message.files, request.extras.maxFileBytes, request.extras.maxTotalFileBytes);
           }
+          if (!message.fatal) clockReads = message.clockReads;
           if (message.fatal) {
             kill(interpreter);
             // Pyodide's fatal-error handler dumps interpreter frames to stdout: not the user's output.
@@ -494,6 +498,8 @@ async function handle(request: HostRequest): Promise<void> {
         ...(request.files !== undefined ? { files: fromBase64Files(request.files) } : {}),
         maxFileBytes: request.maxFileBytes,
         maxTotalFileBytes: request.maxTotalFileBytes,
+        ...(request.filesAtRoot === true ? { filesAtRoot: true } : {}),
+        ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
       };
       const workerRequest: WorkerRequest =
         request.type === "run"
@@ -503,6 +509,8 @@ async function handle(request: HostRequest): Promise<void> {
       const reset = done.killed || interpreter.dead;
       const tests = request.type === "run" && request.tests !== undefined ? { testsStdout: done.testsStdout, testsStderr: done.testsStderr } : {};
       const files = done.files !== undefined ? { files: done.files } : done.filesError !== undefined ? { filesError: done.filesError } : {};
+      // The worker's readings are passed on as they are; the host checks them.
+      if (Array.isArray(done.clockReads) && done.clockReads.length <= MAX_CLOCK_READS) Object.assign(files, { clockReads: done.clockReads });
       send({ type: "result", id: request.id, outcome: done.outcome, stdout: done.stdout, stderr: done.stderr, outputTruncated: done.outputTruncated, durationMs: done.durationMs, interpreterReset: reset && config.session, ...tests, ...files });
       // Pool mode: a pristine interpreter for every run, restored in place when the run ended
       // normally and left nothing outside the memory, else a new worker. Session mode: the

@@ -15,7 +15,9 @@
 import { types as nodeTypes } from "node:util";
 import type { loadPyodide as LoadPyodide, PyodideAPI } from "pyodide";
 import type { PythonOutcome, PythonTestsOutcome, WorkerMessage, WorkerRequest } from "../shared/protocol.js";
-import { collectWorkDir, fileSystemBytes, prepareWorkDir, type EmscriptenFs } from "./files.js";
+import { collectWorkDir, fileSystemBytes, filesPlace, prepareWorkDir, WORK_DIR, type EmscriptenFs } from "./files.js";
+import { installRunInputs } from "./run-inputs.js";
+import nodeCrypto from "node:crypto";
 import { createHostBridge, replyText } from "./host-bridge.js";
 import { installPackages } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
@@ -47,7 +49,6 @@ const realSetInterval = realm.setInterval as (fn: () => void, ms?: number) => nu
 const AtomicsStore = Atomics.store;
 const PromiseCtor = Promise;
 const PromiseThen = Promise.prototype.then;
-const randomFill = crypto.getRandomValues.bind(crypto);
 const JSONParse = JSON.parse;
 const JSONStringify = JSON.stringify;
 const memoryPrototype = (realm.WebAssembly as { Memory: { prototype: WasmMemory } }).Memory.prototype;
@@ -56,6 +57,8 @@ const memoryBufferGetter = Object.getOwnPropertyDescriptor(memoryPrototype, "buf
 const byteLengthGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
 const isProxy = nodeTypes.isProxy as (value: unknown) => boolean;
 const WASM_PAGE_BYTES = 65536;
+/** Clock and entropy of runs given `inputs`, installed before Pyodide loads (run-inputs.ts). */
+const runInputs = installRunInputs(nodeCrypto as unknown as { randomFillSync(view: ArrayBufferView): unknown });
 
 // ---- Memory cap (precision only; the runner's RSS watchdog is the limit) ------------------
 // Pyodide's heap is WebAssembly memory, outside V8's heap limit, and Emscripten grows it
@@ -319,6 +322,10 @@ async function load(pyodideUrl: string, snapshot: Uint8Array | undefined, makeSn
   const start = () =>
     module.loadPyodide({
       indexURL: decodeURIComponent(new URL(pyodideUrl).pathname),
+      // A fixed hash seed: the order of a set of strings is the same in every interpreter, on every
+      // machine (a thread's replay in another process must see the order its first run saw). The
+      // snapshot carries it; its file name says so (deno-paths.ts).
+      env: { HOME: "/home/pyodide", PYTHONHASHSEED: "0" },
       ...(makeSnapshot ? {} : { jsglobals: jsGlobals }),
       ...(snapshot ? { _loadSnapshot: snapshot } : {}),
       ...(makeSnapshot ? { _makeSnapshot: true } : {}),
@@ -490,7 +497,8 @@ function sessionKeepsTooMuch(done: Done, memoryLimitBytes: number): Done {
 
 /** An entry point's outcome, parsed; a prelude rewritten into returning garbage is a fault. */
 async function entryDone(fn: string, first: string, options: EntryOptions): Promise<Done & { exited?: string }> {
-  const seed = randomFill(new Uint32Array(4));
+  // The run's generator when it was given inputs (a replay repeats it), else real entropy.
+  const seed = runInputs.words();
   const text = await entryOutcome(fn, first, { ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` });
   let outcome: unknown;
   try {
@@ -692,6 +700,8 @@ async function handle(request: WorkerRequest): Promise<void> {
       };
       pyodide = py;
       const module = (py as unknown as { _module: BaselineModule & PurityFs })._module;
+      // Before the baseline is taken: the devices are part of every interpreter's start.
+      runInputs.replaceEntropyDevices(module.FS as unknown as Parameters<typeof runInputs.replaceEntropyDevices>[0]);
       stripRealm();
       silenceModuleConsole(module as unknown as Record<string, unknown>);
       tameTerminals(module as unknown as Parameters<typeof tameTerminals>[0], modFs._module.ERRNO_CODES.EIO ?? 29);
@@ -730,23 +740,34 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "call": {
       const { extras } = request;
       const fs = (pyodide as unknown as { FS: EmscriptenFs }).FS;
+      const place = filesPlace(extras.filesAtRoot === true);
+      // The run's clock starts before its files are placed: their timestamps are readings too.
+      runInputs.begin(extras.inputs);
+      let clockReads: number[] | undefined;
+      const ended = <T>(value: T): T => {
+        clockReads = runInputs.end();
+        return value;
+      };
       beginWatch();
       // A pool run starts in the baseline's empty working directory; given files are written
-      // by the worker, which then replaces the interpreter after the run. A session keeps its
+      // by the worker, which then replaces the interpreter after the run (as it does when the
+      // files sit at the root: the worker changed the working directory). A session keeps its
       // files unless given new ones.
       const pool = request.type === "run" && !request.session;
       if (extras.files !== undefined) {
         touchedByWorker = "the run was given files";
-        prepareWorkDir(fs, true, extras.files);
-      } else if (!pool) {
-        prepareWorkDir(fs, false, undefined);
+        prepareWorkDir(fs, true, extras.files, place);
+      } else if (!pool || place.dir !== WORK_DIR) {
+        if (pool) touchedByWorker = "the run's files are at the root";
+        prepareWorkDir(fs, false, undefined, place);
       }
       bridge.begin(request.run, extras.hostFunctionNames);
       const host = { hostFunctionNames: extras.hostFunctionNames };
       const filesBack = (fatal: boolean): Partial<WorkerMessage> => {
-        if (extras.files === undefined || fatal) return {};
-        const back = collectWorkDir(fs, extras.maxFileBytes, extras.maxTotalFileBytes);
-        return "files" in back ? { files: back.files } : { filesError: back.error };
+        const readings = clockReads ? { clockReads } : {};
+        if (extras.files === undefined || fatal) return readings;
+        const back = collectWorkDir(fs, extras.maxFileBytes, extras.maxTotalFileBytes, place);
+        return "files" in back ? { files: back.files, ...readings } : { filesError: back.error, ...readings };
       };
       const limits = { maxResultBytes: request.maxResultBytes, ...host };
       await serve(
@@ -754,11 +775,16 @@ async function handle(request: WorkerRequest): Promise<void> {
           limited(request.memoryLimitBytes, request.maxOutputBytes, async () => {
             const done = await (async (): Promise<Done> => {
               if (request.type === "call") return entryDone("_cs_call", request.name, { args: request.args, ...limits });
-              const program = await entryDone("_cs_run", request.code, { globals: request.globals, session: request.session, ...limits });
+              // A run given inputs reseeds `random` from its own generator, in a session too: its
+              // numbers then depend on the cell's recorded seed, not on the interpreter's start.
+              const program = await entryDone("_cs_run", request.code, { globals: request.globals, session: request.session, ...(extras.inputs ? { reseed: true } : {}), ...limits });
               if (program.fatal || extras.tests === undefined) return program;
               return { outcome: { ...program.outcome, tests: await runTests(program, extras.tests, request.run) }, fatal: false };
             })();
             return pool ? done : sessionKeepsTooMuch(done, request.memoryLimitBytes);
+          }).then(ended, (error: unknown) => {
+            ended(undefined);
+            throw error;
           }),
         filesBack,
         request.type === "run" && !request.session,

@@ -53,7 +53,8 @@ export function resolvePythonPaths(): PythonPaths {
     denoVersion: version,
     runnerDir,
     sharedDir: join(dirname(runnerDir), "shared"),
-    snapshotFile: join(cacheDir, `pyodide-${pyodideVersion}-deno-${version}.snapshot`),
+    // "-h0": made with a fixed hash seed (older snapshots carry a random one).
+    snapshotFile: join(cacheDir, `pyodide-${pyodideVersion}-deno-${version}-h0.snapshot`),
   };
   checkDenoReadPaths(paths);
   return paths;

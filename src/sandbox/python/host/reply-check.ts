@@ -3,7 +3,7 @@
  * things first, but the process ran guest code: nothing it sends may make the host throw or
  * hold a value it cannot serialise. Every field is checked for type and size; the outcome goes
  * through the shared outcome check (status, result JSON that parses, depth, finite numbers,
- * error fields). Files and the tests' output are checked by run-result.ts.
+ * error fields). Files, the tests' output and clock readings are checked by run-result.ts.
  */
 import type { RunLimits, RunnerMessage } from "../shared/protocol.js";
 import { checkOutcome } from "../shared/outcome-check.js";
@@ -41,5 +41,7 @@ export function checkResultReply(message: unknown, limits: RunLimits): ResultMes
   if (typeof m.testsStderr === "string") reply.testsStderr = m.testsStderr;
   if (m.files !== undefined) reply.files = m.files as Record<string, string>;
   if (m.filesError !== undefined) reply.filesError = String(m.filesError).slice(0, 500);
+  // Checked (count, finite, ordered) by run-result.ts's clockReadings before anything reads them.
+  if (m.clockReads !== undefined) reply.clockReads = m.clockReads as number[];
   return reply;
 }

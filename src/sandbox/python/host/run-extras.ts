@@ -11,7 +11,7 @@ import {
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MAX_TOTAL_FILE_BYTES,
 } from "../../options.js";
-import type { HostFunction, ResolvedRunOptions } from "../../types.js";
+import type { HostFunction, ResolvedRunOptions, RunInputs } from "../../types.js";
 
 /** Host functions, tests and files of one run or call, resolved. */
 export interface PythonRunExtras {
@@ -23,6 +23,8 @@ export interface PythonRunExtras {
   files?: Record<string, Uint8Array>;
   maxFileBytes: number;
   maxTotalFileBytes: number;
+  filesAtRoot?: boolean;
+  inputs?: RunInputs;
 }
 
 /** Python keywords (a host function cannot be called by one of these names). */
@@ -55,6 +57,8 @@ export function extrasOfRun(resolved: ResolvedRunOptions): PythonRunExtras {
     ...(resolved.files !== undefined ? { files: resolved.files } : {}),
     maxFileBytes,
     maxTotalFileBytes,
+    ...(resolved.filesAtRoot ? { filesAtRoot: true } : {}),
+    ...(resolved.inputs !== undefined ? { inputs: resolved.inputs } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import type { ExecutionResult, TestsOutcome } from "../../types.js";
 import type { RunExtras, RunnerMessage } from "../shared/protocol.js";
 import { isRelativePath, MAX_HOST_ARGS_CHARS } from "../shared/bounds.js";
 import type { PythonRunExtras } from "./run-extras.js";
+import { clockReadings } from "../../run-inputs.js";
 
 type ResultMessage = Extract<RunnerMessage, { type: "result" }>;
 
@@ -30,6 +31,8 @@ export function requestExtras(extras: PythonRunExtras, isRun: boolean): RunExtra
     maxTotalFileBytes: extras.maxTotalFileBytes,
   };
   if (isRun && extras.tests !== undefined) out.tests = extras.tests;
+  if (extras.filesAtRoot) out.filesAtRoot = true;
+  if (extras.inputs !== undefined) out.inputs = extras.inputs;
   if (extras.files !== undefined) {
     out.files = Object.fromEntries(Object.entries(extras.files).map(([path, bytes]) => [path, Buffer.from(bytes).toString("base64")]));
   }
@@ -43,6 +46,10 @@ export function requestExtras(extras: PythonRunExtras, isRun: boolean): RunExtra
 export function finishResult<T extends ExecutionResult>(result: T, reply: ResultMessage | undefined, extras: PythonRunExtras, isRun: boolean, hostCalls: number): T {
   result.hostCalls = hostCalls;
   if (isRun && extras.tests !== undefined) result.tests = testsOutcome(result, reply);
+  if (extras.inputs !== undefined && extras.inputs.clockReads === undefined) {
+    const readings = clockReadings(reply?.clockReads);
+    if (readings) result.clockReads = readings;
+  }
   if (extras.files !== undefined && reply) {
     const files = decodeFiles(reply, extras);
     if ("files" in files) result.files = files.files;

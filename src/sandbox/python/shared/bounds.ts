@@ -12,3 +12,12 @@ export const MAX_HOST_ARGS_CHARS = 1024 * 1024;
 export function isRelativePath(path: string): boolean {
   return path.length > 0 && path.length <= 4096 && !path.startsWith("/") && path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
 }
+
+/** Clock readings a run records at most (`MAX_RECORDED_CLOCK_READS` of the public types; Deno cannot import that module). */
+export const MAX_CLOCK_READS = 10_000;
+
+/**
+ * Top-level directories of the interpreter's own file system: with `filesAtRoot` they are not
+ * files of the run (never written from `files`, never read back).
+ */
+export const INTERPRETER_DIRECTORIES: readonly string[] = ["dev", "home", "lib", "proc", "tmp"];

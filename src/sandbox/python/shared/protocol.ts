@@ -3,7 +3,7 @@
  * and between the runner's main thread and its Pyodide worker (postMessage).
  * Type-only: both sides import it with `import type`, so nothing here runs in Deno.
  */
-import type { ExecutionError, ExecutionStatus, JsonValue } from "../../types.js";
+import type { ExecutionError, ExecutionStatus, JsonValue, RunInputs } from "../../types.js";
 
 /** Limits of one run or call, as the runner applies them. */
 export interface RunLimits {
@@ -25,6 +25,10 @@ export interface RunExtras {
   /** Caps of the files sent back (the host checks them again on receipt). */
   maxFileBytes: number;
   maxTotalFileBytes: number;
+  /** The files sit at the file system's root (see `RunOptions.filesAtRoot`). */
+  filesAtRoot?: boolean;
+  /** Seed and clock readings of a run that must repeat exactly. */
+  inputs?: RunInputs;
 }
 
 /** Host -> runner. `id` pairs each request with its reply. */
@@ -82,6 +86,8 @@ export type RunnerMessage =
       /** The final file set (base64), when the run was given files; or why it was dropped. */
       files?: Record<string, string>;
       filesError?: string;
+      /** The clock readings of a run given `inputs` without readings (checked by the host). */
+      clockReads?: number[];
     }
   /** The guest called host function `name` during run `id`. */
   | { type: "host-call"; id: number; callId: number; name: string; argsJson: string }
@@ -123,6 +129,8 @@ export interface WorkerRunExtras {
   files?: Record<string, Uint8Array>;
   maxFileBytes: number;
   maxTotalFileBytes: number;
+  filesAtRoot?: boolean;
+  inputs?: RunInputs;
 }
 
 /**
@@ -140,7 +148,7 @@ export type WorkerMessage =
   /** Output passed its cap; the worker dropped the rest and asks to be stopped. */
   | { type: "output-limit" }
   /** `fatal`: the interpreter hit a fault it cannot recover from; the runner replaces it. */
-  | { type: "done"; outcome: PythonOutcome; fatal: boolean; files?: Array<[string, Uint8Array]>; filesError?: string }
+  | { type: "done"; outcome: PythonOutcome; fatal: boolean; files?: Array<[string, Uint8Array]>; filesError?: string; clockReads?: number[] }
   /**
    * After a pool run's `done`: `fresh` when the worker restored its pristine baseline in place;
    * otherwise (`resetMiss` says why) the runner replaces the worker before the next run.

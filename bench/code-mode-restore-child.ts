@@ -1,0 +1,36 @@
+/**
+ * A fresh process for the code-mode restore bench: reads a thread's log (a JSON file written
+ * by code-mode-state.ts), restores it with a new runner on a new sandbox, runs one query cell,
+ * and prints one JSON line: the restore's own duration, the whole call's, and the answer.
+ *   node dist/bench/code-mode-restore-child.js <log.json> <language>
+ */
+import { readFileSync } from "node:fs";
+import { CodeModeRunner } from "../src/code-mode/runner.js";
+import { createSandbox } from "../src/sandbox/index.js";
+import type { CodeCell } from "../src/code-mode/cell-log.js";
+import type { Language } from "../src/sandbox/types.js";
+
+const [logFile, language] = process.argv.slice(2) as [string, Language];
+const cells = JSON.parse(readFileSync(logFile, "utf8")) as CodeCell[];
+const sandbox = createSandbox({ poolSize: 1 });
+const runner = new CodeModeRunner({
+  tools: new Map(),
+  hostFunctions: {},
+  sandbox,
+  limits: {},
+  caps: { maxFileBytes: 1 << 20, maxThreadFilesBytes: 10 << 20, maxThreadFiles: 1000 },
+  record: { maxHostResultBytes: 1 << 20, maxCellRecordBytes: 8 << 20 },
+  maxSessions: 2,
+});
+try {
+  const started = performance.now();
+  const outcome = await runner.run({ code: "last", language, persistence: "thread", threadId: "bench", cells, files: new Map() });
+  const totalMs = performance.now() - started;
+  console.log(JSON.stringify({ restoreMs: outcome.restore?.durationMs ?? -1, totalMs, result: outcome.result.result ?? null, failures: outcome.restore?.failures.length ?? -1 }));
+} finally {
+  // Held open while the engines stop: a Python session's process can be unref'd before its exit is seen.
+  const hold = setTimeout(() => undefined, 30_000);
+  await runner.dispose();
+  await sandbox.dispose();
+  clearTimeout(hold);
+}

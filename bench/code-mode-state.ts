@@ -1,0 +1,213 @@
+/**
+ * Rows of the code-mode bench about a thread's state (issues 16 and 21):
+ * - checkpoint bytes each code call adds when the thread holds 1 MiB of files (MemorySaver), in
+ *   a graph of your own (ToolNode) beside the same graph with a full-value files channel, and in
+ *   `createAgent`;
+ * - restore of a 200-cell thread in a fresh process (a child process replays the log), JS and
+ *   Python;
+ * - the host's RSS peak under 250 tool calls of 900 kB in one cell (a child process each).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { AIMessage } from "@langchain/core/messages";
+import { END, MemorySaver, MessagesDeltaValue, MessagesValue, ReducedValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
+import { ToolNode } from "@langchain/langgraph/prebuilt";
+import { z } from "zod";
+import { CodeModeRunner } from "../src/code-mode/runner.js";
+import { codeModeStateFields } from "../src/code-mode/state.js";
+import { mergeFiles, type ThreadFiles, type ThreadFilesUpdate } from "../src/code-mode/files.js";
+import { DEFAULT_MAX_CELL_RECORD_BYTES } from "../src/code-mode/host-call-log.js";
+import { DEFAULT_MAX_THREAD_FILES_BYTES } from "../src/code-mode/files.js";
+import type { CodeCell } from "../src/code-mode/cell-log.js";
+import { createCodeInterpreterTool } from "../src/tools/code-interpreter-tool.js";
+import type { Sandbox, Language } from "../src/sandbox/types.js";
+import { mib, ms, type BenchRow } from "./table.js";
+
+const KiB = 1024;
+
+/** Bytes a MemorySaver holds (checkpoints, metadata and pending writes). */
+function savedBytes(saver: MemorySaver): number {
+  let n = 0;
+  const storage = (saver as unknown as { storage: Record<string, Record<string, Record<string, [Uint8Array, Uint8Array]>>> }).storage;
+  for (const ns of Object.values(storage)) for (const cps of Object.values(ns)) for (const [cp, md] of Object.values(cps)) n += cp.length + md.length;
+  const writes = (saver as unknown as { writes: Record<string, Record<string, [string, string, Uint8Array]>> }).writes;
+  for (const w of Object.values(writes)) for (const r of Object.values(w)) n += r[2].length;
+  return n;
+}
+
+/** 1 MiB of thread files: eight files of 128 KiB. */
+function oneMiB(): Record<string, string> {
+  return Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`/data/part${i}.txt`, String(i).repeat(128 * KiB)]));
+}
+
+const call = (id: string, code: string) =>
+  new AIMessage({ id, content: "", tool_calls: [{ id: `c-${id}`, name: "execute_code", args: { language: "javascript", code }, type: "tool_call" }] });
+
+/**
+ * Checkpoint bytes per call of a ToolNode graph whose `files` channel is `files`; its messages
+ * in LangGraph's delta channel (a full-value messages channel stores the whole conversation at
+ * every step, whatever the tools do).
+ */
+async function perCall(sandbox: Sandbox, files: unknown, write: boolean): Promise<number> {
+  const saver = new MemorySaver();
+  const graph = new StateGraph(new StateSchema({ messages: MessagesDeltaValue as unknown as typeof MessagesValue, codeCells: codeModeStateFields.codeCells, files: files as typeof codeModeStateFields.files }))
+    .addNode("tools", new ToolNode([createCodeInterpreterTool({ sandbox, persistence: "thread", languages: ["javascript"] })]))
+    .addEdge(START, "tools")
+    .addEdge("tools", END)
+    .compile({ checkpointer: saver });
+  const config = { configurable: { thread_id: "bench-bytes" } };
+  await graph.invoke({ messages: [call("w0", "files.list().length")], files: oneMiB() }, config);
+  const before = savedBytes(saver);
+  const calls = 10;
+  for (let i = 0; i < calls; i++) await graph.invoke({ messages: [call(`w${i + 1}`, write ? `files.write('/out${i}.txt', 'z'.repeat(1024));` : `console.log(${i})`)] }, config);
+  return (savedBytes(saver) - before) / calls - (write ? 1024 : 0);
+}
+
+/** The same 1 MiB thread in `createAgent` with the middleware: bytes per call. */
+async function perAgentCall(sandbox: Sandbox): Promise<number> {
+  const { createAgent } = await import("langchain");
+  const { fakeModel } = await import("@langchain/core/testing");
+  const { codeModeMiddleware } = await import("../src/tools/code-mode-middleware.js");
+  const saver = new MemorySaver();
+  const config = { configurable: { thread_id: "bench-agent-bytes" } };
+  const make = (codes: string[], tag: string) => {
+    let model = fakeModel();
+    codes.forEach((code, i) => (model = model.respond(call(`${tag}${i}`, code))));
+    return createAgent({ model: model.respond(new AIMessage({ id: `${tag}-end`, content: "done" })), middleware: [codeModeMiddleware({ sandbox, languages: ["javascript"] })], checkpointer: saver });
+  };
+  await make(["files.list().length"], "a").invoke({ messages: [{ role: "user", content: "go" }], files: oneMiB() }, config);
+  const before = savedBytes(saver);
+  const codes = Array.from({ length: 10 }, (_, i) => `console.log(${i})`);
+  await make(codes, "b").invoke({ messages: [{ role: "user", content: "more" }] }, config);
+  return (savedBytes(saver) - before) / codes.length;
+}
+
+/** A full-value files channel (what deepagents' own ReducedValue does): the baseline. */
+const fullValueFiles = new ReducedValue(z.record(z.string(), z.any()).default(() => ({})) as unknown as z.ZodType<ThreadFiles>, {
+  inputSchema: z.record(z.string(), z.any()).optional() as unknown as z.ZodType<ThreadFilesUpdate | undefined>,
+  reducer: (current: ThreadFiles, update: ThreadFilesUpdate | undefined) => mergeFiles(current, [update]),
+});
+
+/** Checkpoint rows. */
+export async function checkpointRows(sandbox: Sandbox): Promise<BenchRow[]> {
+  const quiet = await perCall(sandbox, codeModeStateFields.files, false);
+  const quietFull = await perCall(sandbox, fullValueFiles, false);
+  const writing = await perCall(sandbox, codeModeStateFields.files, true);
+  const writingFull = await perCall(sandbox, fullValueFiles, true);
+  const agent = await perAgentCall(sandbox);
+  const goal = 4 * KiB;
+  return [
+    {
+      section: "code-mode",
+      metric: "checkpoint bytes per code call, 1 MiB of thread files, graph with ToolNode and MessagesDeltaValue (MemorySaver), call writes nothing",
+      ours: `${(quiet / KiB).toFixed(1)} KiB`,
+      baseline: `${(quietFull / KiB).toFixed(0)} KiB`,
+      baselineName: "files in a full-value channel",
+      goal: "<= 4 KiB beyond what the call wrote",
+      met: quiet <= goal,
+    },
+    {
+      section: "code-mode",
+      metric: "the same, call writes a 1 KiB file (bytes beyond it; a full copy of the files every 10 file updates included)",
+      ours: `${(writing / KiB).toFixed(1)} KiB`,
+      baseline: `${(writingFull / KiB).toFixed(0)} KiB`,
+      baselineName: "files in a full-value channel",
+      goal: "<= 4 KiB beyond what the call wrote",
+      met: writing <= goal,
+    },
+    {
+      section: "code-mode",
+      metric: "the same thread in createAgent with codeModeMiddleware, call writes nothing",
+      ours: `${(agent / KiB).toFixed(0)} KiB`,
+      baselineName: "createAgent stores each tool call's Send (the whole state) and feeds the state back in on invoke",
+      goal: "<= 4 KiB beyond what the call wrote",
+      met: agent <= goal,
+    },
+  ];
+}
+
+/** A 200-cell log of `language`, made live by a runner. */
+async function longLog(sandbox: Sandbox, language: Language, n: number): Promise<CodeCell[]> {
+  const runner = new CodeModeRunner({
+    tools: new Map(),
+    hostFunctions: {},
+    sandbox,
+    limits: {},
+    caps: { maxFileBytes: 1 << 20, maxThreadFilesBytes: 10 << 20, maxThreadFiles: 1000 },
+    record: { maxHostResultBytes: 1 << 20, maxCellRecordBytes: 8 << 20 },
+    maxSessions: 2,
+  });
+  const cells: CodeCell[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const code = language === "python" ? `def f${i}(x):\n    return x * ${i}\nlast = f${i}(2)` : `function f${i}(x) { return x * ${i}; }\nvar last = f${i}(2);`;
+      const outcome = await runner.run({ code, language, persistence: "thread", threadId: `bench-long-${language}`, cells, files: new Map() });
+      if (outcome.cell) cells.push(outcome.cell);
+    }
+  } finally {
+    await runner.dispose();
+  }
+  return cells;
+}
+
+function child(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    c.stdout.on("data", (d) => (out += d));
+    c.stderr.on("data", (d) => (err += d));
+    c.on("close", (code) => (code === 0 ? resolve(out.trim().split("\n").at(-1)!) : reject(new Error(`child exited ${code}: ${err.slice(-1000)}`))));
+  });
+}
+
+/** Restore rows: a child process replays a 200-cell log. */
+export async function restoreRows(sandbox: Sandbox): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const dir = mkdtempSync(join(tmpdir(), "cm-bench-"));
+  try {
+    for (const [language, goalMs] of [["javascript", 200], ["python", 1500]] as const) {
+      const cells = await longLog(sandbox, language, 200);
+      const file = join(dir, `${language}.json`);
+      writeFileSync(file, JSON.stringify(cells));
+      const script = fileURLToPath(new URL("./code-mode-restore-child.js", import.meta.url));
+      const r = JSON.parse(await child([script, file, language])) as { restoreMs: number; totalMs: number; result: unknown; failures: number };
+      if (r.result !== 398 || r.failures !== 0) throw new Error(`bench code-mode: the ${language} 200-cell restore did not work: ${JSON.stringify(r)}`);
+      rows.push({
+        section: "code-mode",
+        metric: `${language}: restore of a 200-cell thread in a fresh process (session start + replay)`,
+        ours: ms(r.restoreMs),
+        baseline: ms(r.totalMs),
+        baselineName: "the whole first call, query cell included",
+        goal: `<= ${goalMs} ms`,
+        met: r.restoreMs <= goalMs,
+      });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+/** RSS rows: 250 tool calls of 900 kB in one cell, in a child process each. */
+export async function rssRows(): Promise<BenchRow[]> {
+  const fixture = fileURLToPath(new URL("../../test/code-mode/fixtures/memory-attack.mjs", import.meta.url));
+  const bound = 2 * (DEFAULT_MAX_CELL_RECORD_BYTES + DEFAULT_MAX_THREAD_FILES_BYTES) + 64 * 1024 * 1024;
+  const rows: BenchRow[] = [];
+  for (const attack of ["js-many", "py-many", "js-huge"]) {
+    const r = JSON.parse(await child(["--expose-gc", fixture, attack])) as { peakOverBaselineBytes: number; logBytes: number };
+    rows.push({
+      section: "code-mode",
+      metric: `host RSS peak over its baseline, ${attack === "js-huge" ? "a 11.8 MB tool result six times (JS)" : `250 tool calls of 900 kB in one cell (${attack.startsWith("js") ? "JS" : "Python"})`}`,
+      ours: mib(r.peakOverBaselineBytes),
+      baseline: mib(r.logBytes),
+      baselineName: "what the log keeps",
+      goal: `<= 2 x the caps + 64 MiB (${mib(bound)})`,
+      met: r.peakOverBaselineBytes <= bound,
+    });
+  }
+  return rows;
+}
