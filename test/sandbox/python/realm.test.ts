@@ -113,6 +113,32 @@ describe("the realm reached from Python holds no capability", { timeout: 60_000 
     expect(next.result).toBe(2);
   });
 
+  it("pyodide_js._module.print and printErr no longer reach the real console (4 MB of them, a 64 KiB cap)", async () => {
+    // Before: Emscripten's console.log/console.error bound at load wrote around the channel, and
+    // only the host's raw-byte bound stopped it (output_limit, the process replaced).
+    const code = `import importlib\nm = importlib.import_module("pyodide_js")._module\nline = "x" * 100000\nfor _ in range(20):\n    m.print(line)\n    m.printErr(line)\n'sent'`;
+    const r = await engine.run(code, options({ maxOutputBytes: 64 * 1024 }));
+    expect(r.status).toBe("success");
+    expect(r.result).toBe("sent");
+    expect(r.stdout).toBe("");
+  });
+
+  it("/dev/tty and /dev/tty1 write into the run's counted stdout and stderr, and /dev/tty cannot be read", async () => {
+    // Before: Emscripten's terminal operations wrote through the console bound at load, around
+    // the channel (the host replaced the whole process), and read the process's real stdin.
+    const small = await engine.run(
+      `import os\nfor dev, text in (("/dev/tty", b"to tty\\n"), ("/dev/tty1", b"to tty1\\n")):\n    fd = os.open(dev, os.O_WRONLY)\n    os.write(fd, text)\n    os.close(fd)\ntry:\n    os.read(os.open("/dev/tty", os.O_RDONLY), 10)\nexcept OSError as e:\n    print(e.errno)`,
+      options(),
+    );
+    expect(small.status).toBe("success");
+    expect(small.stdout).toBe("to tty\n29\n");
+    expect(small.stderr).toBe("to tty1\n");
+    const flood = await engine.run(`import os\nfd = os.open("/dev/tty", os.O_WRONLY)\nfor _ in range(40):\n    os.write(fd, b"y" * 100000)`, options({ maxOutputBytes: 64 * 1024 }));
+    expect(flood.status).toBe("output_limit");
+    expect(flood.stdout.length).toBe(64 * 1024);
+    expect(flood.error?.message).not.toMatch(/around the sandbox's output channel/);
+  });
+
   it("has no timers outside a run and no nested workers", async () => {
     const r = await engine.run("import importlib\njs = importlib.import_module('js')\n[getattr(js, 'Worker', None) is None, getattr(js, 'SharedWorker', None) is None]", options());
     expect(r.result).toEqual([true, true]);

@@ -6,7 +6,7 @@
  * The worker resets in place only runs whose every import call was on the closed list of
  * pure-imports.ts (anything else replaces the worker). So the reset restores:
  * - the whole linear memory, byte for byte (a run that grew it is never reset: growth is not on
- *   the list, and memory cannot shrink);
+ *   the list, and memory cannot shrink), from a copy without its all-zero pages (about half);
  * - every mutable global: `__stack_pointer` (exported), the stack limits and `tempRet0` (not
  *   exported: read and written through their exported accessors), and the 280 imported GOT
  *   globals;
@@ -47,8 +47,74 @@ const defineProperty = Reflect.defineProperty;
 const deleteProperty = Reflect.deleteProperty;
 const isArray = Array.isArray;
 const TypedArraySet = Uint8Array.prototype.set;
-const TypedArraySlice = Uint8Array.prototype.slice;
+const TypedArraySubarray = Uint8Array.prototype.subarray;
+const TypedArrayFill = Uint8Array.prototype.fill;
+const BigUint64ArrayCtor = BigUint64Array;
+const Uint8ArrayCtor = Uint8Array;
 const lengthGetter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "length")!.get!;
+
+/** Granularity of the sparse copy of the memory: a page is kept only when it is not all zero. */
+const PAGE = 4096;
+
+/**
+ * The memory at baseline, without its all-zero pages (about half of a ready interpreter's
+ * 31 MB): `segments` are [start, end, offset in `data` or -1 for zeros], merged into runs.
+ */
+interface SparseHeap {
+  bytes: number;
+  data: Uint8Array;
+  segments: Int32Array;
+  count: number;
+}
+
+function sparseCopy(live: Uint8Array): SparseHeap {
+  const bytes = ReflectApply(lengthGetter, live, []) as number;
+  // Read 8 bytes at a time: `bytes` is a multiple of the WebAssembly page (64 KiB).
+  const words = new BigUint64ArrayCtor(live.buffer, live.byteOffset, bytes / 8);
+  const pages = Math.ceil(bytes / PAGE);
+  const zero: boolean[] = [];
+  let dataBytes = 0;
+  for (let page = 0; page < pages; page++) {
+    let isZero = true;
+    for (let w = (page * PAGE) / 8, end = Math.min(bytes, (page + 1) * PAGE) / 8; w < end; w++) {
+      if (words[w] !== 0n) {
+        isZero = false;
+        break;
+      }
+    }
+    zero.push(isZero);
+    if (!isZero) dataBytes += Math.min(bytes, (page + 1) * PAGE) - page * PAGE;
+  }
+  const data = new Uint8ArrayCtor(dataBytes);
+  const segments: number[] = [];
+  let offset = 0;
+  for (let page = 0; page < pages; ) {
+    const kind = zero[page];
+    let last = page;
+    while (last + 1 < pages && zero[last + 1] === kind) last += 1;
+    const start = page * PAGE;
+    const end = Math.min(bytes, (last + 1) * PAGE);
+    if (kind) segments.push(start, end, -1);
+    else {
+      ReflectApply(TypedArraySet, data, [ReflectApply(TypedArraySubarray, live, [start, end]), offset]);
+      segments.push(start, end, offset);
+      offset += end - start;
+    }
+    page = last + 1;
+  }
+  return { bytes, data, segments: Int32Array.from(segments), count: segments.length };
+}
+
+function restoreSparse(live: Uint8Array, heap: SparseHeap): void {
+  const { data, segments, count } = heap;
+  for (let i = 0; i < count; i += 3) {
+    const start = segments[i]!;
+    const end = segments[i + 1]!;
+    const offset = segments[i + 2]!;
+    if (offset < 0) ReflectApply(TypedArrayFill, live, [0, start, end]);
+    else ReflectApply(TypedArraySet, live, [ReflectApply(TypedArraySubarray, data, [offset, offset + (end - start)]), start]);
+  }
+}
 
 /** One object's own properties at baseline, to put back after a run. */
 interface ObjectShape {
@@ -122,8 +188,8 @@ export interface InterpreterBaseline {
  */
 export function captureBaseline(module: BaselineModule, objects: readonly object[], got: ReadonlyArray<{ value: unknown }>): InterpreterBaseline {
   const heapOf = () => module.HEAPU8;
-  const heap = ReflectApply(TypedArraySlice, heapOf(), []) as Uint8Array;
-  const heapBytes = ReflectApply(lengthGetter, heap, []) as number;
+  const heap = sparseCopy(heapOf());
+  const heapBytes = heap.bytes;
   const stackPointer = module.___stack_pointer;
   const stackPointerValue = stackPointer.value;
   const getBase = module._emscripten_stack_get_base;
@@ -170,7 +236,7 @@ export function captureBaseline(module: BaselineModule, objects: readonly object
       for (let i = 0; i < tableLength; i++) {
         if (ReflectApply(tableGet, table, [i]) !== tableEntries[i]) return "function table changed";
       }
-      ReflectApply(TypedArraySet, live, [heap]);
+      restoreSparse(live, heap);
       stackPointer.value = stackPointerValue;
       if (getBase() !== stackBase || getEnd() !== stackEnd) setLimits(stackBase, stackEnd);
       if (getTempRet() !== tempRet) setTempRet(tempRet);

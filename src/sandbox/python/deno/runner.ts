@@ -45,12 +45,21 @@ interface RunnerConfig {
 }
 const config = JSON.parse(Deno.args[0] ?? "{}") as RunnerConfig;
 
-/** Time Python gets to unwind after the soft interrupt before its worker is terminated. */
-const HARD_KILL_GRACE_MS = 300;
+/**
+ * Time Python gets to unwind after the soft interrupt before its worker is terminated. A session
+ * keeps its interpreter when the interrupt works, so it gets longer; a pool interpreter is
+ * replaced after a timeout either way, and the grace only buys the error's line and stack (a
+ * loop that swallows KeyboardInterrupt returns at the limit + this).
+ */
+const HARD_KILL_GRACE_MS = config.session ? 300 : 150;
 /** A cancelled run gets less: the caller is waiting (the host kills the process at 280 ms). */
 const CANCEL_GRACE_MS = 200;
-/** How often the supervisor samples the process's resident memory during a run. */
-const MEMORY_POLL_MS = 10;
+/**
+ * How often the supervisor samples the process's resident memory during a run (two samples in a
+ * row over the line stop it). A JS-side bomb grows by ~1 MiB per ms here: 10 ms polls let it
+ * overshoot the slack by ~25 MiB, 5 ms by about half (bench: "memory-limit overshoot").
+ */
+const MEMORY_POLL_MS = 5;
 /**
  * Resident memory a run may add beyond its limit before the supervisor terminates the worker
  * (the JS side of output and results, allocator slack). The in-realm cap usually stops a
@@ -90,7 +99,9 @@ function newNonce(): string {
 async function obtainSnapshot(): Promise<Uint8Array | undefined> {
   if (config.snapshotPath) {
     try {
-      return await Deno.readFile(config.snapshotPath);
+      const bytes = await Deno.readFile(config.snapshotPath);
+      snapshotInFile = true;
+      return bytes;
     } catch {
       // Missing or unreadable: make a new one below.
     }
@@ -145,7 +156,33 @@ interface Interpreter {
   readyRss: number;
 }
 
+/**
+ * The snapshot, kept in this thread only when there is no file to read it from again (31 MB of
+ * resident memory per process otherwise): a snapshot read from the cache file is read again for
+ * every new interpreter (~10 ms from the page cache; a replacement takes ~600 ms anyway).
+ */
 let snapshot: Uint8Array | undefined;
+let snapshotInFile = false;
+/** The bytes read at start, handed to the first interpreter as they are. */
+let firstRead: Uint8Array | undefined;
+
+/** The snapshot bytes for one new interpreter (its own copy: it is transferred). */
+async function snapshotForInterpreter(): Promise<Uint8Array | undefined> {
+  if (firstRead) {
+    const bytes = firstRead;
+    firstRead = undefined;
+    return bytes;
+  }
+  if (snapshotInFile && config.snapshotPath) {
+    try {
+      return await Deno.readFile(config.snapshotPath);
+    } catch {
+      // Deleted since: the interpreter starts without one (slower, same behaviour).
+      return undefined;
+    }
+  }
+  return snapshot?.slice();
+}
 /** Packages to install in every interpreter (the host's second line; see wheels.ts). */
 let packages: WorkerPackages = { files: {}, topLevel: [] };
 let current: Interpreter | undefined;
@@ -155,7 +192,7 @@ function startInterpreter(): Interpreter {
   const buffer = new SharedArrayBuffer(4);
   const nonce = newNonce();
   const interpreter: Interpreter = { worker, lastNonce: nonce, interrupt: new Int32Array(buffer), ready: Promise.resolve(), dead: false, readyRss: 0 };
-  interpreter.ready = new Promise<void>((resolve, reject) => {
+  const started = new Promise<void>((resolve, reject) => {
     worker.onmessage = (event) => {
       const data = event.data as Nonced<WorkerMessage>;
       if (data?.nonce !== nonce) return;
@@ -169,9 +206,14 @@ function startInterpreter(): Interpreter {
       reject(new Error(event.message ?? "interpreter worker failed to start"));
     };
   });
-  // The worker gets its own copy by transfer (one copy, not two); the original is kept for later interpreters.
-  const copy = snapshot?.slice();
-  worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, packages, session: config.session, introspection: config.introspection === true, nonce }, copy ? [copy.buffer as ArrayBuffer] : []);
+  // The worker gets its own copy by transfer (one copy, not two).
+  interpreter.ready = snapshotForInterpreter().then((copy) => {
+    if (interpreter.dead) return started;
+    worker.postMessage({ type: "init", pyodideUrl: config.pyodideUrl, snapshot: copy, interruptBuffer: buffer, packages, session: config.session, introspection: config.introspection === true, nonce }, copy ? [copy.buffer as ArrayBuffer] : []);
+    return started;
+  });
+  // Not awaited by anyone when the interpreter is killed before it is ready.
+  started.catch(() => undefined);
   return interpreter;
 }
 
@@ -568,7 +610,10 @@ async function main(): Promise<void> {
   if (second.done) Deno.exit(0);
   const sent = JSON.parse(second.value) as { files: Record<string, string>; topLevel: string[] };
   packages = { files: fromBase64Files(sent.files), topLevel: sent.topLevel };
-  snapshot = await obtainSnapshot();
+  const obtained = await obtainSnapshot();
+  // A snapshot that is in the cache file is read from there again (snapshotForInterpreter).
+  if (snapshotInFile) firstRead = obtained;
+  else snapshot = obtained;
   current = startInterpreter();
   try {
     await current.ready;

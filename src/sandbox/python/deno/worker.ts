@@ -204,6 +204,58 @@ function stripRealm(): void {
   defineProperty(globalThis, "console", { value: silent, writable: false, configurable: false, enumerable: false });
 }
 
+/**
+ * Emscripten bound `Module.print` and `Module.printErr` to the real console when Pyodide loaded
+ * (before the realm was stripped), and Python reaches them as `pyodide_js._module.print`: they
+ * wrote straight to the process's stdout and stderr, around the run's output cap (the host's
+ * byte bound caught it). Replaced by silent functions; Pyodide's own output goes through
+ * setStdout/setStderr, not through these.
+ */
+function silenceModuleConsole(module: Record<string, unknown>): void {
+  const silent = freeze(function silent(): void {});
+  for (const name of ["print", "printErr"]) {
+    defineProperty(module, name, { value: silent, writable: true, configurable: true, enumerable: true });
+  }
+}
+
+/** Longest line the terminal devices buffer before it is written out. */
+const TTY_LINE_BYTES = 4096;
+
+/**
+ * `/dev/tty` and `/dev/tty1` are Emscripten terminals whose default operations write through the
+ * console bound at load (to the process's real stdout and stderr, around the output cap) and read
+ * the process's real stdin (the supervisor's request pipe; it failed only because `process` is
+ * gone from the realm). Writes now go to the run's counted stdout and stderr like any output,
+ * in lines of at most 4 KiB (the default kept any number of bytes until a newline); reads fail
+ * with EIO, like stdin.
+ */
+function tameTerminals(module: { TTY: Record<string, unknown>; FS: { ErrnoError: new (errno: number) => Error } }, eio: number): void {
+  const routes: Array<[string, "stdout" | "stderr"]> = [["default_tty_ops", "stdout"], ["default_tty1_ops", "stderr"]];
+  for (const [name, stream] of routes) {
+    const ops = module.TTY[name] as Record<string, unknown> | undefined;
+    if (!ops) continue;
+    const sink = writer(stream);
+    const flush = (tty: { output?: number[] }) => {
+      const bytes = tty.output ?? [];
+      tty.output = [];
+      if (bytes.length > 0) sink.write(Uint8Array.from(bytes));
+    };
+    ops.put_char = (tty: { output?: number[] }, value: number | null) => {
+      if (value === null || value === 10) {
+        if (value === 10) (tty.output ??= []).push(10);
+        flush(tty);
+        return;
+      }
+      if (value !== 0) (tty.output ??= []).push(value);
+      if ((tty.output?.length ?? 0) >= TTY_LINE_BYTES) flush(tty);
+    };
+    ops.fsync = flush;
+    ops.get_char = () => {
+      throw new module.FS.ErrnoError(eio);
+    };
+  }
+}
+
 /** What Python's `js` module shows (Pyodide's `jsglobals`): timers only. */
 const jsGlobals = freeze({
   setTimeout: guestSetTimeout,
@@ -587,6 +639,12 @@ async function handle(request: WorkerRequest): Promise<void> {
     }
     case "init": {
       const py = await load(request.pyodideUrl, request.snapshot, false);
+      // Pyodide keeps its load options as `_api.config`, and the init message holds the 31 MB
+      // snapshot too: both dropped (its bytes were copied into the interpreter's memory), so
+      // V8 can free it (measured: ~30 MiB less resident memory per process).
+      const loadConfig = (py as unknown as { _api: { config?: Record<string, unknown> } })._api.config;
+      if (loadConfig) delete loadConfig._loadSnapshot;
+      delete (request as { snapshot?: Uint8Array }).snapshot;
       installPackages(py, request.packages, false);
       // The standard library, site-packages and lib-dynload cannot be changed by any descriptor.
       const modFs = py as unknown as { _module: { FS: ReadOnlyFs; ERRNO_CODES: Record<string, number> } };
@@ -645,6 +703,8 @@ async function handle(request: WorkerRequest): Promise<void> {
       // Before the baseline is taken: the devices are part of every interpreter's start.
       runInputs.replaceEntropyDevices(module.FS as unknown as Parameters<typeof runInputs.replaceEntropyDevices>[0]);
       stripRealm();
+      silenceModuleConsole(module as unknown as Record<string, unknown>);
+      tameTerminals(module as unknown as Parameters<typeof tameTerminals>[0], modFs._module.ERRNO_CODES.EIO ?? 29);
       proxyRelease = scopeAsyncSources(
         { setTimeout: (fn, ms) => guestSetTimeout(fn, ms), epoch: () => runEpoch, inRun: () => inRun },
         (py as unknown as { _module: Parameters<typeof scopeAsyncSources>[1] })._module,

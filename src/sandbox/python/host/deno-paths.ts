@@ -46,7 +46,7 @@ export function resolvePythonPaths(): PythonPaths {
   const { binary, version } = resolveDeno();
   const runnerDir = runnerDirectory();
   const cacheDir = snapshotCacheDir(pyodideDir);
-  return {
+  const paths: PythonPaths = {
     denoBinary: binary,
     pyodideDir: pyodideDir.endsWith("/") ? pyodideDir : `${pyodideDir}/`,
     pyodideVersion,
@@ -56,6 +56,34 @@ export function resolvePythonPaths(): PythonPaths {
     // "-h0": made with a fixed hash seed (older snapshots carry a random one).
     snapshotFile: join(cacheDir, `pyodide-${pyodideVersion}-deno-${version}-h0.snapshot`),
   };
+  checkDenoReadPaths(paths);
+  return paths;
+}
+
+/**
+ * Refuses paths that Deno's `--allow-read=a,b,c` list would misread: it splits on commas, so
+ * `/srv/x,/etc` would grant `/etc` too (or a path that does not exist, and the engine fails
+ * later with a permission error nobody can place). Every path of that list is checked, with
+ * what to do about the one that failed.
+ *
+ * @throws EngineSetupError naming the path.
+ * @example
+ * checkDenoReadPaths(resolvePythonPaths()); // nothing: no commas
+ */
+export function checkDenoReadPaths(paths: Pick<PythonPaths, "pyodideDir" | "runnerDir" | "sharedDir" | "snapshotFile">): void {
+  const entries: Array<[string, string, string]> = [
+    ["the Pyodide package folder", paths.pyodideDir, "install the project in a folder whose path has no commas"],
+    ["the runner's folder", paths.runnerDir, "install codegen-sandbox in a folder whose path has no commas"],
+    ["the runner's shared folder", paths.sharedDir, "install codegen-sandbox in a folder whose path has no commas"],
+    ["the snapshot file", paths.snapshotFile, `set ${CACHE_DIR_VARIABLE} to an absolute folder whose path has no commas`],
+  ];
+  for (const [what, path, fix] of entries) {
+    if (path.includes(",") || path.includes("\0")) {
+      throw new EngineSetupError(
+        `${what} is ${JSON.stringify(path)}: Deno's --allow-read list is comma-separated, so a path with a comma (or a NUL byte) cannot be granted exactly; ${fix}`,
+      );
+    }
+  }
 }
 
 /** The environment variable that moves the snapshot cache (docs/python.md, "The snapshot cache"). */

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExecutionResult, ExecutionStatus, JsonValue } from "../../types.js";
-import type { PythonPaths } from "./deno-paths.js";
+import { checkDenoReadPaths, type PythonPaths } from "./deno-paths.js";
 import type { HostReply, HostRequest, PythonOutcome, RunLimits, RunnerMessage } from "../shared/protocol.js";
 import { EngineSetupError } from "./errors.js";
 import { HostCallBroker } from "./host-calls.js";
@@ -19,7 +19,7 @@ import { checkResultReply } from "./reply-check.js";
 import { checkOutcome } from "../shared/outcome-check.js";
 import { cancelledResult } from "../../cancelled.js";
 
-/** Extra time past `timeoutMs` before the host kills the whole process (the runner stops the run itself at +150 ms). */
+/** Extra time past `timeoutMs` before the host kills the whole process (the runner terminates a run that ignores its interrupt at +150 ms in a pool, +300 ms in a session). */
 export const HOST_KILL_GRACE_MS = 1500;
 /**
  * Resident memory a run may add beyond `memoryLimitBytes` before the host kills the process.
@@ -54,6 +54,8 @@ export function resultLineLimitBytes(limits: RunLimits): number {
 
 /** Builds the `deno run` command line: read access to Pyodide and the runner only, everything else denied. */
 export function denoArgs(paths: PythonPaths, session: boolean, introspection = false): string[] {
+  // Checked again here, where the list is made (paths may have been changed since they were resolved).
+  checkDenoReadPaths(paths);
   const config = JSON.stringify({ pyodideUrl: `file://${paths.pyodideDir}`, snapshotPath: paths.snapshotFile, session, ...(introspection ? { introspection } : {}) });
   return [
     "run",
@@ -75,7 +77,7 @@ export function denoArgs(paths: PythonPaths, session: boolean, introspection = f
     // --liftoff-only: Pyodide's 10 MB of WebAssembly stays on the baseline compiler. Measured
     // here (2 shared cores): 30 MiB less resident memory, faster start, and no background
     // tier-up competing with runs for the CPU (docs/python.md).
-    `--v8-flags=--max-old-space-size=${V8_OLD_SPACE_MB},--disallow-code-generation-from-strings,--liftoff-only`,
+    `--v8-flags=--max-old-space-size=${V8_OLD_SPACE_MB},--disallow-code-generation-from-strings,--liftoff-only,--max-semi-space-size=2`,
     join(paths.runnerDir, "runner.js"),
     config,
   ];
