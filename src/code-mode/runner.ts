@@ -499,7 +499,8 @@ function toolCallsOf(calls: readonly RecordedHostCall[]): ArtifactToolCall[] {
     .map((c) => {
       const bytes = c.value === undefined ? 0 : Buffer.byteLength(JSON.stringify(c.value));
       const input = c.argsSha256 === undefined ? (c.args[0] ?? {}) : null;
-      const inputBytes = c.argsSha256 === undefined ? Buffer.byteLength(JSON.stringify(input)) : (c.argsBytes ?? ARTIFACT_OUTPUT_BYTES + 1);
+      // A tool's host function takes one argument, its input: the arguments' JSON is "[" + input + "]".
+      const inputBytes = c.argsSha256 === undefined ? Buffer.byteLength(JSON.stringify(input)) : (c.argsBytes ?? ARTIFACT_OUTPUT_BYTES + 3) - 2;
       return {
         name: c.name.slice("__tool_".length),
         input: inputBytes <= ARTIFACT_OUTPUT_BYTES ? input : null,
