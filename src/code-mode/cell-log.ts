@@ -18,11 +18,16 @@ import type { ThreadFile, ThreadFilesUpdate } from "./files.js";
 export interface RecordedHostCall {
   /** Host function name (tools are `__tool_<name>`). */
   name: string;
+  /** The arguments (empty when they are kept as `argsSha256`). */
   args: JsonValue[];
+  /** SHA-256 of the arguments' JSON, for arguments too large to keep (a replay matches the digest). */
+  argsSha256?: string;
+  /** Bytes of the arguments' JSON, when they are kept as `argsSha256`. */
+  argsBytes?: number;
   /** What the guest received (absent with `error`, or for `undefined`). */
   value?: JsonValue;
   error?: { name: string; message: string };
-  /** Rank of this call's answer among the cell's answers (the order they reached the guest). */
+  /** Rank of this call's answer among the cell's answers (the order they reached the guest); -1 when the run ended before it was answered. */
   order: number;
 }
 

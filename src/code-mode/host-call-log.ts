@@ -11,6 +11,7 @@
  *   of answers; a call the recording does not have (another name or other arguments, or one
  *   call too many) fails the replay and never reaches a real function.
  */
+import { createHash } from "node:crypto";
 import { describeHostFailure } from "../sandbox/host-call-context.js";
 import type { HostFunction, JsonValue } from "../sandbox/types.js";
 import type { RecordedHostCall } from "./cell-log.js";
@@ -35,12 +36,22 @@ class GuestError extends Error {
   }
 }
 
-function argsBytes(args: JsonValue[]): number {
+/** The JSON text of a call's arguments (as the replay compares them), or "null" when they have none. */
+function argsJson(args: JsonValue[]): string {
   try {
-    return Buffer.byteLength(JSON.stringify(args));
+    return JSON.stringify(args) ?? "null";
   } catch {
-    return 0;
+    return "null";
   }
+}
+
+/** Bytes of a recorded call's JSON besides its name, arguments and value (`{"name":..,"args":..,"order":..}`). */
+const ENTRY_BYTES = 40;
+/** Bytes a call's arguments kept as their digest count for (the digest and its field). */
+const DIGEST_BYTES = 80;
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }
 
 /** Records the host calls of one cell (see the module comment). */
@@ -74,7 +85,29 @@ export class HostCallRecorder {
         if (this.closed) throw new GuestError("HostCallError", "the program that made this call has ended");
         const entry: RecordedHostCall = { name, args, order: -1 };
         this.calls.push(entry);
-        this.bytes += argsBytes(args);
+        // Arguments count against the cell's cap like values: arguments larger than one value may
+        // be are kept as their digest (a replay still matches them), and past the cell's cap the
+        // call is refused and kept as its digest, so no cell's recording outgrows its caps (200
+        // calls with 4 MB arguments once made an 800 MB log).
+        const json = argsJson(args);
+        const bytes = Buffer.byteLength(json);
+        const asDigest = () => {
+          entry.args = [];
+          entry.argsSha256 = sha256(json);
+          entry.argsBytes = bytes;
+        };
+        if (bytes > this.caps.maxHostResultBytes) asDigest();
+        // The entry's own fields count too (a million calls of `note()` hold more than their arguments).
+        const stored = ENTRY_BYTES + name.length + (entry.argsSha256 === undefined ? bytes : DIGEST_BYTES);
+        if (this.bytes + stored > this.caps.maxCellRecordBytes) {
+          if (entry.argsSha256 === undefined) asDigest();
+          const message = `the host calls of this program have sent and received more than ${this.caps.maxCellRecordBytes} bytes in all (maxCellRecordBytes); ${shownName(name)} was not called with these ${bytes} bytes of arguments: do the rest in a next program`;
+          entry.error = { name: "HostResultLimitError", message };
+          this.bytes += DIGEST_BYTES + message.length;
+          entry.order = this.settled++;
+          throw new GuestError("HostResultLimitError", message);
+        }
+        this.bytes += stored;
         try {
           const raw: unknown = await fn(...args);
           const value = this.admit(name, raw);
@@ -133,6 +166,12 @@ function shownName(name: string): string {
   return name.startsWith("__tool_") ? `tools.${name.slice("__tool_".length)}` : name;
 }
 
+/** Whether a replayed call's arguments are those recorded (by digest when the recording kept only that). */
+function sameArgs(recorded: RecordedHostCall, args: JsonValue[]): boolean {
+  if (typeof recorded.argsSha256 === "string") return sha256(argsJson(args)) === recorded.argsSha256;
+  return JSON.stringify(recorded.args) === JSON.stringify(args);
+}
+
 /** Why a replay did not follow its recording (the first time it did not). */
 export interface ReplayDivergence {
   message: string;
@@ -164,7 +203,7 @@ export class HostCallReplayer {
   private answer(name: string, args: JsonValue[]): Promise<JsonValue | undefined> {
     const i = this.index;
     const recorded = this.recording[i];
-    if (!recorded || recorded.name !== name || JSON.stringify(recorded.args) !== JSON.stringify(args)) {
+    if (!recorded || recorded.name !== name || !sameArgs(recorded, args)) {
       const message = !recorded
         ? `the replayed cell made a host call the recording does not have (${shownName(name)}, call ${i + 1})`
         : `the replayed cell called ${shownName(name)} where the recording has ${shownName(recorded.name)}${recorded.name === name ? " with other arguments" : ""} (call ${i + 1})`;

@@ -12,7 +12,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { SandboxSessionEndedError } from "../errors.js";
+import { InvalidOptionError, SandboxSessionEndedError } from "../errors.js";
 import { getSharedSandbox } from "../sandbox/run-code.js";
 import {
   DEFAULT_MAX_HOST_CALLS,
@@ -21,6 +21,10 @@ import {
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MEMORY_LIMIT_BYTES,
   DEFAULT_TIMEOUT_MS,
+  MAX_HOST_CALLS_IN_FLIGHT,
+  MAX_MEMORY_LIMIT_BYTES,
+  MAX_OUTPUT_CAP_BYTES,
+  MAX_TIMEOUT_MS,
 } from "../sandbox/options.js";
 import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox, SandboxSession } from "../sandbox/types.js";
 import { persistTopLevel } from "./persist-declarations.js";
@@ -109,7 +113,20 @@ const ENGINE_FILE_SLACK = 2;
 
 /** The replay budget of a cell: its own limit, twice, plus a second (never the caller's current limit). */
 export function replayTimeoutMs(ran: CellLimitsRan | undefined, fallbackMs: number): number {
-  return 2 * Math.max(ran?.timeoutMs ?? fallbackMs, ran?.durationMs ?? 0) + 1000;
+  const timeoutMs = within(ran?.timeoutMs, 1, MAX_TIMEOUT_MS) ?? fallbackMs;
+  const durationMs = within(ran?.durationMs, 0, MAX_TIMEOUT_MS) ?? 0;
+  return Math.min(MAX_TIMEOUT_MS, 2 * Math.max(timeoutMs, durationMs) + 1000);
+}
+
+/** `value` when it is a number in [min, max], else undefined (a log edited by hand may hold anything). */
+function within(value: unknown, min: number, max: number): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value >= min && value <= max ? value : undefined;
+}
+
+/** A whole number in [1, max] from a log entry, else `fallback`. */
+function loggedLimit(value: unknown, max: number, fallback: number): number {
+  const v = within(value, 1, max);
+  return v !== undefined && Number.isInteger(v) ? v : fallback;
 }
 
 /** Runs cells and keeps the live sessions of threads. */
@@ -233,7 +250,7 @@ export class CodeModeRunner {
 
   private async runInThread(key: string, request: CellRequest, notes: string[]): Promise<CellOutcome> {
     const cells = cellsOf(request.cells, request.language);
-    const ids = cells.map((c) => c.id);
+    const ids = cells.map(cellSignature);
     let live = this.cache.get(key);
     let restore: RestoreReport | undefined;
     if (!live || live.session.disposed || !sameIds(live.applied, ids)) {
@@ -286,7 +303,7 @@ export class CodeModeRunner {
     if (envChange) cell.env = envChange;
     const filesIn = filesDelta(live.files, engineFiles);
     if (filesIn) cell.filesIn = filesIn;
-    live.applied.push(cell.id);
+    live.applied.push(cellSignature(cell));
     live.files = result.files ?? engineFiles;
     live.env = env;
     outcome.cell = cell;
@@ -297,7 +314,7 @@ export class CodeModeRunner {
   /** A fresh session with `cells` replayed into it, and how that went. */
   private async restore(language: Language, cells: CodeCell[]): Promise<{ live: LiveSession; report: RestoreReport }> {
     const started = performance.now();
-    const memoryLimitBytes = Math.max(this.limitsNow().memoryLimitBytes, ...cells.map((c) => c.ran?.memoryLimitBytes ?? 0));
+    const memoryLimitBytes = Math.max(this.limitsNow().memoryLimitBytes, ...cells.map((c) => loggedLimit(c.ran?.memoryLimitBytes, MAX_MEMORY_LIMIT_BYTES, 0)));
     const failures: string[] = [];
     const skipped = new Set<number>();
     const open = async (): Promise<LiveSession> => ({
@@ -310,7 +327,7 @@ export class CodeModeRunner {
     let restarts = 0;
     for (let i = 0; i < cells.length; i++) {
       const cell = cells[i]!;
-      live.applied.push(cell.id);
+      live.applied.push(cellSignature(cell));
       if (skipped.has(i)) continue;
       const failure = await this.replayCell(live, cell);
       if (failure === undefined) continue;
@@ -325,7 +342,7 @@ export class CodeModeRunner {
       live = await open();
       if (++restarts > MAX_REPLAY_RESTARTS) {
         failures.push(`the cells after cell ${i + 1} were not replayed (the replay had to restart ${restarts} times)`);
-        live.applied = cells.map((c) => c.id);
+        live.applied = cells.map(cellSignature);
         break;
       }
       i = -1;
@@ -348,10 +365,10 @@ export class CodeModeRunner {
     try {
       result = await runCell(live.session, cell.code, cell.language, {
         timeoutMs: replayTimeoutMs(ran, this.limitsNow().timeoutMs),
-        maxOutputBytes: ran?.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-        maxHostCalls: ran?.maxHostCalls ?? DEFAULT_MAX_HOST_CALLS,
-        maxHostCallsInFlight: ran?.maxHostCallsInFlight ?? DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
-        maxResultBytes: ran?.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+        maxOutputBytes: loggedLimit(ran?.maxOutputBytes, MAX_OUTPUT_CAP_BYTES, DEFAULT_MAX_OUTPUT_BYTES),
+        maxHostCalls: loggedLimit(ran?.maxHostCalls, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_HOST_CALLS),
+        maxHostCallsInFlight: loggedLimit(ran?.maxHostCallsInFlight, MAX_HOST_CALLS_IN_FLIGHT, DEFAULT_MAX_HOST_CALLS_IN_FLIGHT),
+        maxResultBytes: loggedLimit(ran?.maxResultBytes, MAX_OUTPUT_CAP_BYTES, DEFAULT_MAX_RESULT_BYTES),
         globals: env.globals,
         ...this.fileOptions(),
         files,
@@ -360,6 +377,8 @@ export class CodeModeRunner {
       });
     } catch (error) {
       if (error instanceof SandboxSessionEndedError) return "could not run: its session had ended";
+      // A log entry edited by hand (globals, host function names, seed) the sandbox refuses: reported, and the thread goes on.
+      if (error instanceof InvalidOptionError) return `could not run: its log entry is not valid (${error.message.split("\n")[0]})`;
       throw error;
     } finally {
       live.env = env;
@@ -479,8 +498,9 @@ function toolCallsOf(calls: readonly RecordedHostCall[]): ArtifactToolCall[] {
     .filter((c) => c.name.startsWith("__tool_"))
     .map((c) => {
       const bytes = c.value === undefined ? 0 : Buffer.byteLength(JSON.stringify(c.value));
-      const input = c.args[0] ?? {};
-      const inputBytes = Buffer.byteLength(JSON.stringify(input));
+      const input = c.argsSha256 === undefined ? (c.args[0] ?? {}) : null;
+      // A tool's host function takes one argument, its input: the arguments' JSON is "[" + input + "]".
+      const inputBytes = c.argsSha256 === undefined ? Buffer.byteLength(JSON.stringify(input)) : (c.argsBytes ?? ARTIFACT_OUTPUT_BYTES + 3) - 2;
       return {
         name: c.name.slice("__tool_".length),
         input: inputBytes <= ARTIFACT_OUTPUT_BYTES ? input : null,
@@ -501,6 +521,18 @@ function legacyCalls(cell: CodeCell): RecordedHostCall[] {
     ...(c.error ? { error: c.error } : {}),
     order: i,
   }));
+}
+
+/**
+ * What a live session knows a cell by: its id and what it ran (code, seed, clock, status, env,
+ * names of globals, number of host calls, paths it saw), so that a log edited by hand under the same ids (an
+ * `updateState` with an `Overwrite`) is replayed, as a fresh process would, rather than answered
+ * by a session that ran something else. Recorded values and the values of globals are not compared (they can be megabytes).
+ */
+function cellSignature(cell: CodeCell): string {
+  // Object keys sorted: a checkpointer may store JSON with its keys in another order (PostgreSQL's jsonb).
+  const env = cell.env ? [cell.env.hostFunctions ?? null, cell.env.globals ? Object.keys(cell.env.globals).sort() : null] : null;
+  return JSON.stringify([cell.id, cell.language, cell.code, cell.seed ?? null, cell.clock ?? null, cell.status ?? null, env, cell.hostCalls?.length ?? null, Object.keys(cell.filesIn ?? {}).sort()]);
 }
 
 function sameIds(a: string[], b: string[]): boolean {

@@ -10,7 +10,7 @@ import type { JsonValue, SandboxSession } from "../sandbox/types.js";
 /** A live session and exactly what it has run: the log cells, the files after them, what they were given. */
 export interface LiveSession {
   session: SandboxSession;
-  /** Ids of the log cells it has run, in order. */
+  /** The log cells it has run, in order, each by its id and what it ran (`cellSignature` in runner.ts). */
   applied: string[];
   /** The file set after its last cell (engine paths): what the next cell starts from, unless told otherwise. */
   files: Record<string, Uint8Array>;

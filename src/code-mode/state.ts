@@ -34,9 +34,12 @@ const json = z.custom<unknown>(() => true);
 const recordedCall = z.object({
   name: z.string(),
   args: z.array(json),
+  argsSha256: z.string().optional(),
+  argsBytes: z.number().optional(),
   value: json.optional(),
   error: z.object({ name: z.string(), message: z.string() }).optional(),
-  order: z.number().int().nonnegative(),
+  // -1: the run ended before this call was answered (the guest never received an answer).
+  order: z.number().int().min(-1),
 });
 const limitsRan = z.object({
   durationMs: z.number(),
