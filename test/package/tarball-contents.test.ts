@@ -4,7 +4,7 @@
  * docs/) points at a file that is shipped too, so the docs read the same in node_modules.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -43,6 +43,14 @@ describe("the tarball's contents", () => {
     }
     for (const bin of Object.values(manifest.bin)) expect(files.has(strip(bin)), bin).toBe(true);
     expect(files.has("LICENSE")).toBe(true);
+  });
+
+  it("builds its command as an executable file (npx in a fresh clone runs it directly: 'Permission denied' before)", () => {
+    for (const bin of Object.values(manifest.bin)) {
+      const mode = statSync(join(root, bin)).mode;
+      expect(mode & 0o111, `${bin} mode ${mode.toString(8)}`).not.toBe(0);
+      expect(readFileSync(join(root, bin), "utf8").startsWith("#!/usr/bin/env node\n"), bin).toBe(true);
+    }
   });
 
   it("ships every file its Markdown links to", () => {
