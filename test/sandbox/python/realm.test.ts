@@ -3,7 +3,6 @@
  * decides when a run ended, how much output it made and how much memory it used; work the guest
  * leaves behind dies with its run; results are exact or absent; runs can be cancelled.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxSessionEndedError } from "../../../src/errors.js";
 import { createPythonEngine } from "../../../src/sandbox/python/host/engine.js";
@@ -42,29 +41,8 @@ attempt("js.eval", lambda: importlib.import_module("js").eval("1"))
 found = {k: v for k, v in routes.items() if not v.startswith("blocked") and v != "None"}
 found
 `;
-import { options } from "./support.js";
+import { cpuTicks, denoChildren, options } from "./support.js";
 
-function denoChildren(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[1]) === process.pid && stat.includes("(deno)")) pids.push(Number(entry));
-    } catch {
-      // The process went away while we looked.
-    }
-  }
-  return pids;
-}
-
-/** utime + stime of a process, in clock ticks. */
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]);
-}
 
 beforeAll(async () => {
   engine = createPythonEngine({ poolSize: 1 });

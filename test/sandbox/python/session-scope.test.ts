@@ -6,40 +6,20 @@
  * handles and JS timers. And a session's memory limit counts what it keeps: its
  * in-memory files too.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxSessionEndedError } from "../../../src/errors.js";
 import { createPythonEngine } from "../../../src/sandbox/python/host/engine.js";
 import type { LanguageEngine, SandboxSession } from "../../../src/sandbox/types.js";
+import { cpuTicks, denoChildren } from "./support.js";
 
 let engine: LanguageEngine;
 
-function denoChildren(): Set<number> {
-  const pids = new Set<number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[1]) === process.pid && stat.includes("(deno)")) pids.add(Number(entry));
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  return pids;
-}
-
-/** utime + stime of a process, in clock ticks (100 per second). */
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]);
-}
 
 async function newSession(memoryLimitBytes = 64 * 1024 * 1024): Promise<{ session: SandboxSession; pid: number }> {
-  const before = denoChildren();
+  const before = new Set(denoChildren());
   const session = await engine.createSession({ language: "python", defaults: {}, memoryLimitBytes });
-  const pid = [...denoChildren()].find((p) => !before.has(p));
+  const pid = denoChildren().find((p) => !before.has(p));
   if (pid === undefined) throw new Error("the session's process was not found");
   return { session, pid };
 }

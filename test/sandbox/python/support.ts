@@ -3,6 +3,7 @@
  * with a 10 s limit. Built directly, not through `resolveRunOptions`, so a test can give the
  * engine exactly what it wants to check.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { createPythonEngine } from "../../../src/sandbox/python/host/engine.js";
 import type { LanguageEngine, ResolvedRunOptions } from "../../../src/sandbox/types.js";
@@ -48,4 +49,27 @@ export function useWarmPythonEngine(): LanguageEngine {
     createSession: (o) => current().createSession(o),
     dispose: () => current().dispose(),
   };
+}
+
+/** The Deno processes this test process started (children by /proc), for watching one's CPU. */
+export function denoChildren(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[1]) === process.pid && stat.includes("(deno)")) pids.push(Number(entry));
+    } catch {
+      // The process went away while we looked.
+    }
+  }
+  return pids;
+}
+
+/** utime + stime of a process, in clock ticks (100 per second). */
+export function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
 }
