@@ -17,7 +17,7 @@ import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { resetCodeState } from "../../src/code-mode/state.js";
 import type { CodeCell } from "../../src/code-mode/cell-log.js";
-import { scriptedCodeModel, scriptedParallelModel, type Turn } from "./helpers.js";
+import { scriptedCodeModel, scriptedParallelModel, type Turn, ask, lastTool, artifact } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
@@ -34,9 +34,6 @@ const slow = tool(
 );
 
 type Options = Parameters<typeof codeModeMiddleware>[0];
-const lastTool = (state: { messages: unknown[] }) => state.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).at(-1)!;
-const artifact = (state: { messages: unknown[] }) => lastTool(state).artifact as ExecuteCodeArtifact;
-const ask = (content: string, extra: Record<string, unknown> = {}) => ({ messages: [{ role: "user", content }], ...extra });
 
 /** An agent in code mode: a new one has a new middleware, so no live session (like another process). */
 function agent(checkpointer: MemorySaver, turns: Turn[], options: Options = {}) {

@@ -5,18 +5,15 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
-import { ToolMessage } from "@langchain/core/messages";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { diffFiles, fileBytes, mergeFiles, toThreadFile } from "../../src/code-mode/files.js";
 import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
-import { scriptedCodeModel, type Turn } from "./helpers.js";
+import { scriptedCodeModel, type Turn, ask, lastTool } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
 
-const ask = (content: string, extra: Record<string, unknown> = {}) => ({ messages: [{ role: "user", content }], ...extra });
-const lastTool = (state: { messages: unknown[] }) => state.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).at(-1)!;
 
 function agentFor(checkpointer: MemorySaver, turns: Turn[], options: Parameters<typeof codeModeMiddleware>[0] = {}) {
   return createAgent({ model: scriptedCodeModel(...turns), middleware: [codeModeMiddleware({ sandbox, languages: ["python"], ...options })], checkpointer });

@@ -3,7 +3,8 @@
  * answer, each message with its own id (two fake models both number their messages from 0, and
  * the messages reducer would merge equal ids across processes).
  */
-import { AIMessage } from "@langchain/core/messages";
+import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { fakeModel } from "@langchain/core/testing";
 import { randomUUID } from "node:crypto";
 
@@ -48,3 +49,10 @@ export function scriptedParallelModel(calls: { code: string; language?: "javascr
   }
   return model;
 }
+
+/** A graph input: one user message, plus any other channels (`files`, ...). */
+export const ask = (content: string, extra: Record<string, unknown> = {}) => ({ messages: [{ role: "user", content }], ...extra });
+/** The last tool message of a state. */
+export const lastTool = (state: { messages: unknown[] }) => state.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).at(-1)!;
+/** The code tool's artifact of the last tool message. */
+export const artifact = (state: { messages: unknown[] }) => lastTool(state).artifact as ExecuteCodeArtifact;

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
-import { scriptedCodeModel, type Turn } from "./helpers.js";
+import { scriptedCodeModel, type Turn, ask } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
@@ -39,7 +39,6 @@ function toolMessages(state: { messages: unknown[] }): ToolMessage[] {
   return state.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
 }
 
-const ask = (content: string) => ({ messages: [{ role: "user", content }] });
 
 describe("code mode keeps state per thread", { timeout: 180_000 }, () => {
   it("JavaScript: functions, variables and classes persist in the thread; the log is in the checkpoint", async () => {

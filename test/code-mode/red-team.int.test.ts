@@ -7,23 +7,18 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { MemorySaver, Overwrite } from "@langchain/langgraph";
-import { ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import type { CodeCell } from "../../src/code-mode/cell-log.js";
 import { DEFAULT_MAX_CELL_RECORD_BYTES } from "../../src/code-mode/host-call-log.js";
 import { DEFAULT_MAX_THREAD_FILES_BYTES } from "../../src/code-mode/files.js";
-import { scriptedCodeModel, type Turn } from "./helpers.js";
+import { scriptedCodeModel, type Turn, ask, lastTool, artifact } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
 
-const ask = (content: string) => ({ messages: [{ role: "user", content }] });
-const lastTool = (state: { messages: unknown[] }) => state.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).at(-1)!;
-const artifact = (state: { messages: unknown[] }) => lastTool(state).artifact as ExecuteCodeArtifact;
 type Options = Parameters<typeof codeModeMiddleware>[0];
 const agent = (checkpointer: MemorySaver, turns: Turn[], options: Options = {}) =>
   createAgent({ model: scriptedCodeModel(...turns), middleware: [codeModeMiddleware({ sandbox, languages: ["javascript", "python"], ...options })], checkpointer });

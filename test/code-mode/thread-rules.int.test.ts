@@ -15,14 +15,11 @@ import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { codeModeStateFields } from "../../src/code-mode/state.js";
 import type { CodeCell } from "../../src/code-mode/cell-log.js";
-import { scriptedCodeModel, type Turn } from "./helpers.js";
+import { scriptedCodeModel, type Turn, ask, lastTool, artifact } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
 
-const ask = (content: string) => ({ messages: [{ role: "user", content }] });
-const lastTool = (state: { messages: unknown[] }) => state.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).at(-1)!;
-const artifact = (state: { messages: unknown[] }) => lastTool(state).artifact as ExecuteCodeArtifact;
 const call = (id: string, code: string, language = "javascript") =>
   new AIMessage({ id, content: "", tool_calls: [{ id: `call-${id}`, name: "execute_code", args: { language, code }, type: "tool_call" }] });
 
