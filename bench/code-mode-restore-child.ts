@@ -5,7 +5,7 @@
  *   node dist/bench/code-mode-restore-child.js <log.json> <language>
  */
 import { readFileSync } from "node:fs";
-import { CodeModeRunner } from "../src/code-mode/runner.js";
+import { benchRunner } from "./code-mode-state.js";
 import { createSandbox } from "../src/sandbox/index.js";
 import type { CodeCell } from "../src/code-mode/cell-log.js";
 import type { Language } from "../src/sandbox/types.js";
@@ -13,15 +13,7 @@ import type { Language } from "../src/sandbox/types.js";
 const [logFile, language] = process.argv.slice(2) as [string, Language];
 const cells = JSON.parse(readFileSync(logFile, "utf8")) as CodeCell[];
 const sandbox = createSandbox({ poolSize: 1 });
-const runner = new CodeModeRunner({
-  tools: new Map(),
-  hostFunctions: {},
-  sandbox,
-  limits: {},
-  caps: { maxFileBytes: 1 << 20, maxThreadFilesBytes: 10 << 20, maxThreadFiles: 1000 },
-  record: { maxHostResultBytes: 1 << 20, maxCellRecordBytes: 8 << 20 },
-  maxSessions: 2,
-});
+const runner = benchRunner(sandbox);
 try {
   const started = performance.now();
   const outcome = await runner.run({ code: "last", language, persistence: "thread", threadId: "bench", cells, files: new Map() });

@@ -129,9 +129,9 @@ export async function checkpointRows(sandbox: Sandbox): Promise<BenchRow[]> {
   ];
 }
 
-/** A 200-cell log of `language`, made live by a runner. */
-async function longLog(sandbox: Sandbox, language: Language, n: number): Promise<CodeCell[]> {
-  const runner = new CodeModeRunner({
+/** The runner both sides of the restore row use: no tools, code mode's default caps. */
+export function benchRunner(sandbox: Sandbox): CodeModeRunner {
+  return new CodeModeRunner({
     tools: new Map(),
     hostFunctions: {},
     sandbox,
@@ -140,6 +140,11 @@ async function longLog(sandbox: Sandbox, language: Language, n: number): Promise
     record: { maxHostResultBytes: 1 << 20, maxCellRecordBytes: 8 << 20 },
     maxSessions: 2,
   });
+}
+
+/** A 200-cell log of `language`, made live by a runner. */
+async function longLog(sandbox: Sandbox, language: Language, n: number): Promise<CodeCell[]> {
+  const runner = benchRunner(sandbox);
   const cells: CodeCell[] = [];
   try {
     for (let i = 0; i < n; i++) {
