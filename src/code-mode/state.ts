@@ -119,7 +119,14 @@ const filesMeasure: CopyMeasure<ThreadFiles, ThreadFilesUpdate | undefined> = { 
 const cellSizes = new WeakMap<CodeCell, number>();
 function cellBytes(cell: CodeCell): number {
   let n = cellSizes.get(cell);
-  if (n === undefined) cellSizes.set(cell, (n = JSON.stringify(cell)?.length ?? 0));
+  if (n === undefined) {
+    try {
+      n = JSON.stringify(cell)?.length ?? 0;
+    } catch {
+      n = 0; // not JSON (a hand-written log): the checkpointer will say so; the measure must not throw
+    }
+    cellSizes.set(cell, n);
+  }
   return n;
 }
 
