@@ -122,6 +122,14 @@ describe("copy policy of the delta channels", () => {
     expect(contents(main.values.files as ThreadFiles)).toEqual(expected(start, 30, 4));
   });
 
+  it("a hand-written log the measure cannot serialise still reduces (the measure never throws)", () => {
+    const reduce = codeModeStateFields.codeCells.reducer as unknown as (this: unknown, current: unknown[], writes: unknown[][]) => unknown[];
+    const channelLike = { lc_graph_name: "DeltaChannel", snapshotFrequency: 7 };
+    const cells = reduce.call(channelLike, [], [[{ id: "a", language: "javascript", code: "1", big: 1n }]]);
+    expect(cells).toHaveLength(1);
+    expect(channelLike.snapshotFrequency).toBe(1);
+  });
+
   it("outside a channel the reducer is the plain reducer", () => {
     const reduce = withCopyPolicy((current: number, writes: number[]) => writes.reduce((a, b) => a + b, current), { valueBytes: () => 1, writeBytes: () => 1 });
     expect(reduce(1, [2, 3])).toBe(6);
