@@ -51,7 +51,7 @@ describe("copy policy on PostgreSQL", { timeout: 120_000 }, () => {
       after.push((await graph.getState(config)).config.configurable!.checkpoint_id as string);
     }
     // Copies are blobs of type json holding a delta snapshot; deltas are "empty" blobs.
-    const { rows } = await saver.pool.query("select count(*)::int as n from checkpoint_blobs where thread_id = $1 and channel = 'files' and type <> 'empty'", ["pg-policy"]);
+    const { rows } = await (saver as unknown as { pool: { query(sql: string, args: unknown[]): Promise<{ rows: { n: number }[] }> } }).pool.query("select count(*)::int as n from checkpoint_blobs where thread_id = $1 and channel = 'files' and type <> 'empty'", ["pg-policy"]);
     // ~7.5 KiB of files, ~1.2 KiB per write: a copy every ~6 writes (the first input's included).
     expect(rows[0].n).toBeGreaterThanOrEqual(5);
     expect(rows[0].n).toBeLessThanOrEqual(8);

@@ -123,7 +123,7 @@ describe("copy policy of the delta channels", () => {
   });
 
   it("a hand-written log the measure cannot serialise still reduces (the measure never throws)", () => {
-    const reduce = codeModeStateFields.codeCells.reducer as unknown as (this: unknown, current: unknown[], writes: unknown[][]) => unknown[];
+    const reduce = (codeModeStateFields.codeCells as unknown as { reducer: unknown }).reducer as (this: unknown, current: unknown[], writes: unknown[][]) => unknown[];
     const channelLike = { lc_graph_name: "DeltaChannel", snapshotFrequency: 7 };
     const cells = reduce.call(channelLike, [], [[{ id: "a", language: "javascript", code: "1", big: 1n }]]);
     expect(cells).toHaveLength(1);
