@@ -13,11 +13,15 @@
  * here sets that number on the channel it runs on: 1 when a copy is due (this step's
  * checkpoint copies), `MAX_UPDATES_BETWEEN_COPIES` otherwise. Outside a channel (called as a
  * plain function) it is the plain reducer. Tested against the pinned LangGraph version
- * (test/code-mode/checkpoint-bytes.int.test.ts): if LangGraph stops calling reducers this way,
- * those tests fail.
+ * (test/code-mode/copy-policy*.test.ts, MemorySaver and PostgreSQL): if LangGraph stops calling
+ * reducers this way, those tests fail.
  */
 
-/** At most this many updates of a channel between two full copies (bounds a read's walk over checkpoints). */
+/**
+ * At most this many updates of a channel between two full copies: bounds a read's walk over
+ * checkpoints (PostgresSaver reads each with a `getTuple`), at the price of the value's size per
+ * this many updates when the updates are small (docs/code-mode.md, "Costs", has the numbers).
+ */
 export const MAX_UPDATES_BETWEEN_COPIES = 100;
 
 /** How a channel's value and its writes are measured, in (about) the bytes they serialize to. */
