@@ -1,14 +1,16 @@
 /**
  * The graph-state channels of code mode: `files` (the thread's files, deepagents' file data by
  * absolute path) and `codeCells` (the replay log). Both are delta channels: a checkpoint stores
- * what a step wrote (a cell, the files it changed) and a full copy only every few updates, so
- * checkpoint bytes per call follow what the call wrote, not the thread's size. Both are plain
- * JSON (strings and numbers), so every checkpointer keeps them as they are.
+ * what a step wrote (a cell, the files it changed), and a full copy only once the writes since
+ * the last one add up to the value's size (or after `MAX_UPDATES_BETWEEN_COPIES` updates; see
+ * copy-policy.ts), so checkpoint bytes per call follow what the call wrote, not the thread's
+ * size. Both are plain JSON (strings and numbers), so every checkpointer keeps them as they are.
  */
 import { z } from "zod";
 import { DeltaValue, Overwrite, StateSchema } from "@langchain/langgraph";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
-import { mergeFiles, type ThreadFiles, type ThreadFilesUpdate } from "./files.js";
+import { FILE_ENTRY_BYTES, mergeFiles, type ThreadFile, type ThreadFiles, type ThreadFilesUpdate } from "./files.js";
+import { MAX_UPDATES_BETWEEN_COPIES, withCopyPolicy, type CopyMeasure } from "./copy-policy.js";
 import type { CodeCell } from "./cell-log.js";
 
 export type { CodeCell } from "./cell-log.js";
@@ -19,10 +21,6 @@ export interface CodeModeState {
   codeCells?: CodeCell[];
 }
 
-/** A full copy of `codeCells` every this many cells (the other checkpoints hold only the new cell). */
-export const CODE_CELLS_SNAPSHOT_EVERY = 20;
-/** A full copy of `files` every this many updates of it. */
-export const FILES_SNAPSHOT_EVERY = 10;
 
 const stringOrBytes = z.union([z.string(), z.instanceof(Uint8Array), z.array(z.string()), z.record(z.string(), z.number())]);
 const threadFile = z.object({ content: stringOrBytes, mimeType: z.string().optional(), created_at: z.string(), modified_at: z.string() }).passthrough();
@@ -97,6 +95,46 @@ export function appendCells(current: CodeCell[] | undefined, writes: readonly (C
   return out;
 }
 
+/** About the bytes a stored file's content serializes to (any of the forms `ThreadFile` allows). */
+function contentBytes(file: ThreadFile | string | null): number {
+  if (file === null) return 0;
+  if (typeof file === "string") return file.length;
+  const content = (file as { content?: unknown }).content;
+  if (typeof content === "string") return content.length;
+  if (content instanceof Uint8Array) return content.byteLength * 4;
+  if (Array.isArray(content)) return content.reduce((n: number, line) => n + (typeof line === "string" ? line.length + 3 : 8), 0);
+  if (content !== null && typeof content === "object") return Object.keys(content).length * 8;
+  return 0;
+}
+
+function filesBytes(files: ThreadFilesUpdate | ThreadFiles): number {
+  let n = 0;
+  for (const [path, file] of Object.entries(files)) n += path.length + FILE_ENTRY_BYTES + contentBytes(file);
+  return n;
+}
+
+const filesMeasure: CopyMeasure<ThreadFiles, ThreadFilesUpdate | undefined> = { valueBytes: filesBytes, writeBytes: (w) => filesBytes(w ?? {}) };
+
+// A cell's JSON length, measured once per cell object (a log holds the same objects from step to step).
+const cellSizes = new WeakMap<CodeCell, number>();
+function cellBytes(cell: CodeCell): number {
+  let n = cellSizes.get(cell);
+  if (n === undefined) {
+    try {
+      n = JSON.stringify(cell)?.length ?? 0;
+    } catch {
+      n = 0; // not JSON (a hand-written log): the checkpointer will say so; the measure must not throw
+    }
+    cellSizes.set(cell, n);
+  }
+  return n;
+}
+
+const cellsMeasure: CopyMeasure<CodeCell[], CodeCell[] | undefined> = {
+  valueBytes: (cells) => cells.reduce((n, c) => n + cellBytes(c), 0),
+  writeBytes: (cells) => (cells ?? []).reduce((n, c) => n + cellBytes(c), 0),
+};
+
 /**
  * The state fields of code mode, for a `StateSchema` or a middleware's `stateSchema`:
  * `files` merges updates (`null` deletes a path; a plain string is UTF-8 text) and `codeCells`
@@ -107,15 +145,15 @@ export const codeModeStateFields = {
   files: deltaField(
     new DeltaValue(z.record(z.string(), fileValue).default(() => ({})) as unknown as z.ZodType<ThreadFiles>, {
       inputSchema: z.record(z.string(), z.union([fileValue, z.string(), z.null()])).optional() as unknown as z.ZodType<ThreadFilesUpdate | undefined>,
-      reducer: (current: ThreadFiles, writes: (ThreadFilesUpdate | undefined)[]) => mergeFiles(current, writes),
-      snapshotFrequency: FILES_SNAPSHOT_EVERY,
+      reducer: withCopyPolicy((current: ThreadFiles, writes: (ThreadFilesUpdate | undefined)[]) => mergeFiles(current, writes), filesMeasure),
+      snapshotFrequency: MAX_UPDATES_BETWEEN_COPIES,
     }),
   ),
   codeCells: deltaField(
     new DeltaValue(z.array(codeCell).default(() => []) as unknown as z.ZodType<CodeCell[]>, {
       inputSchema: z.array(codeCell).optional() as unknown as z.ZodType<CodeCell[] | undefined>,
-      reducer: appendCells,
-      snapshotFrequency: CODE_CELLS_SNAPSHOT_EVERY,
+      reducer: withCopyPolicy(appendCells, cellsMeasure),
+      snapshotFrequency: MAX_UPDATES_BETWEEN_COPIES,
     }),
   ),
 };
