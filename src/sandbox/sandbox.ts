@@ -92,7 +92,7 @@ function checkedSession(session: SandboxSession, memoryLimitBytes: number): Sand
 }
 
 /** `session.runSequence` with each run's options checked as `session.run` checks them. */
-function checkedSequence(session: SandboxSession, runs: SequencedRun[], runRules: OptionRules<RunOptions>): Promise<ExecutionResult[]> {
+async function checkedSequence(session: SandboxSession, runs: SequencedRun[], runRules: OptionRules<RunOptions>): Promise<ExecutionResult[]> {
   if (!Array.isArray(runs)) throw new InvalidOptionError("runs", runs, "an array of { code, options?, carryFiles? }");
   const checked = runs.map((r, i) => {
     if (r === null || typeof r !== "object") throw new InvalidOptionError(`runs[${i}]`, r, "{ code, options?, carryFiles? }");
