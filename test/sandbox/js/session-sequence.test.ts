@@ -68,6 +68,20 @@ describe("session.runSequence", () => {
     await session.dispose();
   });
 
+  it("ends the session at a run cancelled before its turn (the worker has it already), and stops there", async () => {
+    const session = await sandbox.createSession();
+    const controller = new AbortController();
+    const results = await session.runSequence!([
+      // The first run cancels the second while it runs (through a host function): the second's turn comes with its signal aborted.
+      { code: "var first = 1;\nawait stop();", options: { hostFunctions: { stop: () => controller.abort() } } },
+      { code: "var second = 2;", options: { signal: controller.signal } },
+      { code: "var third = 3;" },
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["success", "cancelled"]);
+    await expect(session.run("second")).rejects.toThrow(SandboxSessionEndedError);
+    await session.dispose();
+  });
+
   it("refuses bad runs before any of them runs, with an error that names the option", async () => {
     const session = await sandbox.createSession();
     await expect(session.runSequence!([{ code: "var ran = 1;", carryFiles: true }])).rejects.toThrow(InvalidOptionError);

@@ -195,7 +195,8 @@ export class EngineWorker {
    * the file set the run before it ended with, as this side checked it. Resolves with the ends
    * of the runs that ran: it stops after one that lost the worker or left the context untrusted
    * (`timeout`, `memory_limit`), and a run whose file set this side refused loses the worker
-   * (the worker would give the next run the set this side refused).
+   * (the worker would give the next run the set this side refused), as does a run whose signal
+   * was aborted before its turn (the worker would run it anyway).
    */
   requestSequence(
     requests: SequenceRequest[],
@@ -208,6 +209,16 @@ export class EngineWorker {
     return new Promise<RequestEnd[]>((resolve) => {
       const next = (): boolean => {
         const k = ends.length;
+        const signal = controls[k]!.signal;
+        if (k > 0 && signal?.aborted) {
+          // The worker has this run already and cannot be told to skip it: the worker stops here.
+          this.deadReason ??= "its run was cancelled by the caller";
+          void this.worker.terminate();
+          this.onDeath(this);
+          ends.push({ result: cancelledResult(language, signal, true, 0), workerLost: true });
+          resolve(ends);
+          return false;
+        }
         const { carryFiles, ...request } = requests[k]!;
         const files = carryFiles ? ends[k - 1]?.result.files : request.files;
         return this.begin(runIds[k]!, { ...request, ...(files ? { files } : {}) }, language, controls[k]!, true, (end) => {
