@@ -183,6 +183,11 @@ function child(args: string[]): Promise<string> {
   });
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
 /** Restore rows: a child process replays a 200-cell log. */
 export async function restoreRows(sandbox: Sandbox): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
@@ -193,16 +198,30 @@ export async function restoreRows(sandbox: Sandbox): Promise<BenchRow[]> {
       const file = join(dir, `${language}.json`);
       writeFileSync(file, JSON.stringify(cells));
       const script = fileURLToPath(new URL("./code-mode-restore-child.js", import.meta.url));
-      const r = JSON.parse(await child([script, file, language])) as { restoreMs: number; totalMs: number; result: unknown; failures: number };
-      if (r.result !== 398 || r.failures !== 0) throw new Error(`bench code-mode: the ${language} 200-cell restore did not work: ${JSON.stringify(r)}`);
+      const restore = async (...mode: string[]) => {
+        const r = JSON.parse(await child([script, file, language, ...mode])) as { restoreMs: number; totalMs: number; result: unknown; failures: number };
+        if (r.result !== 398 || r.failures !== 0) throw new Error(`bench code-mode: the ${language} 200-cell restore did not work: ${JSON.stringify(r)}`);
+        return r;
+      };
+      // JavaScript replays in batches (one worker message per run of cells): its baseline is the
+      // same log replayed one run per cell, in a fresh process too, alternating to share the load.
+      const runs = language === "javascript" ? 3 : 1;
+      const ours: number[] = [];
+      const base: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const r = await restore();
+        ours.push(r.restoreMs);
+        base.push(language === "javascript" ? (await restore("cell-by-cell")).restoreMs : r.totalMs);
+      }
+      const restoreMs = median(ours);
       rows.push({
         section: "code-mode",
-        metric: `${language}: restore of a 200-cell thread in a fresh process (session start + replay)`,
-        ours: ms(r.restoreMs),
-        baseline: ms(r.totalMs),
-        baselineName: "the whole first call, query cell included",
+        metric: `${language}: restore of a 200-cell thread in a fresh process (session start + replay${runs > 1 ? `, median of ${runs}` : ""})`,
+        ours: ms(restoreMs),
+        baseline: ms(median(base)),
+        baselineName: language === "javascript" ? "the same replay with a worker round trip per cell (before batching)" : "the whole first call, query cell included",
         goal: `<= ${goalMs} ms`,
-        met: r.restoreMs <= goalMs,
+        met: restoreMs <= goalMs,
       });
     }
   } finally {
