@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { DeltaValue, Overwrite, StateSchema } from "@langchain/langgraph";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
-import { FILE_ENTRY_BYTES, mergeFiles, type ThreadFile, type ThreadFiles, type ThreadFilesUpdate } from "./files.js";
+import { mergeFiles, type ThreadFile, type ThreadFiles, type ThreadFilesUpdate } from "./files.js";
 import { MAX_UPDATES_BETWEEN_COPIES, withCopyPolicy, type CopyMeasure } from "./copy-policy.js";
 import type { CodeCell } from "./cell-log.js";
 
@@ -95,21 +95,29 @@ export function appendCells(current: CodeCell[] | undefined, writes: readonly (C
   return out;
 }
 
-/** About the bytes a stored file's content serializes to (any of the forms `ThreadFile` allows). */
-function contentBytes(file: ThreadFile | string | null): number {
-  if (file === null) return 0;
-  if (typeof file === "string") return file.length;
-  const content = (file as { content?: unknown }).content;
-  if (typeof content === "string") return content.length;
-  if (content instanceof Uint8Array) return content.byteLength * 4;
-  if (Array.isArray(content)) return content.reduce((n: number, line) => n + (typeof line === "string" ? line.length + 3 : 8), 0);
-  if (content !== null && typeof content === "object") return Object.keys(content).length * 8;
-  return 0;
+/** The JSON length of `value` (what the checkpointer's serializer writes, near enough); 0 for what is not JSON. */
+function jsonBytes(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return 0; // not JSON (a hand-written value): the checkpointer will say so; the measure must not throw
+  }
+}
+
+// A file's JSON length, measured once per file object (a file set keeps the same objects from step
+// to step). JSON, not the content's length: text that JSON escapes (control characters) takes up
+// to 6 bytes per character, and a copy must not cost more than the writes it is measured against.
+const fileSizes = new WeakMap<object, number>();
+function entryBytes(path: string, file: ThreadFile | string | null): number {
+  if (file === null || typeof file !== "object") return path.length + 8 + (typeof file === "string" ? jsonBytes(file) : 0);
+  let n = fileSizes.get(file);
+  if (n === undefined) fileSizes.set(file, (n = jsonBytes(file)));
+  return path.length + 8 + n;
 }
 
 function filesBytes(files: ThreadFilesUpdate | ThreadFiles): number {
   let n = 0;
-  for (const [path, file] of Object.entries(files)) n += path.length + FILE_ENTRY_BYTES + contentBytes(file);
+  for (const [path, file] of Object.entries(files)) n += entryBytes(path, file);
   return n;
 }
 
@@ -119,14 +127,7 @@ const filesMeasure: CopyMeasure<ThreadFiles, ThreadFilesUpdate | undefined> = { 
 const cellSizes = new WeakMap<CodeCell, number>();
 function cellBytes(cell: CodeCell): number {
   let n = cellSizes.get(cell);
-  if (n === undefined) {
-    try {
-      n = JSON.stringify(cell)?.length ?? 0;
-    } catch {
-      n = 0; // not JSON (a hand-written log): the checkpointer will say so; the measure must not throw
-    }
-    cellSizes.set(cell, n);
-  }
+  if (n === undefined) cellSizes.set(cell, (n = jsonBytes(cell)));
   return n;
 }
 
