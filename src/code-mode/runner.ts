@@ -327,7 +327,8 @@ export class CodeModeRunner {
       files: {},
       env: { hostFunctions: [], globals: {} },
     });
-    let live = await open();
+    // While the session's worker starts (most of a restore in a fresh process), the host prepares the cells' programs.
+    let [live] = await Promise.all([open(), prepareAhead(cells)]);
     let restarts = 0;
     let i = 0;
     replay: while (i < cells.length) {
@@ -535,6 +536,25 @@ function toolNamesOf(hostFunctions: Record<string, HostFunction> | undefined): s
   return Object.keys(hostFunctions ?? {})
     .filter((n) => n.startsWith("__tool_"))
     .map((n) => n.slice("__tool_".length));
+}
+
+/**
+ * Fills the cache of `threadCode` for the first cells of a log, a few at a time so that what
+ * the caller started meanwhile (a session's worker) goes on between them.
+ */
+async function prepareAhead(cells: CodeCell[]): Promise<void> {
+  const ahead = cells.slice(0, THREAD_CODE_CACHE_ENTRIES);
+  for (const [i, cell] of ahead.entries()) {
+    if (i % 16 === 0) await new Promise((resolve) => setImmediate(resolve));
+    // A log may hold anything: what fails here fails again, and is reported, when the cell replays.
+    if (cell.language === "javascript" || cell.language === "typescript") {
+      try {
+        threadCode(cell.code, cell.language);
+      } catch {
+        // reported at replay
+      }
+    }
+  }
 }
 
 /** Runs a cell in a session with its `tools` namespace (set up on its first line: no extra run, no shifted lines). */
