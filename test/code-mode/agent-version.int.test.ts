@@ -11,20 +11,11 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import type { CodeCell } from "../../src/code-mode/cell-log.js";
-import { scriptedCodeModel, scriptedParallelModel, type Turn, ask, artifact } from "./helpers.js";
+import { scriptedCodeModel, scriptedParallelModel, type Turn, ask, artifact, savedBytes } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
 
-/** Bytes a MemorySaver holds (checkpoints, metadata and writes). */
-function savedBytes(checkpointer: MemorySaver): number {
-  let n = 0;
-  const storage = (checkpointer as unknown as { storage: Record<string, Record<string, Record<string, [Uint8Array, Uint8Array]>>> }).storage;
-  for (const ns of Object.values(storage)) for (const cps of Object.values(ns)) for (const [cp, md] of Object.values(cps)) n += cp.length + md.length;
-  const writes = (checkpointer as unknown as { writes: Record<string, Record<string, [string, string, Uint8Array]>> }).writes;
-  for (const w of Object.values(writes)) for (const r of Object.values(w)) n += r[2].length;
-  return n;
-}
 
 const middleware = () => codeModeMiddleware({ sandbox, languages: ["javascript"] });
 

@@ -12,6 +12,7 @@ import { z } from "zod";
 import { codeModeStateFields } from "../../src/code-mode/state.js";
 import { MAX_UPDATES_BETWEEN_COPIES, withCopyPolicy } from "../../src/code-mode/copy-policy.js";
 import type { ThreadFiles } from "../../src/code-mode/files.js";
+import { savedBytes } from "./helpers.js";
 
 const KiB = 1024;
 
@@ -28,15 +29,6 @@ function set(bytes: number): Record<string, string> {
   return Object.fromEntries(Array.from({ length: 8 }, (_, k) => [`/data/part${k}.txt`, String(k).repeat(bytes / 8)]));
 }
 
-/** Bytes a MemorySaver holds. */
-function savedBytes(saver: MemorySaver): number {
-  let n = 0;
-  const storage = (saver as unknown as { storage: Record<string, Record<string, Record<string, [Uint8Array, Uint8Array]>>> }).storage;
-  for (const ns of Object.values(storage)) for (const cps of Object.values(ns)) for (const [cp, md] of Object.values(cps)) n += cp.length + md.length;
-  const writes = (saver as unknown as { writes: Record<string, Record<string, [string, string, Uint8Array]>> }).writes;
-  for (const w of Object.values(writes)) for (const r of Object.values(w)) n += r[2].length;
-  return n;
-}
 
 /** Ids of the checkpoints of `thread` that hold a full copy of `files`, oldest first. */
 function copies(saver: MemorySaver, thread: string): string[] {
