@@ -4,26 +4,15 @@
  * come by size, and the files of any checkpoint, a fork's included, are that checkpoint's.
  * On a throwaway cluster (never skipped).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { END, START, StateGraph, StateSchema } from "@langchain/langgraph";
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { z } from "zod";
-import { startPostgres, type PostgresCluster } from "../support/postgres.js";
+import { usePostgresSaver } from "../support/postgres-saver.js";
 import { codeModeStateFields } from "../../src/code-mode/state.js";
 import type { ThreadFiles } from "../../src/code-mode/files.js";
 
 const KiB = 1024;
-let pg: PostgresCluster;
-let saver: PostgresSaver;
-beforeAll(async () => {
-  pg = await startPostgres();
-  saver = PostgresSaver.fromConnString(pg.url);
-  await saver.setup();
-});
-afterAll(async () => {
-  await saver?.end();
-  await pg?.stop();
-});
+const pg = usePostgresSaver();
 
 const write = (i: number) => `${i}:`.padEnd(KiB, "z");
 const digest = (content: unknown) => (typeof content === "string" ? `${content.slice(0, 12)}…${content.length}` : typeof content);
@@ -35,7 +24,7 @@ describe("copy policy on PostgreSQL", { timeout: 120_000 }, () => {
       .addNode("write", (s: { i: number }) => ({ files: { [`/out${s.i % 2}.txt`]: write(s.i) } }))
       .addEdge(START, "write")
       .addEdge("write", END)
-      .compile({ checkpointer: saver });
+      .compile({ checkpointer: pg.get() });
     const config = { configurable: { thread_id: "pg-policy" } };
     const start = Object.fromEntries(Array.from({ length: 8 }, (_, k) => [`/data/part${k}.txt`, String(k).repeat(16)]));
     const expected = (n: number, extra: (out: Record<string, string>) => void = () => {}) => {
@@ -51,7 +40,7 @@ describe("copy policy on PostgreSQL", { timeout: 120_000 }, () => {
       after.push((await graph.getState(config)).config.configurable!.checkpoint_id as string);
     }
     // Copies are blobs of type json holding a delta snapshot; deltas are "empty" blobs.
-    const { rows } = await (saver as unknown as { pool: { query(sql: string, args: unknown[]): Promise<{ rows: { n: number }[] }> } }).pool.query("select count(*)::int as n from checkpoint_blobs where thread_id = $1 and channel = 'files' and type <> 'empty'", ["pg-policy"]);
+    const { rows } = await (pg.get() as unknown as { pool: { query(sql: string, args: unknown[]): Promise<{ rows: { n: number }[] }> } }).pool.query("select count(*)::int as n from checkpoint_blobs where thread_id = $1 and channel = 'files' and type <> 'empty'", ["pg-policy"]);
     // ~3.5 KiB of files as stored (8 tiny ones, 2 of 1 KiB), ~1 KiB per write: a copy every ~3-4
     // writes, the first input's included (a fixed count of 10 would make 4).
     expect(rows[0].n).toBeGreaterThanOrEqual(7);
