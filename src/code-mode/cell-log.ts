@@ -7,12 +7,14 @@
  *   them, with what the guest received and the order the answers reached it (`order`);
  * - `seed` and `clock`: the seed of its randomness and the clock readings it made;
  * - `filesIn`: the files it saw that the log does not reproduce by itself (changed outside code,
- *   or by cells of another language, since the previous cell of its language);
+ *   or by cells of another language, since the previous cell of its language); their contents
+ *   are stored once, apart (`codeFileContents`, file-contents.ts);
  * - `env`: the host function names and globals it was given, when they changed;
  * - `ran`: the limits it ran under and how long it took (a replay's own budget).
  */
 import type { ExecutionStatus, JsonValue, Language } from "../sandbox/types.js";
 import type { ThreadFile, ThreadFilesUpdate } from "./files.js";
+import type { FileContentRef } from "./file-contents.js";
 
 /** One host call a cell made, as the guest saw it. */
 export interface RecordedHostCall {
@@ -64,8 +66,8 @@ export interface CodeCell {
   /** The clock readings the cell made (see `encodeClock`). */
   clock?: string;
   env?: CellEnv;
-  /** Files it saw that the log does not reproduce (thread path → file, `null`: deleted). */
-  filesIn?: Record<string, ThreadFile | string | null> | ThreadFilesUpdate;
+  /** Files it saw that the log does not reproduce (thread path → file, `null`: deleted); in state a file's content is in `codeFileContents` (a `FileContentRef`). */
+  filesIn?: Record<string, ThreadFile | FileContentRef | string | null> | ThreadFilesUpdate;
   ran?: CellLimitsRan;
   /** Log of versions before 0.2: tool calls only (no seed, clock or files). */
   toolCalls?: { name: string; input: JsonValue; output?: JsonValue; error?: { name: string; message: string } }[];

@@ -26,6 +26,7 @@ import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "..
 import { CodeModeRunner, type ArtifactToolCall, type CellLimits, type CellOutcome, type Persistence, type RestoreReport } from "../code-mode/runner.js";
 import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
+import { moveContentsOut, putContentsBack, type FileContents } from "../code-mode/file-contents.js";
 import { StepOrder, type StepContribution } from "../code-mode/step-order.js";
 import type { CodeModeTool } from "../code-mode/tool-types.js";
 import { parseToolSpecs, type ToolSpecs } from "../code-mode/tool-resolution.js";
@@ -296,7 +297,9 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     const contribution: StepContribution = {};
     try {
       const before = step?.before ?? [];
-      const cells = [...((thread ? state!.codeCells : []) ?? []), ...before.flatMap((b) => (b.cell ? [b.cell] : []))] as CodeCell[];
+      const store = thread ? contentStoreOf(state) : undefined;
+      const logged = putContentsBack((thread ? state!.codeCells : []) ?? [], store);
+      const cells = [...logged.cells, ...before.flatMap((b) => (b.cell ? [b.cell] : []))] as CodeCell[];
       const source: FileSource = options.backend
         ? backendFileSource(options.backend, runtime, caps)
         : stateFileSource(thread ? (state!.files as ThreadFiles | undefined) : undefined, caps);
@@ -323,6 +326,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
         files,
       });
       outcome.notes.push(...read.notes);
+      if (logged.missing > 0) outcome.notes.push(`restore: ${logged.missing} file(s) the log refers to are not in the thread's codeFileContents (given to their cells as deleted)`);
       if (!thread) return { outcome, kept: undefined };
       if (outcome.rolledBack !== undefined || !outcome.cell) {
         // Nothing of this call is kept, but the tool's files still belong to the thread now.
@@ -363,8 +367,14 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
               status: outcome.result.status === "success" ? "success" : "error",
             });
             const update: Record<string, unknown> = { messages: [message] };
-            if (outcome.cell) update.codeCells = [outcome.cell];
-            if (kept?.update && Object.keys(kept.update).length > 0) update.files = kept.update;
+            const wroteFiles = kept?.update !== undefined && Object.keys(kept.update).length > 0;
+            if (wroteFiles) update.files = kept.update;
+            const store = contentStoreOf(readState(runtime));
+            const moved = outcome.cell && store ? moveContentsOut(outcome.cell, store) : undefined;
+            if (outcome.cell) update.codeCells = [moved?.cell ?? outcome.cell];
+            // Written with every file write too (empty when nothing is new), so the store's copies
+            // keep pace with those of `files` (file-contents.ts).
+            if (store && (wroteFiles || Object.keys(moved?.added ?? {}).length > 0)) update.codeFileContents = moved?.added ?? {};
             return new Command({ update });
           },
           common,
@@ -391,6 +401,12 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
   }
   runners.set(made, runner);
   return made;
+}
+
+/** The thread's `codeFileContents`, or undefined when the graph does not have that channel (the log then keeps contents inline). */
+function contentStoreOf(state: (CodeModeState & { messages?: unknown[] }) | undefined): FileContents | undefined {
+  const store = state?.codeFileContents;
+  return typeof store === "object" && store !== null && !Array.isArray(store) ? store : undefined;
 }
 
 /** Applies a state-form files update to a set of bytes (thread paths). */
