@@ -89,12 +89,16 @@ export function putContentsBack(cells: readonly CodeCell[], store: FileContents 
   return { cells: out, missing };
 }
 
-/** Reducer of `codeFileContents`: adds the contents it does not hold (a digest names one content). */
+/**
+ * Reducer of `codeFileContents`: adds the contents it does not hold, each only under its own
+ * digest (a write that names another content's digest is dropped, so no writer can make a later
+ * restore read other bytes than the cell saw: the first writer of a digest would otherwise win).
+ */
 export function addContents(current: FileContents | undefined, writes: readonly (FileContents | undefined)[]): FileContents {
   let out = current ?? {};
   for (const write of writes) {
     for (const [digest, content] of Object.entries(write ?? {})) {
-      if (Object.hasOwn(out, digest)) continue;
+      if (Object.hasOwn(out, digest) || typeof content !== "string" || sha256(content) !== digest) continue;
       if (out === current) out = { ...current };
       out[digest] = content;
     }

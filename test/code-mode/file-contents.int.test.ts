@@ -10,11 +10,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { END, MemorySaver, MessagesDeltaValue, MessagesValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
+import { createHash } from "node:crypto";
+import { Command } from "@langchain/langgraph";
 import { z } from "zod";
+import { planCommand } from "../../src/code-mode/command-updates.js";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { MAX_UPDATES_BETWEEN_COPIES } from "../../src/code-mode/copy-policy.js";
 import { codeModeStateFields } from "../../src/code-mode/state.js";
-import { isContentRef, moveContentsOut, putContentsBack } from "../../src/code-mode/file-contents.js";
+import { addContents, isContentRef, moveContentsOut, putContentsBack } from "../../src/code-mode/file-contents.js";
 import type { CodeCell } from "../../src/code-mode/cell-log.js";
 import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 
@@ -122,13 +125,27 @@ describe("file contents stored once, apart from the log", { timeout: 120_000 }, 
       .addEdge("step", END)
       .compile({ checkpointer: saver });
     const config = { configurable: { thread_id: "copies" } };
-    await g.invoke({ codeFileContents: { d1: "c".repeat(256 * KiB) } }, config);
+    const content = "c".repeat(256 * KiB);
+    const digest = createHash("sha256").update(content).digest("hex");
+    await g.invoke({ codeFileContents: { [digest]: content } }, config);
     const copies = () => Object.values((saver as unknown as { storage: Record<string, Record<string, Record<string, [Uint8Array]>>> }).storage.copies![""]!).filter(([cp]) => (JSON.parse(new TextDecoder().decode(cp)) as { channel_values: Record<string, unknown> }).channel_values.codeFileContents !== undefined).length;
     const initial = copies();
     for (let i = 0; i < MAX_UPDATES_BETWEEN_COPIES + 5; i++) await g.invoke({ touch: false }, config);
     expect(copies()).toBe(initial);
     for (let i = 0; i < MAX_UPDATES_BETWEEN_COPIES + 5; i++) await g.invoke({ touch: true }, config);
     expect(copies()).toBe(initial + 1);
-    expect(((await g.getState(config)).values as { codeFileContents: Record<string, string> }).codeFileContents.d1).toHaveLength(256 * KiB);
+    expect(((await g.getState(config)).values as { codeFileContents: Record<string, string> }).codeFileContents[digest]).toBe(content);
+  });
+
+  it("attack: a write that names another content's digest is dropped, so a later cell's content cannot be planted ahead of it; tools called from code cannot write the store", async () => {
+    const right = "the bytes the cell saw";
+    const digest = createHash("sha256").update(right).digest("hex");
+    // Planted first (by a node, a subagent's state, an input): dropped, so the right one gets in.
+    const planted = addContents({}, [{ [digest]: "other bytes" }]);
+    expect(planted).toEqual({});
+    expect(addContents(planted, [{ [digest]: right }])).toEqual({ [digest]: right });
+    expect(addContents({}, [{ [digest]: 42 as unknown as string }])).toEqual({});
+    const plan = planCommand(new Command({ update: { codeFileContents: { [digest]: "other bytes" }, other: 1 } }), "c1", new Set(Object.keys(codeModeStateFields).filter((k) => k !== "files")));
+    expect(plan).toMatchObject({ ok: true, writes: [["other", 1]], ignored: ["codeFileContents"] });
   });
 });
