@@ -7,9 +7,10 @@
  * Why: the log is copied whole into a checkpoint every `MAX_UPDATES_BETWEEN_COPIES` cells
  * (copy-policy.ts). With the contents inline, the first cell of a thread started with 1 MiB of
  * files carried that 1 MiB into every copy of the log, whether or not a call wrote anything. The
- * store is updated only when a call brings a new content or writes files (an empty update then),
- * so its copies follow the thread's file writes, like the copies of `files`, and a read's walk
- * back to its last copy is no longer than the walk to the last copy of `files`.
+ * store is updated only when a call brings a new content or writes files (an empty update then;
+ * with a deepagents backend, which leaves no `files` channel, every logged cell), so its copies
+ * follow the thread's file writes, like the copies of `files`, and a read's walk back to its last
+ * copy is no longer than the walk to the last copy of `files` (or of the log).
  *
  * A graph without the channel (a state that spreads only `codeCells`) keeps the contents inline,
  * as before; logs written inline (this package's versions up to now) are read as they are.

@@ -327,7 +327,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
       });
       outcome.notes.push(...read.notes);
       if (logged.missing > 0) outcome.notes.push(`restore: ${logged.missing} file(s) the log refers to are not in the thread's codeFileContents (given to their cells as deleted)`);
-      if (!thread) return { outcome, kept: undefined };
+      if (!thread) return { outcome, kept: undefined, store };
       if (outcome.rolledBack !== undefined || !outcome.cell) {
         // Nothing of this call is kept, but the tool's files still belong to the thread now.
         for (const [path, bytes] of seeded) outcome.files.written.set(path, bytes);
@@ -339,7 +339,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
       outcome.notes.push(...kept.notes);
       if (outcome.cell) contribution.cell = outcome.cell;
       contribution.files = kept.update ?? changeAsUpdate(outcome);
-      return { outcome, kept };
+      return { outcome, kept, store };
     } finally {
       step?.finish(contribution);
     }
@@ -357,7 +357,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     persistence === "thread"
       ? tool(
           async (input: ExecuteCodeInput, runtime?: ToolRuntime): Promise<Command> => {
-            const { outcome, kept } = await run(input, runtime);
+            const { outcome, kept, store } = await run(input, runtime);
             const content = outcomeText(outcome, input.code, maxContentChars, persistence);
             const message = new ToolMessage({
               content,
@@ -369,12 +369,13 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
             const update: Record<string, unknown> = { messages: [message] };
             const wroteFiles = kept?.update !== undefined && Object.keys(kept.update).length > 0;
             if (wroteFiles) update.files = kept.update;
-            const store = contentStoreOf(readState(runtime));
             const moved = outcome.cell && store ? moveContentsOut(outcome.cell, store) : undefined;
             if (outcome.cell) update.codeCells = [moved?.cell ?? outcome.cell];
             // Written with every file write too (empty when nothing is new), so the store's copies
-            // keep pace with those of `files` (file-contents.ts).
-            if (store && (wroteFiles || Object.keys(moved?.added ?? {}).length > 0)) update.codeFileContents = moved?.added ?? {};
+            // keep pace with those of `files` (file-contents.ts); with a backend there is no `files`
+            // channel, and it keeps pace with the log instead.
+            const touch = wroteFiles || (options.backend !== undefined && outcome.cell !== undefined);
+            if (store && (touch || Object.keys(moved?.added ?? {}).length > 0)) update.codeFileContents = moved?.added ?? {};
             return new Command({ update });
           },
           common,
