@@ -14,7 +14,6 @@
  */
 import type { ExecutionStatus, JsonValue, Language } from "../sandbox/types.js";
 import type { ThreadFile, ThreadFilesUpdate } from "./files.js";
-import type { FileContentRef } from "./file-contents.js";
 
 /** One host call a cell made, as the guest saw it. */
 export interface RecordedHostCall {
@@ -48,6 +47,14 @@ export interface CellLimitsRan {
 export interface CellEnv {
   hostFunctions?: string[];
   globals?: Record<string, JsonValue>;
+}
+
+/** A file of a cell's `filesIn` whose content is in `codeFileContents` (file-contents.ts): its data without the content. */
+export interface FileContentRef {
+  contentSha256: string;
+  mimeType?: string;
+  created_at: string;
+  modified_at: string;
 }
 
 /** One cell of the replay log. */

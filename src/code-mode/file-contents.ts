@@ -16,19 +16,13 @@
  * as before; logs written inline (this package's versions up to now) are read as they are.
  */
 import { createHash } from "node:crypto";
-import type { CodeCell } from "./cell-log.js";
+import type { CodeCell, FileContentRef } from "./cell-log.js";
 import type { ThreadFile } from "./files.js";
 
 /** The `codeFileContents` channel: SHA-256 (hex) of a content → the content (text or base64, as in `files`). */
 export type FileContents = Record<string, string>;
 
-/** A file of a cell's `filesIn` whose content is in `codeFileContents`. */
-export interface FileContentRef {
-  contentSha256: string;
-  mimeType?: string;
-  created_at: string;
-  modified_at: string;
-}
+export type { FileContentRef } from "./cell-log.js";
 
 /** Whether `value` is a `FileContentRef` (and not file data). */
 export function isContentRef(value: unknown): value is FileContentRef {
