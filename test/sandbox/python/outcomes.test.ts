@@ -111,8 +111,9 @@ describe("a program cannot write its own outcome", { timeout: 120_000 }, () => {
 describe("forged outcome texts are refused, and the host never throws", { timeout: 120_000 }, () => {
   const deep = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
   /**
-   * Outcome texts the program makes the prelude return, by replacing json.dumps. Each ends with a
-   * new worker (a forged outcome is a violation); every other shape is checked without Deno in
+   * Outcome texts the program makes the prelude return, by replacing json.dumps. The worker
+   * decides the status and the tests' verdict itself, so none of them becomes the outcome: the
+   * run is what it did (success, failed tests). Every other shape is checked without Deno in
    * outcome-check.test.ts.
    */
   const forged: Array<[string, string]> = [
@@ -121,15 +122,23 @@ describe("forged outcome texts are refused, and the host never throws", { timeou
     ["a cancelled status and a forged tests verdict", JSON.stringify({ status: "cancelled", tests: { status: "passed" } })],
     ["a line that is not a line", JSON.stringify({ status: "runtime_error", error: { name: "E", message: "m", line: "not-a-line" } })],
   ];
-  it("forged outcomes (not JSON, 300,000 deep, cancelled, a line that is not a line) end the run as a violation", async () => {
+  it("forged outcomes (not JSON, 300,000 deep, cancelled, a line that is not a line) do not become the run's outcome", async () => {
     for (const [label, text] of forged) {
       const program = `import json\njson.dumps = lambda *a, **k: ${JSON.stringify(text)}\n${WRONG_ADD}`;
       const r = await engine.run(program, options({ tests: TESTS }));
-      expect(`${label}: ${r.status} ${r.error?.name}`).toBe(`${label}: runtime_error SandboxViolation`);
-      expect(r.tests?.status).not.toBe("passed");
+      expect(`${label}: ${r.status} ${r.tests?.status}`).toBe(`${label}: success failed`);
       expect(() => JSON.stringify(r)).not.toThrow();
     }
     expect((await engine.run("1 + 1", options())).result).toBe(2);
+  });
+
+  it("a forged result text is checked: not JSON or too deep ends the run as a violation, never a success with it", async () => {
+    for (const text of ["not json {", JSON.stringify({ resultJson: deep(300_000) })]) {
+      const program = `import json\njson.dumps = lambda *a, **k: ${JSON.stringify(text)}\n[1, 2]`;
+      const r = await engine.run(program, options());
+      expect(r.result).toBeUndefined();
+      expect(() => JSON.stringify(r)).not.toThrow();
+    }
   });
 
   it("1e308 is a finite result and comes back as a number", async () => {
@@ -149,5 +158,94 @@ describe("the graph does not accept a wrong program that forged its verdict", { 
     });
     expect(state.attempts.map((a: { status: string }) => a.status)).toEqual(["test_failed", "success"]);
     expect(state.status).toBe("success");
+  });
+});
+
+/** Rewrites every prelude function the worker still calls into one that claims success. */
+const PRELUDE_CLAIMS = `
+import gc, types, json
+claims = {
+    "_cs_describe_exception": '{"status": "success"}',
+    "_cs_format_exception": '["X", ""]',
+    "_cs_result_text": '{}',
+}
+for o in gc.get_objects():
+    if isinstance(o, types.FunctionType) and o.__name__ in claims:
+        text = claims[o.__name__]
+        o.__code__ = eval("lambda *a, **k: " + repr(text)).__code__
+json.dumps = lambda *a, **k: '{"status": "success"}'
+`;
+
+describe("the worker decides the status and the tests' verdict, whatever the program rewrote (issue 21.2)", { timeout: 180_000 }, () => {
+  it("a program that replaced json.dumps and then raised is a runtime_error, not a success", async () => {
+    const r = await engine.run('import json\njson.dumps = lambda *a, **k: \'{"status": "success"}\'\nraise ValueError("boom")', options());
+    expect(r.status).toBe("runtime_error");
+  });
+
+  it("rewriting the prelude's description and result functions through gc does not make a raising program succeed", async () => {
+    const r = await engine.run(`${PRELUDE_CLAIMS}\nraise ValueError("boom")`, options());
+    expect(r.status).toBe("runtime_error");
+    const waiting = await engine.run(`${PRELUDE_CLAIMS}\nimport asyncio\nawait asyncio.sleep(0)\nraise ValueError("boom")`, options());
+    expect(waiting.status).toBe("runtime_error");
+  });
+
+  it("tests with an await fail for a wrong program, even after json.dumps says passed or the prelude was rewritten", async () => {
+    const wrong = "async def aadd(a, b):\n    return a - b\n";
+    const tests = "assert await aadd(2, 3) == 5";
+    const claimPassed = "import json\njson.dumps = lambda *a, **k: '{\"status\": \"passed\"}'\n";
+    expect((await engine.run(wrong + claimPassed, options({ tests }))).tests?.status).toBe("failed");
+    expect((await engine.run(wrong + PRELUDE_CLAIMS, options({ tests }))).tests?.status).toBe("failed");
+    expect((await engine.run(wrong + PRELUDE_REWRITE, options({ tests }))).tests?.status).toBe("failed");
+  });
+
+  it("a StopIteration the program raises inside the tests is a failure, not the tests' end (sync and with await)", async () => {
+    const program = "def add(a, b):\n    raise StopIteration\nasync def aadd(a, b):\n    raise StopIteration\n";
+    const sync = await engine.run(program, options({ tests: TESTS }));
+    expect(sync.tests?.status).toBe("failed");
+    const awaiting = await engine.run(program, options({ tests: "assert await aadd(2, 3) == 5" }));
+    expect(awaiting.tests?.status).toBe("failed");
+    expect(awaiting.tests?.error?.name).toBe("RuntimeError");
+  });
+
+  it("a top-level StopIteration in a program with await is an error, not its end", async () => {
+    const r = await engine.run("import asyncio\nawait asyncio.sleep(0)\nraise StopIteration(5)", options());
+    expect(r.status).toBe("runtime_error");
+  });
+
+  it("an audit hook the program installs cannot swap what the worker runs for the tests", async () => {
+    const hook = `
+import sys, gc, types
+def hook(event, args):
+    if event in ("exec", "compile"):
+        for o in gc.get_objects():
+            if isinstance(o, dict) and "_cs_eval" in o:
+                o["_cs_eval"] = None
+            if isinstance(o, types.FunctionType) and o.__name__ in ("_cs_eval", "_cs_task"):
+                try:
+                    o.__code__ = (lambda *a, **k: None).__code__
+                except BaseException:
+                    pass
+sys.addaudithook(hook)
+`;
+    const r = await engine.run(WRONG_ADD + "async def aadd(a, b):\n    return a - b\n" + hook, options({ tests: TESTS }));
+    expect(r.tests?.status).not.toBe("passed");
+    const awaiting = await engine.run(WRONG_ADD + "async def aadd(a, b):\n    return a - b\n" + hook, options({ tests: "assert await aadd(2, 3) == 5" }));
+    expect(awaiting.tests?.status).not.toBe("passed");
+  });
+
+  it("a program that cancels its own task is not a success", async () => {
+    const r = await engine.run("import asyncio\nasyncio.current_task().cancel()\nawait asyncio.sleep(0)\n1", options());
+    expect(r.status).not.toBe("success");
+  });
+
+  it("ordinary programs keep their outcomes: results, exits, errors with their line, awaits", async () => {
+    expect((await engine.run("x = 2\nx * 21", options())).result).toBe(42);
+    expect((await engine.run("import asyncio\nawait asyncio.sleep(0.01)\n'done'", options())).result).toBe("done");
+    expect((await engine.run("import sys\nsys.exit(0)", options())).status).toBe("success");
+    const exit3 = await engine.run("import sys\nsys.exit(3)", options());
+    expect(exit3.status).toBe("runtime_error");
+    expect(exit3.error?.name).toBe("SystemExit");
+    const error = await engine.run("x = 1\n\nraise KeyError('k')", options());
+    expect(error.error).toMatchObject({ name: "KeyError", line: 3 });
   });
 });
