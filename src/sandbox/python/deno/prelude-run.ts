@@ -102,11 +102,27 @@ def _cs_format_exception(e):
     """[type name, traceback text] of an exception the tests raised (the worker cuts and reads it)."""
     return _cs_json.dumps([type(e).__name__, "".join(_cs_traceback.format_exception(e))])
 
-def _cs_result_text(value):
-    """The JSON of a run's result: {"resultJson": text}, or {} for None or a value JSON cannot hold."""
+def _cs_result_text(value, max_bytes):
+    """The JSON text of a run's result; its size in bytes (an int) when that is over max_bytes (the
+    worker measures a text again); None for None or a value JSON cannot hold."""
     _CS_SLOT.clear()
     _cs_flush()
-    return _cs_json.dumps(_cs_result({}, value, float("inf")))
+    if value is None:
+        return None
+    try:
+        exact, changed = _cs_exact(value)
+        text = _cs_json.dumps(exact, allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError, OverflowError):
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        return size
+    if changed:
+        try:
+            _cs_sys.stderr.write("note: integers beyond 2**53 in the result are returned as exact decimal strings\n")
+        except BaseException:
+            pass
+    return text
 
 def _cs_prepare_run(code, options_json):
     """Before a run's code: options applied and the cell compiled into _CS_SLOT (_b: body, _l: last

@@ -64,7 +64,8 @@ export interface DriverPython {
   describe(exception: unknown): unknown;
   /** `_cs_format_exception(e)`: `[type name, formatted traceback]` as JSON. */
   format(exception: unknown): unknown;
-  resultText(value: unknown): unknown;
+  /** `_cs_result_text(value, maxBytes)`: the result's JSON text, its size when over the limit, or None. */
+  resultText(value: unknown, maxBytes: number): unknown;
   flush(): void;
   /** Pyodide's proxies of Python objects (to destroy what the driver took). */
   isProxy(value: unknown): value is PyObject;
@@ -268,24 +269,26 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     return { outcome: { status: status as PythonOutcome["status"], error: (error ?? fallback) as never }, fatal: false };
   }
 
-/** The outcome of a run or call that returned `value` (a JS value or a PyProxy). */
+  /** The outcome of a run or call that returned `value` (a JS value or a PyProxy); the result's size is measured here. */
   function succeeded(value: unknown, maxResultBytes: number): DriverDone {
     if (value === undefined) {
       py.flush();
       return { outcome: { status: "success" }, fatal: false };
     }
-    let text: Record<string, unknown> | undefined;
+    let text: unknown;
     try {
-      text = parseObject(py.resultText(value));
-    } catch {
+      text = py.resultText(value, maxResultBytes);
+    } catch (error) {
+      if (!isPythonError(error)) throw error;
+      if (error.type === "MemoryError") {
+        return { outcome: { status: "memory_limit", error: { name: "MemoryError", message: "the result's JSON did not fit in the memory limit" } }, fatal: false };
+      }
       text = undefined;
     } finally {
       release(value);
     }
-    const resultJson = text?.resultJson;
-    if (typeof resultJson !== "string") return { outcome: { status: "success" }, fatal: false };
-    const size = utf8Bytes(resultJson);
-    if (size > maxResultBytes) {
+    const size = typeof text === "string" ? utf8Bytes(text) : typeof text === "number" && Number.isFinite(text) ? text : undefined;
+    if (size !== undefined && size > maxResultBytes) {
       return {
         outcome: {
           status: "output_limit",
@@ -297,7 +300,8 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
         fatal: false,
       };
     }
-    return { outcome: { status: "success", resultJson } as PythonOutcome, fatal: false };
+    if (typeof text !== "string") return { outcome: { status: "success" }, fatal: false };
+    return { outcome: { status: "success", resultJson: text } as PythonOutcome, fatal: false };
   }
 
   /** A prepare step's refusal (syntax error, forbidden import, failed setup): nothing of the run ran. */
