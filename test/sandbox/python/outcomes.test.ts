@@ -132,12 +132,13 @@ describe("forged outcome texts are refused, and the host never throws", { timeou
     expect((await engine.run("1 + 1", options())).result).toBe(2);
   });
 
-  it("a forged result text is checked: not JSON or too deep ends the run as a violation, never a success with it", async () => {
-    for (const text of ["not json {", JSON.stringify({ resultJson: deep(300_000) })]) {
+  it("a forged result text is only the program's result: checked by the supervisor, never another status, and the host never throws", async () => {
+    for (const text of ["not json {", deep(300_000), JSON.stringify({ status: "cancelled" })]) {
       const program = `import json\njson.dumps = lambda *a, **k: ${JSON.stringify(text)}\n[1, 2]`;
       const r = await engine.run(program, options());
-      expect(r.result).toBeUndefined();
       expect(() => JSON.stringify(r)).not.toThrow();
+      if (r.status === "runtime_error") expect(r.error?.name).toBe("SandboxViolation");
+      else expect(r.status).toBe("success");
     }
   });
 

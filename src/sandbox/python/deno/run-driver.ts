@@ -372,11 +372,14 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
           formatted = JSONParse(String(py.format(ran.raised)));
         } catch {
           formatted = undefined;
-        } finally {
-          release(ran.raised);
         }
-        const [type, text] = Array.isArray(formatted) && typeof formatted[0] === "string" && typeof formatted[1] === "string" ? formatted : ["Error", ""];
-        return { status: "failed", error: testsError(type as string, text as string, tests) };
+        // The name is read from the exception's type here; the traceback text is the prelude's (a description).
+        const type = py.type(ran.raised) as unknown as { __name__: unknown };
+        const name = String(type.__name__);
+        release(type);
+        const text = Array.isArray(formatted) && typeof formatted[1] === "string" ? formatted[1] : "";
+        release(ran.raised);
+        return { status: "failed", error: testsError(name, text, tests) };
       } finally {
         release(code);
         py.flush();

@@ -555,7 +555,12 @@ function onRunMessage(request: Extract<WorkerRequest, { type: "host-reply" | "in
   } catch {
     // The run ends through the runner's hard kill.
   }
-  if (driver.waiting()) AtomicsStore(interrupt, 0, 2);
+  // The cancellation reaches the coroutine from the event loop (a few turns): a run still going
+  // after that gets KeyboardInterrupt at its next bytecode (one that waits again is killed).
+  const flag = interrupt;
+  realSetTimeout(() => {
+    if (driver?.waiting()) AtomicsStore(flag, 0, 2);
+  }, 50);
 }
 
 async function handle(request: WorkerRequest): Promise<void> {
