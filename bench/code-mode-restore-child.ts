@@ -2,18 +2,32 @@
  * A fresh process for the code-mode restore bench: reads a thread's log (a JSON file written
  * by code-mode-state.ts), restores it with a new runner on a new sandbox, runs one query cell,
  * and prints one JSON line: the restore's own duration, the whole call's, and the answer.
- *   node dist/bench/code-mode-restore-child.js <log.json> <language>
+ *   node dist/bench/code-mode-restore-child.js <log.json> <language> [cell-by-cell]
+ * With "cell-by-cell", sessions have no `runSequence`: the replay makes one worker round trip
+ * per cell, as it did before batching (the row's baseline).
  */
 import { readFileSync } from "node:fs";
 import { benchRunner } from "./code-mode-state.js";
 import { createSandbox } from "../src/sandbox/index.js";
 import type { CodeCell } from "../src/code-mode/cell-log.js";
-import type { Language } from "../src/sandbox/types.js";
+import type { Language, Sandbox, SandboxSession } from "../src/sandbox/types.js";
 
-const [logFile, language] = process.argv.slice(2) as [string, Language];
+const [logFile, language, mode] = process.argv.slice(2) as [string, Language, string | undefined];
 const cells = JSON.parse(readFileSync(logFile, "utf8")) as CodeCell[];
 const sandbox = createSandbox({ poolSize: 1 });
-const runner = benchRunner(sandbox);
+const runner = benchRunner(mode === "cell-by-cell" ? withoutSequences(sandbox) : sandbox);
+
+/** `sandbox` whose sessions replay one run at a time. */
+function withoutSequences(inner: Sandbox): Sandbox {
+  return {
+    ...inner,
+    run: (code, options) => inner.run(code, options),
+    async createSession(options) {
+      const session = await inner.createSession(options);
+      return Object.assign(Object.create(session) as SandboxSession, { runSequence: undefined });
+    },
+  };
+}
 try {
   const started = performance.now();
   const outcome = await runner.run({ code: "last", language, persistence: "thread", threadId: "bench", cells, files: new Map() });

@@ -22,6 +22,7 @@ export type {
   Sandbox,
   SandboxOptions,
   SandboxSession,
+  SequencedRun,
   TestsOutcome,
 } from "./sandbox/types.js";
 export {

@@ -32,7 +32,7 @@ import { cellsOf, decodeClock, encodeClock, type CellLimitsRan, type CodeCell, t
 import { diffFiles, enginePath, fileBytes, threadPath, toThreadFile, type FileCaps, type FilesChange } from "./files.js";
 import { HostCallRecorder, HostCallReplayer, type RecordCaps } from "./host-call-log.js";
 import { SessionCache, type LiveSession } from "./session-cache.js";
-import { runWithTools, toolHostFunctions, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
+import { runWithTools, toolHostFunctions, toolsSetupCode, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
 import { capsForRun, type ToolResultCaps } from "./tool-results.js";
 import { codeDepth } from "./graph-task.js";
 
@@ -311,7 +311,11 @@ export class CodeModeRunner {
     return outcome;
   }
 
-  /** A fresh session with `cells` replayed into it, and how that went. */
+  /**
+   * A fresh session with `cells` replayed into it, and how that went. Where the session can
+   * (JavaScript/TypeScript), runs of cells go to the engine in one message each (see
+   * `replayBatch`); each cell is still given, and judged by, exactly what it had when it ran.
+   */
   private async restore(language: Language, cells: CodeCell[]): Promise<{ live: LiveSession; report: RestoreReport }> {
     const started = performance.now();
     const memoryLimitBytes = Math.max(this.limitsNow().memoryLimitBytes, ...cells.map((c) => loggedLimit(c.ran?.memoryLimitBytes, MAX_MEMORY_LIMIT_BYTES, 0)));
@@ -323,47 +327,101 @@ export class CodeModeRunner {
       files: {},
       env: { hostFunctions: [], globals: {} },
     });
-    let live = await open();
+    // While the session's worker starts (most of a restore in a fresh process), the host prepares the cells' programs.
+    let [live] = await Promise.all([open(), prepareAhead(cells)]);
     let restarts = 0;
-    for (let i = 0; i < cells.length; i++) {
-      const cell = cells[i]!;
-      live.applied.push(cellSignature(cell));
-      if (skipped.has(i)) continue;
-      const failure = await this.replayCell(live, cell);
-      if (failure === undefined) continue;
-      if (!live.session.disposed && (await sessionAlive(live.session))) {
-        failures.push(`cell ${i + 1} of ${cells.length} (${firstLine(cell.code)}) ${failure}`);
+    let i = 0;
+    replay: while (i < cells.length) {
+      if (skipped.has(i)) {
+        live.applied.push(cellSignature(cells[i]!));
+        i++;
         continue;
       }
-      // The replay ended its session: start again without this cell (and give up after a few).
-      skipped.add(i);
-      failures.push(`cell ${i + 1} of ${cells.length} (${firstLine(cell.code)}) ${failure}; it was left out`);
-      await live.session.dispose().catch(() => undefined);
-      live = await open();
-      if (++restarts > MAX_REPLAY_RESTARTS) {
-        failures.push(`the cells after cell ${i + 1} were not replayed (the replay had to restart ${restarts} times)`);
-        live.applied = cells.map(cellSignature);
-        break;
+      const batch = batchFrom(cells, i, skipped);
+      const outcomes = await this.replayBatch(live, batch);
+      for (const [k, failure] of outcomes.entries()) {
+        const cell = cells[i]!;
+        live.applied.push(cellSignature(cell));
+        if (failure === undefined) {
+          i++;
+          continue;
+        }
+        // Only the last cell of a batch can have ended its session (the engine went on after the others).
+        if (k < outcomes.length - 1 || (!live.session.disposed && (await sessionAlive(live.session)))) {
+          failures.push(`cell ${i + 1} of ${cells.length} (${firstLine(cell.code)}) ${failure}`);
+          i++;
+          continue;
+        }
+        // The replay ended its session: start again without this cell (and give up after a few).
+        skipped.add(i);
+        failures.push(`cell ${i + 1} of ${cells.length} (${firstLine(cell.code)}) ${failure}; it was left out`);
+        await live.session.dispose().catch(() => undefined);
+        live = await open();
+        if (++restarts > MAX_REPLAY_RESTARTS) {
+          failures.push(`the cells after cell ${i + 1} were not replayed (the replay had to restart ${restarts} times)`);
+          live.applied = cells.map(cellSignature);
+          break replay;
+        }
+        i = 0;
+        continue replay;
       }
-      i = -1;
-      live.applied = [];
     }
     return { live, report: { replayed: cells.length, durationMs: performance.now() - started, failures } };
   }
 
-  /** Replays one logged cell into `live`; a text saying how it differed, or undefined when it ran as it first did. */
-  private async replayCell(live: LiveSession, cell: CodeCell): Promise<string | undefined> {
-    const env = { hostFunctions: cell.env?.hostFunctions ?? live.env.hostFunctions, globals: cell.env?.globals ?? live.env.globals };
+  /**
+   * Replays `batch` (consecutive cells) into `live`: for cells in order, a text saying how each
+   * differed, or undefined when it ran as it first did. The session survived every failure but
+   * the last entry's; the list is shorter than `batch` only when its last entry is a failure.
+   * With a session that has `runSequence` (JavaScript/TypeScript), the batch is one exchange
+   * with the engine; each cell after the first then gets the files the cell before it ended
+   * with, which is what it saw (`batchFrom` ends a batch before a cell that saw other files).
+   */
+  private async replayBatch(live: LiveSession, batch: CodeCell[]): Promise<(string | undefined)[]> {
+    const session = live.session;
+    if (batch.length > 1 && session.runSequence && session.language !== "python") {
+      const plans: ReplayPlan[] = [];
+      for (const [k, cell] of batch.entries()) plans.push(this.replayPlan(plans.at(-1)?.env ?? live.env, cell, k === 0 ? applyFilesIn(live.files, cell.filesIn) : undefined));
+      let results: ExecutionResult[] | undefined;
+      try {
+        results = await session.runSequence(plans.map((p) => ({ code: p.code, options: p.options, ...(p.files === undefined ? { carryFiles: true } : {}) })));
+      } catch (error) {
+        // A log entry the sandbox refuses, or a session that had ended: cell by cell below, which says which cell and why.
+        if (!(error instanceof InvalidOptionError || error instanceof SandboxSessionEndedError)) throw error;
+      }
+      if (results) {
+        const out = results.map((result, k) => judgeReplay(live, plans[k]!, result));
+        // The session ended after a cell that ran as it first did (an engine crash where the cell first threw): the next could not run.
+        if (results.length < batch.length && out.at(-1) === undefined) out.push("could not run: its session had ended");
+        return out;
+      }
+    }
+    const out: (string | undefined)[] = [];
+    for (const cell of batch) {
+      const failure = await this.replayCell(live, cell);
+      out.push(failure);
+      if (failure !== undefined) break;
+    }
+    return out;
+  }
+
+  /** How `cell` is replayed after a cell whose environment was `before`; `files` undefined: the files the cell before it ended with. */
+  private replayPlan(before: LiveSession["env"], cell: CodeCell, files: Record<string, Uint8Array> | undefined): ReplayPlan {
+    const env = { hostFunctions: cell.env?.hostFunctions ?? before.hostFunctions, globals: cell.env?.globals ?? before.globals };
     const recording = cell.hostCalls ?? legacyCalls(cell);
     // A log of versions before 0.2 has no environment: it had the tools it called.
-    if (!cell.hostCalls && cell.env === undefined) env.hostFunctions = [...new Set([...live.env.hostFunctions, ...recording.map((c) => c.name)])].sort();
+    if (!cell.hostCalls && cell.env === undefined) env.hostFunctions = [...new Set([...before.hostFunctions, ...recording.map((c) => c.name)])].sort();
     const replayer = new HostCallReplayer(recording);
-    const files = applyFilesIn(live.files, cell.filesIn);
     const ran = cell.ran;
     const clockReads = cell.seed !== undefined ? decodeClock(cell.clock) : undefined;
-    let result: ExecutionResult;
-    try {
-      result = await runCell(live.session, cell.code, cell.language, {
+    const hostFunctions = replayer.functions(env.hostFunctions);
+    return {
+      cell,
+      env,
+      replayer,
+      ...(files !== undefined ? { files } : {}),
+      code: cellProgram(cell.code, cell.language, hostFunctions),
+      options: {
         timeoutMs: replayTimeoutMs(ran, this.limitsNow().timeoutMs),
         maxOutputBytes: loggedLimit(ran?.maxOutputBytes, MAX_OUTPUT_CAP_BYTES, DEFAULT_MAX_OUTPUT_BYTES),
         maxHostCalls: loggedLimit(ran?.maxHostCalls, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_HOST_CALLS),
@@ -371,33 +429,71 @@ export class CodeModeRunner {
         maxResultBytes: loggedLimit(ran?.maxResultBytes, MAX_OUTPUT_CAP_BYTES, DEFAULT_MAX_RESULT_BYTES),
         globals: env.globals,
         ...this.fileOptions(),
-        files,
-        hostFunctions: replayer.functions(env.hostFunctions),
+        ...(files !== undefined ? { files } : {}),
+        hostFunctions,
         ...(cell.seed !== undefined ? { inputs: clockReads ? { seed: cell.seed, clockReads } : { seed: cell.seed } } : {}),
-      });
+      },
+    };
+  }
+
+  /** Replays one logged cell into `live`; a text saying how it differed, or undefined when it ran as it first did. */
+  private async replayCell(live: LiveSession, cell: CodeCell): Promise<string | undefined> {
+    const plan = this.replayPlan(live.env, cell, applyFilesIn(live.files, cell.filesIn));
+    let result: ExecutionResult;
+    try {
+      result = await runCell(live.session, cell.code, cell.language, plan.options);
     } catch (error) {
       if (error instanceof SandboxSessionEndedError) return "could not run: its session had ended";
       // A log entry edited by hand (globals, host function names, seed) the sandbox refuses: reported, and the thread goes on.
       if (error instanceof InvalidOptionError) return `could not run: its log entry is not valid (${error.message.split("\n")[0]})`;
       throw error;
     } finally {
-      live.env = env;
+      live.env = plan.env;
     }
-    live.files = result.files ?? files;
-    const expected = cell.status ?? "success";
-    if (replayer.divergence) return `failed on replay: ${replayer.divergence.message}`;
-    if (result.status !== expected) {
-      const error = result.error ? `${result.error.name}: ${result.error.message}` : result.status;
-      return `ended ${result.status} on replay (it first ended ${expected}): ${error}`;
-    }
-    if (replayer.unanswered > 0) return `made ${replayer.unanswered} fewer host call(s) on replay than when it first ran`;
-    return undefined;
+    return judgeReplay(live, plan, result);
   }
 
   /** Disposes every live session of this runner. */
   async dispose(): Promise<void> {
     await this.cache.clear();
   }
+}
+
+/** How one logged cell is replayed (see `CodeModeRunner.replayPlan`). */
+interface ReplayPlan {
+  cell: CodeCell;
+  /** The program the session runs: the cell's code as a thread runs it, with its `tools` line. */
+  code: string;
+  options: Omit<RunOptions, "language">;
+  /** The environment the cell had (host functions, globals). */
+  env: LiveSession["env"];
+  /** The files the cell was given; undefined: those the cell before it ended with. */
+  files?: Record<string, Uint8Array>;
+  replayer: HostCallReplayer;
+}
+
+/** Records a replayed cell's result in `live`; a text saying how it differed, or undefined when it ran as it first did. */
+function judgeReplay(live: LiveSession, plan: ReplayPlan, result: ExecutionResult): string | undefined {
+  live.env = plan.env;
+  live.files = result.files ?? plan.files ?? live.files;
+  const expected = plan.cell.status ?? "success";
+  if (plan.replayer.divergence) return `failed on replay: ${plan.replayer.divergence.message}`;
+  if (result.status !== expected) {
+    const error = result.error ? `${result.error.name}: ${result.error.message}` : result.status;
+    return `ended ${result.status} on replay (it first ended ${expected}): ${error}`;
+  }
+  if (plan.replayer.unanswered > 0) return `made ${plan.replayer.unanswered} fewer host call(s) on replay than when it first ran`;
+  return undefined;
+}
+
+/**
+ * The cells from `start` that can be replayed in one exchange: up to a skipped cell, and up
+ * to (not including) a cell that was given other files than the cell before it ended with.
+ */
+function batchFrom(cells: CodeCell[], start: number, skipped: ReadonlySet<number>): CodeCell[] {
+  let end = start + 1;
+  while (end < cells.length && !skipped.has(end) && !cells[end]!.filesIn) end++;
+  return cells.slice(start, end);
 }
 
 /** Why a cell that ran must be rolled back, or undefined when it ended by itself. */
@@ -435,12 +531,42 @@ function threadCode(code: string, language: Language): string {
   return out;
 }
 
-/** Runs a cell in a session with its `tools` namespace (set up on its first line: no extra run, no shifted lines). */
-function runCell(session: SandboxSession, code: string, language: Language, options: Omit<RunOptions, "language">): Promise<ExecutionResult> {
-  const toolNames = Object.keys(options.hostFunctions ?? {})
+/** The tools among a cell's host functions (`__tool_<name>`), by name. */
+function toolNamesOf(hostFunctions: Record<string, HostFunction> | undefined): string[] {
+  return Object.keys(hostFunctions ?? {})
     .filter((n) => n.startsWith("__tool_"))
     .map((n) => n.slice("__tool_".length));
-  return runWithTools(session, threadCode(code, language), toolNames, { ...options, language });
+}
+
+/**
+ * Fills the cache of `threadCode` for the first cells of a log, a few at a time so that what
+ * the caller started meanwhile (a session's worker) goes on between them.
+ */
+async function prepareAhead(cells: CodeCell[]): Promise<void> {
+  const ahead = cells.slice(0, THREAD_CODE_CACHE_ENTRIES);
+  for (const [i, cell] of ahead.entries()) {
+    if (i % 16 === 0) await new Promise((resolve) => setImmediate(resolve));
+    // A log may hold anything: what fails here fails again, and is reported, when the cell replays.
+    if (cell.language === "javascript" || cell.language === "typescript") {
+      try {
+        threadCode(cell.code, cell.language);
+      } catch {
+        // reported at replay
+      }
+    }
+  }
+}
+
+/** Runs a cell in a session with its `tools` namespace (set up on its first line: no extra run, no shifted lines). */
+function runCell(session: SandboxSession, code: string, language: Language, options: Omit<RunOptions, "language">): Promise<ExecutionResult> {
+  return runWithTools(session, threadCode(code, language), toolNamesOf(options.hostFunctions), { ...options, language });
+}
+
+/** The JavaScript/TypeScript program `runCell` runs for `code` (what a session's `runSequence` is given). */
+function cellProgram(code: string, language: Language, hostFunctions: Record<string, HostFunction>): string {
+  const toolNames = toolNamesOf(hostFunctions);
+  const program = threadCode(code, language);
+  return toolNames.length === 0 || language === "python" ? program : `${toolsSetupCode(toolNames, language)} ${program}`;
 }
 
 function toEngineFiles(files: ReadonlyMap<string, Uint8Array>): Record<string, Uint8Array> {

@@ -1,14 +1,16 @@
 /**
  * The graph-state channels of code mode: `files` (the thread's files, deepagents' file data by
  * absolute path) and `codeCells` (the replay log). Both are delta channels: a checkpoint stores
- * what a step wrote (a cell, the files it changed) and a full copy only every few updates, so
- * checkpoint bytes per call follow what the call wrote, not the thread's size. Both are plain
- * JSON (strings and numbers), so every checkpointer keeps them as they are.
+ * what a step wrote (a cell, the files it changed), and a full copy only once the writes since
+ * the last one add up to the value's size (or after `MAX_UPDATES_BETWEEN_COPIES` updates; see
+ * copy-policy.ts), so checkpoint bytes per call follow what the call wrote, not the thread's
+ * size. Both are plain JSON (strings and numbers), so every checkpointer keeps them as they are.
  */
 import { z } from "zod";
 import { DeltaValue, Overwrite, StateSchema } from "@langchain/langgraph";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
-import { mergeFiles, type ThreadFiles, type ThreadFilesUpdate } from "./files.js";
+import { mergeFiles, type ThreadFile, type ThreadFiles, type ThreadFilesUpdate } from "./files.js";
+import { MAX_UPDATES_BETWEEN_COPIES, withCopyPolicy, type CopyMeasure } from "./copy-policy.js";
 import type { CodeCell } from "./cell-log.js";
 
 export type { CodeCell } from "./cell-log.js";
@@ -19,10 +21,6 @@ export interface CodeModeState {
   codeCells?: CodeCell[];
 }
 
-/** A full copy of `codeCells` every this many cells (the other checkpoints hold only the new cell). */
-export const CODE_CELLS_SNAPSHOT_EVERY = 20;
-/** A full copy of `files` every this many updates of it. */
-export const FILES_SNAPSHOT_EVERY = 10;
 
 const stringOrBytes = z.union([z.string(), z.instanceof(Uint8Array), z.array(z.string()), z.record(z.string(), z.number())]);
 const threadFile = z.object({ content: stringOrBytes, mimeType: z.string().optional(), created_at: z.string(), modified_at: z.string() }).passthrough();
@@ -97,6 +95,47 @@ export function appendCells(current: CodeCell[] | undefined, writes: readonly (C
   return out;
 }
 
+/** The JSON length of `value` (what the checkpointer's serializer writes, near enough); 0 for what is not JSON. */
+function jsonBytes(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return 0; // not JSON (a hand-written value): the checkpointer will say so; the measure must not throw
+  }
+}
+
+// A file's JSON length, measured once per file object (a file set keeps the same objects from step
+// to step). JSON, not the content's length: text that JSON escapes (control characters) takes up
+// to 6 bytes per character, and a copy must not cost more than the writes it is measured against.
+const fileSizes = new WeakMap<object, number>();
+function entryBytes(path: string, file: ThreadFile | string | null): number {
+  if (file === null || typeof file !== "object") return path.length + 8 + (typeof file === "string" ? jsonBytes(file) : 0);
+  let n = fileSizes.get(file);
+  if (n === undefined) fileSizes.set(file, (n = jsonBytes(file)));
+  return path.length + 8 + n;
+}
+
+function filesBytes(files: ThreadFilesUpdate | ThreadFiles): number {
+  let n = 0;
+  for (const [path, file] of Object.entries(files)) n += entryBytes(path, file);
+  return n;
+}
+
+const filesMeasure: CopyMeasure<ThreadFiles, ThreadFilesUpdate | undefined> = { valueBytes: filesBytes, writeBytes: (w) => filesBytes(w ?? {}) };
+
+// A cell's JSON length, measured once per cell object (a log holds the same objects from step to step).
+const cellSizes = new WeakMap<CodeCell, number>();
+function cellBytes(cell: CodeCell): number {
+  let n = cellSizes.get(cell);
+  if (n === undefined) cellSizes.set(cell, (n = jsonBytes(cell)));
+  return n;
+}
+
+const cellsMeasure: CopyMeasure<CodeCell[], CodeCell[] | undefined> = {
+  valueBytes: (cells) => cells.reduce((n, c) => n + cellBytes(c), 0),
+  writeBytes: (cells) => (cells ?? []).reduce((n, c) => n + cellBytes(c), 0),
+};
+
 /**
  * The state fields of code mode, for a `StateSchema` or a middleware's `stateSchema`:
  * `files` merges updates (`null` deletes a path; a plain string is UTF-8 text) and `codeCells`
@@ -107,15 +146,15 @@ export const codeModeStateFields = {
   files: deltaField(
     new DeltaValue(z.record(z.string(), fileValue).default(() => ({})) as unknown as z.ZodType<ThreadFiles>, {
       inputSchema: z.record(z.string(), z.union([fileValue, z.string(), z.null()])).optional() as unknown as z.ZodType<ThreadFilesUpdate | undefined>,
-      reducer: (current: ThreadFiles, writes: (ThreadFilesUpdate | undefined)[]) => mergeFiles(current, writes),
-      snapshotFrequency: FILES_SNAPSHOT_EVERY,
+      reducer: withCopyPolicy((current: ThreadFiles, writes: (ThreadFilesUpdate | undefined)[]) => mergeFiles(current, writes), filesMeasure),
+      snapshotFrequency: MAX_UPDATES_BETWEEN_COPIES,
     }),
   ),
   codeCells: deltaField(
     new DeltaValue(z.array(codeCell).default(() => []) as unknown as z.ZodType<CodeCell[]>, {
       inputSchema: z.array(codeCell).optional() as unknown as z.ZodType<CodeCell[] | undefined>,
-      reducer: appendCells,
-      snapshotFrequency: CODE_CELLS_SNAPSHOT_EVERY,
+      reducer: withCopyPolicy(appendCells, cellsMeasure),
+      snapshotFrequency: MAX_UPDATES_BETWEEN_COPIES,
     }),
   ),
 };

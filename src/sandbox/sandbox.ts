@@ -21,6 +21,7 @@ import type {
   Sandbox,
   SandboxOptions,
   SandboxSession,
+  SequencedRun,
 } from "./types.js";
 
 /**
@@ -85,8 +86,21 @@ function checkedSession(session: SandboxSession, memoryLimitBytes: number): Sand
       return session.call(name, args, checkOptions<Omit<RunOptions, "globals">>(options, callRules, "session.call"));
     },
     functionNames: () => session.functionNames(),
+    ...(session.runSequence ? { runSequence: (runs) => checkedSequence(session, runs, runRules) } : {}),
     dispose: () => session.dispose(),
   };
+}
+
+/** `session.runSequence` with each run's options checked as `session.run` checks them. */
+async function checkedSequence(session: SandboxSession, runs: SequencedRun[], runRules: OptionRules<RunOptions>): Promise<ExecutionResult[]> {
+  if (!Array.isArray(runs)) throw new InvalidOptionError("runs", runs, "an array of { code, options?, carryFiles? }");
+  const checked = runs.map((r, i) => {
+    if (r === null || typeof r !== "object") throw new InvalidOptionError(`runs[${i}]`, r, "{ code, options?, carryFiles? }");
+    if (r.carryFiles !== undefined && typeof r.carryFiles !== "boolean") throw new InvalidOptionError(`runs[${i}].carryFiles`, r.carryFiles, "true or false");
+    const options = checkOptions<RunOptions>(r.options, runRules, "session.runSequence");
+    return { code: r.code, options, ...(r.carryFiles ? { carryFiles: true } : {}) };
+  });
+  return session.runSequence!(checked);
 }
 
 /** The options of `sandbox.check` / `checkCode`. */

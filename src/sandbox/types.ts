@@ -260,9 +260,25 @@ export interface SandboxSession {
   call(name: string, args?: JsonValue[], options?: Omit<RunOptions, "language" | "globals">): Promise<ExecutionResult>;
   /** Names of the global functions the session's code has defined (for clear errors). */
   functionNames(): Promise<string[]>;
+  /**
+   * Runs programs one after another, each as `run` would, in one exchange with the engine
+   * (no round trip per program): code mode replays a thread's log this way. A run marked
+   * `carryFiles` is given the file set the run before it ended with. Resolves with the results
+   * of the runs that ran: it stops after one that ends the session. Only engines that can do
+   * this have it (JavaScript/TypeScript); elsewhere call `run` in a loop.
+   */
+  runSequence?(runs: SequencedRun[]): Promise<ExecutionResult[]>;
   /** Releases the session's engine; later calls throw `SandboxDisposedError`. */
   dispose(): Promise<void>;
   readonly disposed: boolean;
+}
+
+/** One program of `SandboxSession.runSequence`. */
+export interface SequencedRun {
+  code: string;
+  options?: Omit<RunOptions, "language">;
+  /** Given the file set the run before it ended with (then `options.files` must be absent; not on the first run). */
+  carryFiles?: boolean;
 }
 
 /** Options of a long-lived sandbox. */

@@ -17,7 +17,7 @@ import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { resetCodeState } from "../../src/code-mode/state.js";
 import type { CodeCell } from "../../src/code-mode/cell-log.js";
-import { scriptedCodeModel, scriptedParallelModel, type Turn, ask, lastTool, artifact } from "./helpers.js";
+import { scriptedCodeModel, scriptedParallelModel, type Turn, ask, lastTool, artifact, savedBytes } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
@@ -183,15 +183,6 @@ describe("live and restored sessions give the same answers", { timeout: 240_000 
   });
 });
 
-/** Bytes a MemorySaver holds (checkpoints, metadata and writes). */
-function savedBytes(checkpointer: MemorySaver): number {
-  let n = 0;
-  const storage = (checkpointer as unknown as { storage: Record<string, Record<string, Record<string, [Uint8Array, Uint8Array]>>> }).storage;
-  for (const ns of Object.values(storage)) for (const cps of Object.values(ns)) for (const [cp, md] of Object.values(cps)) n += cp.length + md.length;
-  const writes = (checkpointer as unknown as { writes: Record<string, Record<string, [string, string, Uint8Array]>> }).writes;
-  for (const w of Object.values(writes)) for (const r of Object.values(w)) n += r[2].length;
-  return n;
-}
 
 describe("checkpoints stay small", { timeout: 120_000 }, () => {
   const big = "y".repeat(100 * 1024);

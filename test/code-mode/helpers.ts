@@ -4,6 +4,7 @@
  * the messages reducer would merge equal ids across processes).
  */
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import type { MemorySaver } from "@langchain/langgraph";
 import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { fakeModel } from "@langchain/core/testing";
 import { randomUUID } from "node:crypto";
@@ -56,3 +57,13 @@ export const ask = (content: string, extra: Record<string, unknown> = {}) => ({ 
 export const lastTool = (state: { messages: unknown[] }) => state.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).at(-1)!;
 /** The code tool's artifact of the last tool message. */
 export const artifact = (state: { messages: unknown[] }) => lastTool(state).artifact as ExecuteCodeArtifact;
+
+/** Bytes a MemorySaver holds (checkpoints, metadata and pending writes); bench/code-mode-state.ts keeps its own copy (the bench cannot import tests). */
+export function savedBytes(checkpointer: MemorySaver): number {
+  let n = 0;
+  const storage = (checkpointer as unknown as { storage: Record<string, Record<string, Record<string, [Uint8Array, Uint8Array]>>> }).storage;
+  for (const ns of Object.values(storage)) for (const cps of Object.values(ns)) for (const [cp, md] of Object.values(cps)) n += cp.length + md.length;
+  const writes = (checkpointer as unknown as { writes: Record<string, Record<string, [string, string, Uint8Array]>> }).writes;
+  for (const w of Object.values(writes)) for (const r of Object.values(w)) n += r[2].length;
+  return n;
+}

@@ -4,14 +4,13 @@
  * `__proto__` key into a prototype, so the graph stores the program's value as JSON text.
  * Round trip through MemorySaver and PostgresSaver (a throwaway PostgreSQL cluster).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { createCodeGenGraph, runResultValue } from "../../src/graph/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import type { JsonValue } from "../../src/sandbox/types.js";
-import { startPostgres, type PostgresCluster } from "../support/postgres.js";
+import { usePostgresSaver } from "../support/postgres-saver.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 
@@ -66,20 +65,10 @@ describe("guest results survive checkpointers", () => {
   });
 
   describe("PostgresSaver", () => {
-    let pg: PostgresCluster;
-    let saver: PostgresSaver;
-    beforeAll(async () => {
-      pg = await startPostgres();
-      saver = PostgresSaver.fromConnString(pg.url);
-      await saver.setup();
-    }, 60_000);
-    afterAll(async () => {
-      await saver?.end();
-      await pg?.stop();
-    });
+    const pg = usePostgresSaver();
 
     it("round-trips every payload through PostgreSQL", async () => {
-      await roundTrip(saver, "pg");
+      await roundTrip(pg.get(), "pg");
     }, 60_000);
   });
 });

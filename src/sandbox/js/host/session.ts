@@ -4,7 +4,7 @@
  */
 import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } from "../../../errors.js";
 import { assertJsonValue, isIdentifier, resolveRunOptions } from "../../options.js";
-import type { EngineSessionOptions, ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../../types.js";
+import type { EngineSessionOptions, ExecutionResult, JsonValue, RunOptions, SandboxSession, SequencedRun } from "../../types.js";
 import { EngineWorker } from "./worker-client.js";
 import { runRequest, workerLimits } from "./run-request.js";
 
@@ -45,9 +45,13 @@ export class JavaScriptSession implements SandboxSession {
     private readonly defaults: EngineSessionOptions["defaults"],
     private readonly onDispose: (session: JavaScriptSession) => void,
   ) {
-    this.worker = new EngineWorker(() => {
-      this.endedReason ??= this.worker.deathReason ?? "its engine stopped";
-    });
+    this.worker = new EngineWorker(
+      () => {
+        this.endedReason ??= this.worker.deathReason ?? "its engine stopped";
+      },
+      "context",
+      language,
+    );
     this.worker.post({ type: "session-open", memoryLimitBytes });
   }
 
@@ -83,6 +87,33 @@ export class JavaScriptSession implements SandboxSession {
         o,
       ),
     );
+  }
+
+  async runSequence(runs: SequencedRun[]): Promise<ExecutionResult[]> {
+    this.assertUsable();
+    const requests = runs.map((r, i) => {
+      if (typeof r.code !== "string") throw new InvalidOptionError(`runs[${i}].code`, r.code, "a string of source code");
+      if (r.carryFiles && (i === 0 || r.options?.files !== undefined)) {
+        throw new InvalidOptionError(`runs[${i}].carryFiles`, true, i === 0 ? "false on the first run (there is no run before it)" : "false when the run has its own files");
+      }
+      const o = resolveRunOptions({ ...r.options, language: this.language, memoryLimitBytes: this.memoryLimitBytes }, this.defaults);
+      return { request: { ...runRequest(r.code, this.language, o), ...(r.carryFiles ? { carryFiles: true } : {}) }, controls: o };
+    });
+    if (requests.length === 0) return [];
+    return this.serialRaw(async () => {
+      if (this.endedReason !== undefined) throw new SandboxSessionEndedError(this.endedReason);
+      const ends = await this.worker.requestSequence(
+        requests.map((r) => r.request),
+        this.language,
+        requests.map((r) => r.controls),
+      );
+      const last = ends.at(-1)!;
+      if (last.workerLost || ENDING_STATUSES.has(last.result.status)) {
+        this.endedReason ??= `a call ended with status ${last.result.status}`;
+        await this.worker.terminate();
+      }
+      return ends.map((e) => e.result);
+    });
   }
 
   async call(

@@ -47,6 +47,12 @@ export type WorkerRequest =
 /** What the host side of a run needs besides the request itself: grants, host-call limits, cancellation. */
 export type RunControls = Pick<ResolvedRunOptions, "hostFunctions" | "maxHostCallsInFlight" | "maxHostCalls" | "maxResultBytes" | "signal">;
 
+/** A run of a sequence (see `EngineWorker.requestSequence`). */
+export type SequenceRequest = Extract<HostToWorker, { type: "run" }> & { carryFiles?: boolean };
+
+/** Statuses after which a session's context is not trusted: a sequence stops there (as the worker does). */
+const SEQUENCE_ENDING = new Set(["timeout", "memory_limit"]);
+
 /** What an ended request says about the worker that ran it. */
 export interface RequestEnd {
   result: ExecutionResult;
@@ -74,6 +80,8 @@ interface Active {
   /** Set when the request has tests: their output, kept apart from the program's. */
   tests?: { begun: boolean; stdout: string; stderr: string };
   sentMs: number;
+  /** A run of a sequence: a file set refused here loses the worker (see requestSequence). */
+  inSequence?: boolean;
   watchdog: NodeJS.Timeout;
   /** Listener on the caller's signal, removed when the request ends. */
   onAbort?: () => void;
@@ -105,7 +113,11 @@ export class EngineWorker {
   private deadReason: string | undefined;
   private readonly onDeath: (worker: EngineWorker) => void;
 
-  constructor(onDeath: (worker: EngineWorker) => void, isolation: "context" | "module" = "context") {
+  /**
+   * @param warm The language a session worker runs (its warm-up skips what that language never
+   *   needs); a pool worker warms up for both.
+   */
+  constructor(onDeath: (worker: EngineWorker) => void, isolation: "context" | "module" = "context", warm?: "javascript" | "typescript") {
     this.onDeath = onDeath;
     const outputMirror = createOutputMirrorBuffer();
     this.mirror = new OutputMirror(outputMirror);
@@ -117,7 +129,7 @@ export class EngineWorker {
       execArgv: [],
       env: {},
       resourceLimits: WORKER_RESOURCE_LIMITS,
-      workerData: { outputMirror, isolation },
+      workerData: { outputMirror, isolation, ...(warm ? { warm } : {}) },
     });
     // A starting worker keeps the process alive (someone awaits it); once ready and idle it
     // never does, and it is ref'd again only while it serves a request.
@@ -171,40 +183,91 @@ export class EngineWorker {
   ): Promise<RequestEnd> {
     if (this.active) throw new Error("EngineWorker.request while busy");
     const runId = nextRunId++;
-    const sentMs = performance.now();
     return new Promise<RequestEnd>((resolve) => {
-      if (this.deadReason !== undefined) {
-        resolve({ result: crashResult(language, this.deadReason, "", "", 0), workerLost: true });
-        return;
-      }
-      if (controls.signal?.aborted) {
-        resolve({ result: cancelledResult(language, controls.signal, false), workerLost: false });
-        return;
-      }
-      const active: Active = (this.active = {
-        runId,
-        language,
-        timeoutMs: request.timeoutMs,
-        controls,
-        over: false,
-        hostCalls: 0,
-        hostCallsInFlight: 0,
-        ...(request.files ? { files: request.files } : {}),
-        fileLimits: { maxFileBytes: request.maxFileBytes, maxTotalFileBytes: request.maxTotalFileBytes },
-        ...(request.type === "run" && request.tests !== undefined ? { tests: { begun: false, stdout: "", stderr: "" } } : {}),
-        stdout: "",
-        stderr: "",
-        sentMs,
-        watchdog: setTimeout(() => this.onWatchdog(), request.timeoutMs + WATCHDOG_GRACE_MS),
-        resolve,
-      });
-      if (controls.signal) {
-        active.onAbort = () => this.onCancel(active);
-        controls.signal.addEventListener("abort", active.onAbort, { once: true });
-      }
-      this.worker.ref();
+      if (!this.begin(runId, request, language, controls, false, resolve)) return;
       this.worker.postMessage({ ...request, runId });
     });
+  }
+
+  /**
+   * Sends a session's runs in one message; the worker runs them one after another and answers
+   * each as a run of its own (its host calls, limits, watchdog). A run marked `carryFiles` gets
+   * the file set the run before it ended with, as this side checked it. Resolves with the ends
+   * of the runs that ran: it stops after one that lost the worker or left the context untrusted
+   * (`timeout`, `memory_limit`), and a run whose file set this side refused loses the worker
+   * (the worker would give the next run the set this side refused), as does a run whose signal
+   * was aborted before its turn (the worker would run it anyway).
+   */
+  requestSequence(
+    requests: SequenceRequest[],
+    language: Language,
+    controls: RunControls[],
+  ): Promise<RequestEnd[]> {
+    if (this.active) throw new Error("EngineWorker.requestSequence while busy");
+    const runIds = requests.map(() => nextRunId++);
+    const ends: RequestEnd[] = [];
+    return new Promise<RequestEnd[]>((resolve) => {
+      const next = (): boolean => {
+        const k = ends.length;
+        const signal = controls[k]!.signal;
+        if (k > 0 && signal?.aborted) {
+          // The worker has this run already and cannot be told to skip it: the worker stops here.
+          this.deadReason ??= "its run was cancelled by the caller";
+          void this.worker.terminate();
+          this.onDeath(this);
+          ends.push({ result: cancelledResult(language, signal, true, 0), workerLost: true });
+          resolve(ends);
+          return false;
+        }
+        const { carryFiles, ...request } = requests[k]!;
+        const files = carryFiles ? ends[k - 1]?.result.files : request.files;
+        return this.begin(runIds[k]!, { ...request, ...(files ? { files } : {}) }, language, controls[k]!, true, (end) => {
+          ends.push(end);
+          if (end.workerLost || SEQUENCE_ENDING.has(end.result.status) || ends.length === requests.length || !next()) resolve(ends);
+        });
+      };
+      if (!next()) return;
+      this.worker.postMessage({ type: "session-sequence", runs: requests.map((r, i) => ({ ...r, runId: runIds[i]! })) } satisfies HostToWorker);
+    });
+  }
+
+  /**
+   * Makes `runId` the request in flight; false (and `resolve` called) when it cannot start
+   * (the worker is dead, or the caller already cancelled).
+   */
+  private begin(runId: number, request: WorkerRequest, language: Language, controls: RunControls, inSequence: boolean, resolve: (end: RequestEnd) => void): boolean {
+    if (this.deadReason !== undefined) {
+      resolve({ result: crashResult(language, this.deadReason, "", "", 0), workerLost: true });
+      return false;
+    }
+    if (controls.signal?.aborted) {
+      resolve({ result: cancelledResult(language, controls.signal, false), workerLost: false });
+      return false;
+    }
+    const active: Active = (this.active = {
+      runId,
+      language,
+      timeoutMs: request.timeoutMs,
+      controls,
+      over: false,
+      hostCalls: 0,
+      hostCallsInFlight: 0,
+      ...(request.files ? { files: request.files } : {}),
+      fileLimits: { maxFileBytes: request.maxFileBytes, maxTotalFileBytes: request.maxTotalFileBytes },
+      ...(request.type === "run" && request.tests !== undefined ? { tests: { begun: false, stdout: "", stderr: "" } } : {}),
+      stdout: "",
+      stderr: "",
+      sentMs: performance.now(),
+      ...(inSequence ? { inSequence } : {}),
+      watchdog: setTimeout(() => this.onWatchdog(), request.timeoutMs + WATCHDOG_GRACE_MS),
+      resolve,
+    });
+    if (controls.signal) {
+      active.onAbort = () => this.onCancel(active);
+      controls.signal.addEventListener("abort", active.onAbort, { once: true });
+    }
+    this.worker.ref();
+    return true;
   }
 
   /** Asks a session worker for the names of the functions its code defined. */
@@ -251,10 +314,12 @@ export class EngineWorker {
       case "call":
         void this.callHost(active, message.callId, message.name, message.argsJson);
         return;
-      case "done":
+      case "done": {
         appendOutput(active, message.stdout, message.stderr);
-        this.finish(active, withFiles(active, toResult(active, message.outcome), message.files), message.retiring === true);
+        const { result, refused } = withFiles(active, toResult(active, message.outcome), message.files);
+        this.finish(active, result, message.retiring === true || (refused && active.inSequence === true));
         return;
+      }
     }
   }
 
@@ -297,8 +362,8 @@ export class EngineWorker {
     if (!active) return;
     if (this.mirror.startedRunId() !== active.runId) {
       // The thread has not begun this run yet (a fresh worker can be unresponsive for a
-      // while after "ready", measured up to ~0.8 s on a loaded machine, while V8 tiers up the
-      // WASM): its deadline counts from when it begins, so wait for that instead of killing.
+      // while after "ready" on a loaded machine, and a run of a sequence waits for the runs
+      // before it): its deadline counts from when it begins, so wait for that instead of killing.
       active.watchdog = setTimeout(() => this.onWatchdog(), active.timeoutMs + WATCHDOG_GRACE_MS);
       return;
     }
@@ -385,17 +450,17 @@ export class EngineWorker {
  * Adds the file set the worker sent, checked again here (the host trusts nothing out of the
  * worker): a set that breaks the caps or holds anything but bytes ends the run `output_limit`.
  */
-function withFiles(active: Active, result: ExecutionResult, files: unknown): ExecutionResult {
-  if (!active.files || files === undefined) return result;
+function withFiles(active: Active, result: ExecutionResult, files: unknown): { result: ExecutionResult; refused: boolean } {
+  if (!active.files || files === undefined) return { result, refused: false };
   const limits = { maxFileBytes: active.fileLimits.maxFileBytes, maxTotalFileBytes: active.fileLimits.maxTotalFileBytes };
   const bad = invalidFileSetReason(files, limits);
   if (bad) {
     result.status = "output_limit";
     result.error = { name: "FileLimitError", message: `the run's files were refused: ${bad}; the files are as they were before the run` };
-    return result;
+    return { result, refused: true };
   }
   result.files = files as Record<string, Uint8Array>;
-  return result;
+  return { result, refused: false };
 }
 
 /** Output goes to the program's streams, or to the tests' once they have begun. */

@@ -52,7 +52,15 @@ export type HostToWorker =
       hostFunctionNames: string[];
       files?: Record<string, Uint8Array>;
     } & WorkerRunLimits)
-  | { type: "session-names"; runId: number };
+  | { type: "session-names"; runId: number }
+  /**
+   * A session's runs one after another, each answered with its own `done`; a run marked
+   * `carryFiles` (given no files) gets the file set the run before it ended with.
+   */
+  | { type: "session-sequence"; runs: (SessionRunMessage & { carryFiles?: boolean })[] };
+
+/** The message of one run. */
+export type SessionRunMessage = Extract<HostToWorker, { type: "run" }>;
 
 /** The outcome of a run as the worker reports it; the host adds output and language. */
 export interface WorkerOutcome {

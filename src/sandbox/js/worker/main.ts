@@ -5,8 +5,10 @@
  * stays free and the host can kill this thread when a run overruns.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { newQuickJSWASMModule, RELEASE_SYNC } from "quickjs-emscripten";
-import type { QuickJSWASMModule } from "quickjs-emscripten-core";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from "quickjs-emscripten";
+import type { CustomizeVariantOptions, QuickJSWASMModule } from "quickjs-emscripten-core";
 import { prepareJavaScript } from "../prepare/prepare.js";
 import { exposeTopLevelNames, instrumentTests, markThrows, unshiftTestsColumns, wrapTests } from "../prepare/tests-scope.js";
 import { GuestContext, SettleMode, type GuestHost } from "./guest-context.js";
@@ -23,7 +25,7 @@ function post(message: WorkerToHost): void {
   port!.postMessage(message);
 }
 
-const data = workerData as { outputMirror?: SharedArrayBuffer; isolation?: "context" | "module" } | null;
+const data = workerData as { outputMirror?: SharedArrayBuffer; isolation?: "context" | "module"; warm?: "javascript" | "typescript" } | null;
 const mirrorBuffer = data?.outputMirror;
 /** "module": every pool run gets a WASM instance of its own, dropped after the run. */
 const freshModulePerRun = data?.isolation === "module";
@@ -34,15 +36,38 @@ const host: GuestHost = {
   call: (runId, callId, name, argsJson) => post({ type: "call", runId, callId, name, argsJson }),
 };
 
+/**
+ * The WASM of QuickJS's sync release build, compiled synchronously. Compiled asynchronously (what
+ * `newQuickJSWASMModule` does), V8 left this thread unresponsive for ~100 ms after it was ready
+ * (measured: a message posted then was handled 80-140 ms later, while both threads were idle),
+ * which every session paid on its first run; compiled synchronously, functions are compiled
+ * lazily as they are first called and the thread answers at once.
+ */
+function compiledQuickJS(): CompiledWasm {
+  const fromPackage = createRequire(createRequire(import.meta.url).resolve("quickjs-emscripten"));
+  // Node's types (lib without DOM) do not declare WebAssembly; the global is there in every Node.
+  const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => CompiledWasm } }).WebAssembly;
+  return new wasm.Module(readFileSync(fromPackage.resolve("@jitl/quickjs-wasmfile-release-sync/wasm")));
+}
+
+/** A compiled WebAssembly module, as quickjs-emscripten's variant options take it. */
+type CompiledWasm = Exclude<NonNullable<CustomizeVariantOptions["wasmModule"]>, () => unknown>;
+
+const wasmModule = compiledQuickJS();
+/** A new QuickJS instance (own linear memory) of the compiled module. */
+function newQuickJS(): Promise<QuickJSWASMModule> {
+  return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule }));
+}
+
 // Only the sync release build is ever loaded in this thread (loading two QuickJS variants in one process crashed when measured).
-const quickjs: QuickJSWASMModule = await newQuickJSWASMModule(RELEASE_SYNC);
-await warmUp();
+const quickjs: QuickJSWASMModule = await newQuickJS();
+await warmUp(data?.warm);
 
 /**
  * Runs a few tiny programs before reporting ready, so the first real run does not pay for
  * compiling the parser, the TypeScript stripper and the engine's hot paths (~100 ms cold).
  */
-async function warmUp(): Promise<void> {
+async function warmUp(language: "javascript" | "typescript" | undefined): Promise<void> {
   const silent: GuestHost = { output: () => undefined, call: () => undefined };
   const limits = {
     timeoutMs: 5000,
@@ -54,8 +79,11 @@ async function warmUp(): Promise<void> {
     maxFileBytes: 1024,
     maxTotalFileBytes: 1024,
   };
+  // A JavaScript session never strips types: loading and warming sucrase would cost it ~70 ms.
+  const first: [string, "javascript" | "typescript"] =
+    language === "javascript" ? ["const n = 1;\nconsole.log('warm', { n });\nn", "javascript"] : ["const n: number = 1;\nconsole.log('warm', { n });\nn", "typescript"];
   const programs: [string, "javascript" | "typescript"][] = [
-    ["const n: number = 1;\nconsole.log('warm', { n });\nn", "typescript"],
+    first,
     ["const v = await Promise.resolve(1);\nexport default { v };", "javascript"],
     ["null.x", "javascript"],
   ];
@@ -80,7 +108,7 @@ let active: GuestContext | undefined;
 let spare: GuestContext | undefined;
 
 async function freshContext(memoryLimitBytes: number): Promise<GuestContext> {
-  if (freshModulePerRun) return new GuestContext(await newQuickJSWASMModule(RELEASE_SYNC), memoryLimitBytes, host);
+  if (freshModulePerRun) return new GuestContext(await newQuickJS(), memoryLimitBytes, host);
   const guest = spare;
   spare = undefined;
   if (!guest) return new GuestContext(quickjs, memoryLimitBytes, host);
@@ -103,19 +131,29 @@ port.on("message", (message: HostToWorker) => {
     case "session-call":
       void handleSessionCall(message);
       return;
+    case "session-sequence":
+      void handleSequence(message);
+      return;
     case "session-names":
       post({ type: "names", runId: message.runId, names: session?.functionNames() ?? [] });
       return;
   }
 });
 
-async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promise<void> {
+/** How a session's run ended, as its sequence needs it (see handleSequence). */
+interface RunEnd {
+  status: WorkerOutcome["status"];
+  /** The file set at the end, when the run was given files and ran. */
+  files?: Record<string, Uint8Array>;
+}
+
+async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promise<RunEnd> {
   const startedMs = performance.now();
   host.mirror?.markStarted(message.runId);
   const prepared = prepareJavaScript(message.code, message.language, { grantedNames: message.grantedNames });
   if (!prepared.ok) {
     finish(message.runId, { status: prepared.status, error: prepared.error, durationMs: performance.now() - startedMs }, undefined);
-    return;
+    return { status: prepared.status };
   }
   const guest = session ?? (await freshContext(message.memoryLimitBytes));
   const withTests = message.tests !== undefined;
@@ -141,7 +179,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   const files = guest.closeFiles();
   if (session) {
     finish(message.runId, outcome, guest, files);
-    return;
+    return { status: outcome.status, ...(files ? { files } : {}) };
   }
   // Dispose before reporting: a runtime that refuses to dispose (a leaked handle) may have
   // poisoned the shared WASM module, so this thread must end, and the host must know that
@@ -150,12 +188,32 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   const retiring = !tryDispose(guest);
   post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}), ...(files ? { files } : {}) });
   if (retiring) process.exit(1);
-  if (freshModulePerRun) return;
+  if (freshModulePerRun) return { status: outcome.status };
   try {
     spare = new GuestContext(quickjs, message.memoryLimitBytes, host);
   } catch {
     // Not fatal here: the next run makes its context on demand and reports what fails then.
     spare = undefined;
+  }
+  return { status: outcome.status };
+}
+
+/** Statuses after which a session's context is not trusted: the host ends the session (see host/session.ts). */
+const SESSION_ENDING = new Set<WorkerOutcome["status"]>(["timeout", "memory_limit"]);
+
+/**
+ * Runs a session's programs one after another, each answered with its own `done` as if sent
+ * alone; a run marked `carryFiles` is given the file set the run before it ended with. Stops
+ * after a run that leaves the context untrusted (the host ends the session then). One message
+ * for many runs: code mode replays a thread's log this way, without a round trip per cell.
+ */
+async function handleSequence(message: Extract<HostToWorker, { type: "session-sequence" }>): Promise<void> {
+  let carried: Record<string, Uint8Array> | undefined;
+  for (const { carryFiles, ...run } of message.runs) {
+    const files = run.files ?? (carryFiles ? carried : undefined);
+    const end = await handleRun({ ...run, ...(files ? { files } : {}) });
+    if (SESSION_ENDING.has(end.status)) return;
+    carried = end.files ?? files;
   }
 }
 
