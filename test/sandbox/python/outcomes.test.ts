@@ -250,3 +250,70 @@ sys.addaudithook(hook)
     expect(error.error).toMatchObject({ name: "KeyError", line: 3 });
   });
 });
+
+describe("the interpreter's memory is out of the program's reach (issue 21.2)", { timeout: 180_000 }, () => {
+  /**
+   * Every JavaScript value a Python container holds (module globals, class and instance dicts,
+   * closures, everything gc reaches), and the values of their attributes: none is Pyodide's
+   * API, its Emscripten module, or a typed array over the WebAssembly memory.
+   */
+  const MEMORY_HUNT = `
+import gc, importlib, sys
+ffi = importlib.import_module('pyodide.ffi')
+JsProxy = ffi.JsProxy
+found = {}
+def note(o):
+    found[id(o)] = o
+for m in list(sys.modules.values()):
+    for v in list(getattr(m, '__dict__', {}).values()):
+        if isinstance(v, JsProxy):
+            note(v)
+for o in gc.get_objects():
+    try:
+        for r in gc.get_referents(o):
+            if isinstance(r, JsProxy):
+                note(r)
+    except Exception:
+        pass
+hits = []
+for o in list(found.values()):
+    for name in ('HEAPU8', '_module', '_api', 'runPython', 'loadPackage', 'FS', 'wasmTable', 'unregisterJsModule'):
+        try:
+            if getattr(o, name, None) is not None:
+                hits.append(name)
+        except Exception:
+            pass
+    try:
+        if o.buffer.byteLength >= 1 << 24:
+            hits.append('memory view')
+    except Exception:
+        pass
+[len(found) > 0, sorted(set(hits))]
+`;
+
+  it("no JavaScript value Python holds leads to Pyodide's API, its module or the WebAssembly memory", async () => {
+    const r = await engine.run(MEMORY_HUNT, options());
+    expect(r.status).toBe("success");
+    expect(r.result).toEqual([true, []]);
+  });
+
+  it("the interned-string table is not among the objects gc hands out, so writing into every dict it gives is harmless", async () => {
+    // Before: writing a key into that table (as a search for the runtime's names did) made the
+    // next lookup of the name read freed memory and killed the interpreter.
+    const probe = "import gc, sys\np = sys.intern(''.join(['fresh', '_probe']))\n[o for o in gc.get_objects() if type(o) is dict and o.get(p) is p] == []";
+    expect((await engine.run(probe, options())).result).toBe(true);
+    const writeAll = "import gc\nn = 0\nfor o in gc.get_objects():\n    if isinstance(o, dict) and '_cs_hooks' in o:\n        o['_cs_finished'] = 'forged'\n        n += 1\n'wrote %d' % n";
+    const r = await engine.run(writeAll, options());
+    expect(r.status).toBe("success");
+    expect((await engine.run("1 + 1", options())).result).toBe(2);
+  });
+
+  it("a CPython memory-safety bug (a type's dict changed through gc.get_referents) ends only its own run", async () => {
+    // A documented limit (docs/security.md): the interpreter itself is not memory-safe against
+    // such programs. The worker is replaced; the next run gets a fresh interpreter.
+    const crash = "import gc\nclass A:\n    def f(self): return 1\na = A()\ns = 0\nfor i in range(1000): s += a.f()\nd = [o for o in gc.get_referents(A.__dict__) if type(o) is dict][0]\ndel d['f']\ngc.collect()\njunk = [bytearray(64) for _ in range(10000)]\nfor i in range(1000): s += a.f()\ns";
+    const r = await engine.run(crash, options());
+    expect(r.status).not.toBe("success");
+    expect((await engine.run("import statistics\nstatistics.mean([1, 3])", options())).result).toBe(2);
+  });
+});

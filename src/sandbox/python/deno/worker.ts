@@ -22,6 +22,8 @@ import { createHostBridge, replyText } from "./host-bridge.js";
 import { installPackages } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
+import { untrackInternedStrings } from "./interned-strings.js";
+import { closePyodideApi } from "./pyodide-api.js";
 import { testsError, testsNotRun } from "./tests-verdict.js";
 import { createRunDriver, type DriverPython, type PyObject, type RunDriver } from "./run-driver.js";
 import { scopeAsyncSources, type ProxyRelease } from "./async-sources.js";
@@ -356,6 +358,21 @@ function fingerprintSources(): FingerprintSources {
   };
 }
 
+/**
+ * What Python can get hold of in JavaScript through `js`, as names (tests only). Pyodide's API,
+ * its Emscripten module and its internal API are named, to show they stay out of reach
+ * (pyodide-api.ts). Python-side references are checked from Python by the tests.
+ */
+function reachableFromPython(): string {
+  const secrets = new Map<unknown, string>([
+    [pyodide, "<pyodide api>"],
+    [(pyodide as unknown as { _module: object })._module, "<emscripten module>"],
+    [(pyodide as unknown as { _api: object })._api, "<pyodide internal api>"],
+    [(pyodide as unknown as { _module: { HEAPU8: { buffer: object } } })._module.HEAPU8.buffer, "<interpreter memory>"],
+  ]);
+  return reachableGlobals({ js: jsGlobals }, isProxy, secrets).join(" ");
+}
+
 /** The imported GOT globals of the instance (mutable WebAssembly globals set by JavaScript). */
 function gotGlobals(found: InstantiatedPyodide): Array<{ value: unknown }> {
   const globals: Array<{ value: unknown }> = [];
@@ -602,6 +619,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         { globals: runtime as never },
       );
       runtime.set("_cs_hooks", bridge.hooks);
+      closePyodideApi({ unregisterJsModule: (name) => py.unregisterJsModule(name), evaluate: (code) => py.runPython(code, { globals: runtime as never }) });
       runtimeNamespace = runtime;
       // Every entry point is looked up now, before any run: proxies made during a run are
       // released at its end (async-sources.ts).
@@ -611,6 +629,10 @@ async function handle(request: WorkerRequest): Promise<void> {
       const install = runtime.get("_cs_install_scheduler") as ((fn: unknown) => void) & { destroy(): void };
       install(scheduleCallback);
       install.destroy();
+      untrackInternedStrings({
+        evaluate: (code) => py.runPython(code, { globals: runtime as never }),
+        module: (py as unknown as { _module: Parameters<typeof untrackInternedStrings>[0]["module"] })._module,
+      });
       // C-level callables for the tests step, captured before any program ran (kept for good).
       const cLevel = (expression: string) => py.runPython(expression, { globals: runtime as never }) as (...args: unknown[]) => unknown;
       const exec = cLevel("__import__('builtins').exec");
@@ -703,7 +725,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         await warmUp();
         if (!restore()) baseline = undefined;
       }
-      if (request.introspection) baselineFingerprint = { ...fingerprintNow(), reachable: reachableGlobals({ js: jsGlobals, pyodide_js: py }, isProxy).join(" ") };
+      if (request.introspection) baselineFingerprint = { ...fingerprintNow(), reachable: reachableFromPython() };
       post({ type: "ready" });
       return;
     }
@@ -771,8 +793,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       return;
     }
     case "fingerprint": {
-      const reachable = reachableGlobals({ js: jsGlobals, pyodide_js: pyodide }, isProxy).join(" ");
-      post({ type: "fingerprint", baseline: baselineFingerprint ?? {}, now: { ...fingerprintNow(), reachable } });
+      post({ type: "fingerprint", baseline: baselineFingerprint ?? {}, now: { ...fingerprintNow(), reachable: reachableFromPython() } });
       return;
     }
     case "functions": {
