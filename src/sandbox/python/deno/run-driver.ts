@@ -92,8 +92,10 @@ const RAISED_STATUSES = new Set(["runtime_error", "forbidden", "memory_limit"]);
 const NOT_RUN_STATUSES = new Set(["syntax_error", "forbidden", "runtime_error"]);
 
 /**
- * Compiled afresh for every task (a function the program could have seen could have been given
- * another `__code__`); it looks up no name: everything it uses is an argument.
+ * Compiled once, when the driver is made (before any program ran); its functions are made
+ * afresh for every task from the code object, which Python cannot change (a function the
+ * program could have seen could have been given another `__code__`; a code object is
+ * immutable). It looks up no name: everything it uses is an argument.
  */
 const TASK_SOURCE = [
   // asyncio's C Task records every exception but re-raises SystemExit and KeyboardInterrupt:
@@ -157,6 +159,8 @@ function utf8Bytes(text: string): number {
  * const done = await driver.runProgram("x = 1\nx + 1", optionsJson, 1 << 20);
  */
 export function createRunDriver(py: DriverPython, isPythonError: (error: unknown) => error is { type: string; message: string }) {
+  /** TASK_SOURCE compiled, kept for the interpreter's life (made before any program ran). */
+  const taskModule = py.compile(TASK_SOURCE, "<sandbox>", "exec");
   /** The task of the run in progress, while it waits. */
   let waitingTask: PyObject | undefined;
   /** Settles the waiting run; dropped when the run is over. */
@@ -192,12 +196,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     const exits = py.list() as PyObject;
     let task: PyObject;
     try {
-      const code = py.compile(TASK_SOURCE, "<sandbox>", "exec");
-      try {
-        py.exec(code, scope);
-      } finally {
-        release(code);
-      }
+      py.exec(taskModule, scope);
       const fn = scope.get(name);
       const start = scope.get("_cs_task") as PyObject;
       try {
