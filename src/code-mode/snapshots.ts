@@ -106,9 +106,9 @@ export class ThreadSnapshots {
     for (let p = cells.length - (cells.length % this.every); p > 0 && positions.length < LOOKUPS; p -= this.every) positions.push(p);
     if (positions.length === 0) return undefined;
     const hashes = prefixHashes(language, cells, positions[0]!);
-    const records = await Promise.all(positions.map((p) => this.store.get(storeKey(language, hashes[p - 1]!)).catch(() => undefined)));
-    for (const [k, record] of records.entries()) {
-      const position = positions[k]!;
+    // Newest first; an older one only when the newer is missing or refused (a lost write, a restart).
+    for (const position of positions) {
+      const record = await this.store.get(storeKey(language, hashes[position - 1]!)).catch(() => undefined);
       const found = record && this.open(record, language, hashes[position - 1]!, position);
       if (found) return found;
     }

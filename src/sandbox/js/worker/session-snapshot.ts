@@ -81,8 +81,18 @@ export function restoreSnapshot(module: QuickJSWASMModule, session: GuestContext
     if (emscripten.HEAPU8.byteLength < snapshot.memoryBytes) return `the engine's memory could not grow to ${snapshot.memoryBytes} bytes`;
   }
   const heap = emscripten.HEAPU8;
-  heap.fill(0);
-  snapshot.pageIndex.forEach((page, i) => heap.set(snapshot.pages.subarray(i * SNAPSHOT_PAGE_BYTES, (i + 1) * SNAPSHOT_PAGE_BYTES), page * SNAPSHOT_PAGE_BYTES));
+  const memory = Buffer.from(heap.buffer, heap.byteOffset, heap.byteLength);
+  // Every page is the snapshot's or zero. A page is zeroed only when it is not (zeroing all of
+  // the memory would touch, and so map, every page of it).
+  let next = 0;
+  for (let page = 0, offset = 0; offset < heap.byteLength; page++, offset += SNAPSHOT_PAGE_BYTES) {
+    if (next < snapshot.pageIndex.length && snapshot.pageIndex[next] === page) {
+      heap.set(snapshot.pages.subarray(next * SNAPSHOT_PAGE_BYTES, (next + 1) * SNAPSHOT_PAGE_BYTES), offset);
+      next++;
+    } else if (!memory.subarray(offset, offset + SNAPSHOT_PAGE_BYTES).equals(ZERO_PAGE)) {
+      heap.fill(0, offset, offset + SNAPSHOT_PAGE_BYTES);
+    }
+  }
   session.adoptState(state);
   session.setMemoryLimitBytes(memoryLimitBytes);
   return undefined;
