@@ -66,8 +66,8 @@ export function takeSnapshot(module: QuickJSWASMModule, session: GuestContext): 
 
 /**
  * Writes `snapshot` into a session that has run nothing yet. Returns why it was refused
- * (nothing was written then), or undefined once the heap and state are the snapshot's.
- * Throws only after the heap was written (the caller must end the thread then).
+ * (nothing was touched then), or undefined once the heap and state are the snapshot's.
+ * Throws only once the engine was touched (the caller must end the thread then).
  */
 export function restoreSnapshot(module: QuickJSWASMModule, session: GuestContext, snapshot: EngineSnapshot, memoryLimitBytes: number): string | undefined {
   const refusal = checkSnapshot(session, snapshot);
@@ -78,7 +78,8 @@ export function restoreSnapshot(module: QuickJSWASMModule, session: GuestContext
   if (emscripten.HEAPU8.byteLength < snapshot.memoryBytes) {
     const pointer = emscripten._malloc(snapshot.memoryBytes - emscripten.HEAPU8.byteLength + SNAPSHOT_PAGE_BYTES);
     if (pointer !== 0) emscripten._free(pointer);
-    if (emscripten.HEAPU8.byteLength < snapshot.memoryBytes) return `the engine's memory could not grow to ${snapshot.memoryBytes} bytes`;
+    // The allocator was used: the session is not the fresh one any more (the caller ends the thread).
+    if (emscripten.HEAPU8.byteLength < snapshot.memoryBytes) throw new Error(`the engine's memory could not grow to ${snapshot.memoryBytes} bytes`);
   }
   const heap = emscripten.HEAPU8;
   const memory = Buffer.from(heap.buffer, heap.byteOffset, heap.byteLength);
