@@ -146,6 +146,13 @@ describe("snapshots of JavaScript sessions", () => {
     store.map.set(key2!, corrupted);
     expect((await restoreWith(corrupted)).fromSnapshot).toBeUndefined();
     store.map.set(key4!, original);
+    // A store that fails: the restore replays, and a live cell whose snapshot cannot be kept still runs.
+    const failing: SnapshotStore = { get: () => Promise.reject(new Error("store down")), put: () => Promise.reject(new Error("store down")) };
+    const down = runner({ store: failing, secret: SECRET, every: 1 });
+    const o = await down.run({ code: QUERY, language: "javascript", persistence: "thread", threadId: "t2", cells: thread.cells, files: thread.files });
+    expect(o.result.result).toEqual(liveAnswer);
+    expect(o.restore?.fromSnapshot).toBeUndefined();
+    expect((await down.run({ code: "var more = 1;", language: "javascript", persistence: "thread", threadId: "t3", cells: [], files: new Map() })).result.status).toBe("success");
     // Another engine build: a record signed by this host whose engine is not this one is refused by the engine.
     const snapshots = new ThreadSnapshots({ store, secret: SECRET, every: 2 });
     const found = (await snapshots.find("javascript", thread.cells))!;
@@ -166,7 +173,8 @@ describe("snapshots of JavaScript sessions", () => {
     const a = await sandbox.createSession({ language: "javascript" });
     const b = await sandbox.createSession({ language: "javascript" });
     try {
-      await a.run("var kept = 41;");
+      // The guest replaces console and holds on to host functions: the snapshot keeps both.
+      await a.run("var kept = 41;\nvar oldLog = console.log;\nvar keepFiles = files;\nconsole = { log: (...a) => oldLog('wrapped', ...a) };\ntry { throw new Error('marked'); } catch {}", { files: {} });
       const snapshot = await a.snapshot!();
       if (typeof snapshot === "string") throw new Error(snapshot);
       // Restored, then given the same next run as the session it came from: the same memory, byte for byte.
@@ -177,7 +185,9 @@ describe("snapshots of JavaScript sessions", () => {
         const code = "kept += 1;\nconsole.log(kept);\nfiles.write('/k.txt', String(kept));\n[kept, Math.random()]";
         const [ra, rc] = [await a.run(code, next), await c.run(code, next)];
         expect(rc.result).toEqual(ra.result);
+        expect(rc.stdout).toBe("wrapped 42\n");
         expect(rc.stdout).toBe(ra.stdout);
+        expect(rc.files).toEqual(ra.files);
         const [sa, sc] = [await a.snapshot!(), await c.snapshot!()];
         if (typeof sa === "string" || typeof sc === "string") throw new Error("no snapshot");
         expect(Buffer.from(sc.pages).equals(Buffer.from(sa.pages))).toBe(true);
