@@ -2,37 +2,34 @@
  * A fresh process for the code-mode restore bench: reads a thread's log (a JSON file written
  * by code-mode-state.ts), restores it with a new runner on a new sandbox, runs one query cell,
  * and prints one JSON line: the restore's own duration, the whole call's, and the answer.
- *   node dist/bench/code-mode-restore-child.js <log.json> <language> [cell-by-cell]
- * With "cell-by-cell", sessions have no `runSequence`: the replay makes one worker round trip
- * per cell, as it did before batching (the row's baseline).
+ *   node dist/bench/code-mode-restore-child.js <log.json> <language> [snapshots <dir>]
+ * With "snapshots", the runner reads the snapshots the live run kept in <dir> (the restore
+ * then replays only the cells after the latest); without, it replays the whole log.
  */
 import { readFileSync } from "node:fs";
 import { benchRunner } from "./code-mode-state.js";
 import { createSandbox } from "../src/sandbox/index.js";
 import type { CodeCell } from "../src/code-mode/cell-log.js";
-import type { Language, Sandbox, SandboxSession } from "../src/sandbox/types.js";
+import type { Language } from "../src/sandbox/types.js";
 
-const [logFile, language, mode] = process.argv.slice(2) as [string, Language, string | undefined];
+const [logFile, language, mode, snapshotDir] = process.argv.slice(2) as [string, Language, string | undefined, string | undefined];
 const cells = JSON.parse(readFileSync(logFile, "utf8")) as CodeCell[];
 const sandbox = createSandbox({ poolSize: 1 });
-const runner = benchRunner(mode === "cell-by-cell" ? withoutSequences(sandbox) : sandbox);
-
-/** `sandbox` whose sessions replay one run at a time. */
-function withoutSequences(inner: Sandbox): Sandbox {
-  return {
-    ...inner,
-    run: (code, options) => inner.run(code, options),
-    async createSession(options) {
-      const session = await inner.createSession(options);
-      return Object.assign(Object.create(session) as SandboxSession, { runSequence: undefined });
-    },
-  };
-}
+const runner = benchRunner(sandbox, mode === "snapshots" ? snapshotDir : undefined);
 try {
   const started = performance.now();
   const outcome = await runner.run({ code: "last", language, persistence: "thread", threadId: "bench", cells, files: new Map() });
   const totalMs = performance.now() - started;
-  console.log(JSON.stringify({ restoreMs: outcome.restore?.durationMs ?? -1, totalMs, result: outcome.result.result ?? null, failures: outcome.restore?.failures.length ?? -1 }));
+  console.log(
+    JSON.stringify({
+      restoreMs: outcome.restore?.durationMs ?? -1,
+      totalMs,
+      result: outcome.result.result ?? null,
+      failures: outcome.restore?.failures.length ?? -1,
+      fromSnapshot: outcome.restore?.fromSnapshot ?? 0,
+      ...(outcome.restore?.snapshotRefused ? { snapshotRefused: outcome.restore.snapshotRefused } : {}),
+    }),
+  );
 } finally {
   // Held open while the engines stop: a Python session's process can be unref'd before its exit is seen.
   const hold = setTimeout(() => undefined, 30_000);

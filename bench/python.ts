@@ -223,7 +223,7 @@ async function memoryOvershootRow(paths: ReturnType<typeof resolvePythonPaths>):
   const limit = 32 * 1024 * 1024;
   const bombs: Array<[string, string]> = [
     ["Python heap bomb", "keep = []\nwhile True:\n    keep.append(bytearray(4 * 1024 * 1024))"],
-    ["JS-side bomb through the realm", "import importlib\nU8 = importlib.import_module('pyodide_js')._module.HEAPU8.constructor\nkeep = []\nwhile True:\n    b = U8.new(8 * 1024 * 1024)\n    b.fill(1)\n    keep.append(b)"],
+    ["JS-side bomb through the realm", "import importlib\nU8 = importlib.import_module('pyodide.ffi').to_js(bytearray(1)).constructor\nkeep = []\nwhile True:\n    b = U8.new(8 * 1024 * 1024)\n    b.fill(1)\n    keep.append(b)"],
   ];
   for (const [label, code] of bombs) {
     const proc = new DenoProcess(paths, false);

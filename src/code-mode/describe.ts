@@ -172,7 +172,7 @@ export function outcomeText(outcome: CellOutcome, code: string, maxChars: number
   const notes: string[] = [];
   if (outcome.restore && outcome.restore.failures.length > 0) {
     notes.push(
-      `restore: this thread's session was rebuilt by replaying ${outcome.restore.replayed} earlier cell(s); ${outcome.restore.failures.length} did not replay as they first ran, so what they did may be missing or different:\n` +
+      `restore: this thread's session was rebuilt by replaying ${outcome.restore.replayed} earlier cell(s)${outcome.restore.fromSnapshot ? ` after a snapshot of the ${outcome.restore.fromSnapshot} before them` : ""}; ${outcome.restore.failures.length} did not replay as they first ran, so what they did may be missing or different:\n` +
         outcome.restore.failures.slice(0, 5).map((f) => `  - ${truncate(f, 300)}`).join("\n") +
         (outcome.restore.failures.length > 5 ? `\n  - ... and ${outcome.restore.failures.length - 5} more` : "") +
         "\n  Define again what you still need.",

@@ -35,6 +35,7 @@ import { SessionCache, type LiveSession } from "./session-cache.js";
 import { runWithTools, toolHostFunctions, toolsSetupCode, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
 import { capsForRun, type ToolResultCaps } from "./tool-results.js";
 import { codeDepth } from "./graph-task.js";
+import { ThreadSnapshots, type FoundSnapshot, type SnapshotOptions } from "./snapshots.js";
 
 /** How state is kept between calls: `"none"` (every call starts fresh) or `"thread"`. */
 export type Persistence = "none" | "thread";
@@ -58,6 +59,11 @@ export interface CodeModeRunnerOptions {
   maxSessions: number;
   /** Caps on tool results as the guest receives them (default: code mode's). */
   toolCaps?: ToolResultCaps;
+  /**
+   * Snapshots of JavaScript/TypeScript sessions every few cells, kept outside the checkpoint,
+   * so that a restore replays only the cells after the latest one (docs/code-mode.md, "Snapshots").
+   */
+  snapshots?: SnapshotOptions;
 }
 
 /** One cell to run. */
@@ -79,8 +85,12 @@ export interface CellRequest {
 
 /** How a restore went. */
 export interface RestoreReport {
-  /** Cells replayed into a fresh session. */
+  /** Cells replayed into a fresh session (after the snapshot, when one was used). */
   replayed: number;
+  /** Cells restored from a snapshot rather than replayed. */
+  fromSnapshot?: number;
+  /** Why a snapshot that was found was not used (the log was replayed instead). */
+  snapshotRefused?: string;
   durationMs: number;
   /** Cells that did not replay as they first ran: what they did may be missing or different. */
   failures: string[];
@@ -132,9 +142,11 @@ function loggedLimit(value: unknown, max: number, fallback: number): number {
 /** Runs cells and keeps the live sessions of threads. */
 export class CodeModeRunner {
   private readonly cache: SessionCache;
+  private readonly snapshots: ThreadSnapshots | undefined;
 
   constructor(private readonly options: CodeModeRunnerOptions) {
     this.cache = new SessionCache(options.maxSessions);
+    this.snapshots = options.snapshots === undefined ? undefined : new ThreadSnapshots(options.snapshots);
   }
 
   /** Live sessions held now. */
@@ -306,6 +318,7 @@ export class CodeModeRunner {
     live.applied.push(cellSignature(cell));
     live.files = result.files ?? engineFiles;
     live.env = env;
+    if (this.snapshots?.due(live.applied.length)) await this.saveSnapshot(live, [...cells, cell]);
     outcome.cell = cell;
     outcome.files = diffFiles(request.files, result.files, this.options.caps);
     return outcome;
@@ -327,23 +340,43 @@ export class CodeModeRunner {
       files: {},
       env: { hostFunctions: [], globals: {} },
     });
-    // While the session's worker starts (most of a restore in a fresh process), the host prepares the cells' programs.
-    let [live] = await Promise.all([open(), prepareAhead(cells)]);
+    // A snapshot of the log's first cells, looked up while the session's worker starts (most of
+    // a restore in a fresh process), as the host prepares the programs of the cells after it.
+    const lookup = this.snapshots && language !== "python" && cells.length >= this.snapshots.every ? this.snapshots.find(language, cells).catch(() => undefined) : undefined;
+    const prepared = (async () => {
+      const found = await lookup;
+      await prepareAhead(cells.slice(found?.position ?? 0));
+      return found;
+    })();
+    let [live, found] = await Promise.all([open(), prepared]);
     let restarts = 0;
     let i = 0;
+    let fromSnapshot: number | undefined;
+    let snapshotRefused: string | undefined;
+    if (found) {
+      snapshotRefused = await this.applySnapshot(live, found, cells);
+      if (snapshotRefused === undefined) i = fromSnapshot = found.position;
+      else if (live.session.disposed || !(await sessionAlive(live.session))) {
+        await live.session.dispose().catch(() => undefined);
+        live = await open();
+      }
+    }
     replay: while (i < cells.length) {
       if (skipped.has(i)) {
         live.applied.push(cellSignature(cells[i]!));
         i++;
         continue;
       }
-      const batch = batchFrom(cells, i, skipped);
+      // A batch ends where a snapshot is due, so that a thread restored by replay gets one there.
+      const snapshotAt = this.snapshots && language !== "python" ? i - (i % this.snapshots.every) + this.snapshots.every : cells.length;
+      const batch = batchFrom(cells, i, skipped, snapshotAt);
       const outcomes = await this.replayBatch(live, batch);
       for (const [k, failure] of outcomes.entries()) {
         const cell = cells[i]!;
         live.applied.push(cellSignature(cell));
         if (failure === undefined) {
           i++;
+          if (i === snapshotAt && failures.length === 0 && skipped.size === 0 && this.snapshots?.due(i) && i > (fromSnapshot ?? 0)) await this.saveSnapshot(live, cells.slice(0, i));
           continue;
         }
         // Only the last cell of a batch can have ended its session (the engine went on after the others).
@@ -357,6 +390,8 @@ export class CodeModeRunner {
         failures.push(`cell ${i + 1} of ${cells.length} (${firstLine(cell.code)}) ${failure}; it was left out`);
         await live.session.dispose().catch(() => undefined);
         live = await open();
+        // Replayed from the start: what a snapshot stood for is replayed too.
+        fromSnapshot = undefined;
         if (++restarts > MAX_REPLAY_RESTARTS) {
           failures.push(`the cells after cell ${i + 1} were not replayed (the replay had to restart ${restarts} times)`);
           live.applied = cells.map(cellSignature);
@@ -366,7 +401,47 @@ export class CodeModeRunner {
         continue replay;
       }
     }
-    return { live, report: { replayed: cells.length, durationMs: performance.now() - started, failures } };
+    const report: RestoreReport = { replayed: cells.length - (fromSnapshot ?? 0), durationMs: performance.now() - started, failures };
+    if (fromSnapshot !== undefined) report.fromSnapshot = fromSnapshot;
+    if (snapshotRefused !== undefined) report.snapshotRefused = snapshotRefused;
+    return { live, report };
+  }
+
+  /**
+   * Puts `found` into the fresh session `live`: undefined when done (the session then stands
+   * where the log's first `found.position` cells leave it), else why not.
+   */
+  private async applySnapshot(live: LiveSession, found: FoundSnapshot, cells: CodeCell[]): Promise<string | undefined> {
+    const session = live.session;
+    if (!session.restoreSnapshot) return "this engine cannot restore snapshots";
+    let refused: string | undefined;
+    try {
+      refused = await session.restoreSnapshot(found.snapshot);
+    } catch (error) {
+      if (!(error instanceof SandboxSessionEndedError)) throw error;
+      refused = "its session ended while restoring it";
+    }
+    if (refused !== undefined) return refused;
+    const prefix = cells.slice(0, found.position);
+    live.applied = prefix.map(cellSignature);
+    live.files = found.files;
+    live.env = prefix.reduce((env, cell) => envOf(env, cell), live.env);
+    return undefined;
+  }
+
+  /**
+   * Keeps a snapshot of `live`, whose session stands after `cells` (one language's log). A
+   * snapshot only saves time: when it cannot be taken or kept, the log still holds the thread.
+   */
+  private async saveSnapshot(live: LiveSession, cells: CodeCell[]): Promise<void> {
+    const session = live.session;
+    if (!this.snapshots || !session.snapshot || session.language === "python") return;
+    try {
+      const taken = await session.snapshot();
+      if (typeof taken !== "string") await this.snapshots.save(session.language, cells, taken, live.files);
+    } catch {
+      // The store or the engine refused: the next restore replays these cells.
+    }
   }
 
   /**
@@ -407,10 +482,8 @@ export class CodeModeRunner {
 
   /** How `cell` is replayed after a cell whose environment was `before`; `files` undefined: the files the cell before it ended with. */
   private replayPlan(before: LiveSession["env"], cell: CodeCell, files: Record<string, Uint8Array> | undefined): ReplayPlan {
-    const env = { hostFunctions: cell.env?.hostFunctions ?? before.hostFunctions, globals: cell.env?.globals ?? before.globals };
+    const env = envOf(before, cell);
     const recording = cell.hostCalls ?? legacyCalls(cell);
-    // A log of versions before 0.2 has no environment: it had the tools it called.
-    if (!cell.hostCalls && cell.env === undefined) env.hostFunctions = [...new Set([...before.hostFunctions, ...recording.map((c) => c.name)])].sort();
     const replayer = new HostCallReplayer(recording);
     const ran = cell.ran;
     const clockReads = cell.seed !== undefined ? decodeClock(cell.clock) : undefined;
@@ -459,6 +532,14 @@ export class CodeModeRunner {
   }
 }
 
+/** The environment (host functions, globals) `cell` ran with, after a cell that had `before`. */
+function envOf(before: LiveSession["env"], cell: CodeCell): LiveSession["env"] {
+  const env = { hostFunctions: cell.env?.hostFunctions ?? before.hostFunctions, globals: cell.env?.globals ?? before.globals };
+  // A log of versions before 0.2 has no environment: it had the tools it called.
+  if (!cell.hostCalls && cell.env === undefined) env.hostFunctions = [...new Set([...before.hostFunctions, ...legacyCalls(cell).map((c) => c.name)])].sort();
+  return env;
+}
+
 /** How one logged cell is replayed (see `CodeModeRunner.replayPlan`). */
 interface ReplayPlan {
   cell: CodeCell;
@@ -487,12 +568,13 @@ function judgeReplay(live: LiveSession, plan: ReplayPlan, result: ExecutionResul
 }
 
 /**
- * The cells from `start` that can be replayed in one exchange: up to a skipped cell, and up
- * to (not including) a cell that was given other files than the cell before it ended with.
+ * The cells from `start` that can be replayed in one exchange: up to a skipped cell, up to
+ * (not including) a cell that was given other files than the cell before it ended with, and
+ * up to `stopAt` (where a snapshot is due).
  */
-function batchFrom(cells: CodeCell[], start: number, skipped: ReadonlySet<number>): CodeCell[] {
+function batchFrom(cells: CodeCell[], start: number, skipped: ReadonlySet<number>, stopAt: number): CodeCell[] {
   let end = start + 1;
-  while (end < cells.length && !skipped.has(end) && !cells[end]!.filesIn) end++;
+  while (end < cells.length && end < stopAt && !skipped.has(end) && !cells[end]!.filesIn) end++;
   return cells.slice(start, end);
 }
 

@@ -87,6 +87,8 @@ function checkedSession(session: SandboxSession, memoryLimitBytes: number): Sand
     },
     functionNames: () => session.functionNames(),
     ...(session.runSequence ? { runSequence: (runs) => checkedSequence(session, runs, runRules) } : {}),
+    ...(session.snapshot ? { snapshot: () => session.snapshot!() } : {}),
+    ...(session.restoreSnapshot ? { restoreSnapshot: (snapshot) => session.restoreSnapshot!(snapshot) } : {}),
     dispose: () => session.dispose(),
   };
 }

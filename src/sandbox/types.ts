@@ -268,9 +268,38 @@ export interface SandboxSession {
    * this have it (JavaScript/TypeScript); elsewhere call `run` in a loop.
    */
   runSequence?(runs: SequencedRun[]): Promise<ExecutionResult[]>;
+  /**
+   * The engine's state between runs (its memory and what the worker holds beside it), or why
+   * it cannot be taken now. Only engines that can restore it have it (JavaScript/TypeScript).
+   */
+  snapshot?(): Promise<EngineSnapshot | string>;
+  /**
+   * Puts a snapshot of a session of the same language into this session before it ran
+   * anything: undefined when done, else why it was refused (the session is then as it was,
+   * or ended when the refusal came too late to leave it untouched).
+   */
+  restoreSnapshot?(snapshot: EngineSnapshot): Promise<string | undefined>;
   /** Releases the session's engine; later calls throw `SandboxDisposedError`. */
   dispose(): Promise<void>;
   readonly disposed: boolean;
+}
+
+/**
+ * A session engine's state between runs (`SandboxSession.snapshot`): the non-zero pages of its
+ * linear memory and the worker-side state beside them. Opaque; valid only for the engine build
+ * it names. It holds whatever the session's code left in memory: keep it where you keep the
+ * thread's state.
+ */
+export interface EngineSnapshot {
+  /** The engine build it was taken by (a restore in another build refuses it). */
+  engine: string;
+  /** The size of the linear memory. */
+  memoryBytes: number;
+  /** Page numbers (of `pages`' 4 KiB pages), ascending. */
+  pageIndex: Uint32Array;
+  pages: Uint8Array;
+  /** The worker-side state, JSON. */
+  state: string;
 }
 
 /** One program of `SandboxSession.runSequence`. */

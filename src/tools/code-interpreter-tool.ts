@@ -4,6 +4,7 @@
  * `persistence: "thread"`, definitions and files stay for the next call of the same LangGraph
  * thread, exactly, saved in the graph state (see docs/code-mode.md).
  */
+import type { SnapshotOptions } from "../code-mode/snapshots.js";
 import { tool, type ToolRuntime } from "@langchain/core/tools";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, getCurrentTaskInput } from "@langchain/langgraph";
@@ -97,6 +98,12 @@ export interface CodeInterpreterToolOptions {
   maxHostCallsInFlight?: number;
   /** Live sessions (thread × language) this tool keeps in the process. Default 16. */
   maxSessions?: number;
+  /**
+   * Snapshots of JavaScript/TypeScript thread sessions, kept in `store` outside the checkpoint,
+   * so that a restore replays only the cells after the latest one instead of the whole log
+   * (docs/code-mode.md, "Snapshots"). Give the same `secret` to every process sharing the store.
+   */
+  snapshots?: SnapshotOptions;
   /** Bound of the text returned to the model, in characters. Default 4000. */
   maxContentChars?: number;
   /** Tool name. Default `"execute_code"`. */
@@ -145,6 +152,7 @@ export const CODE_INTERPRETER_OPTION_RULES = {
   maxHostCalls: LIMIT_RULES.maxHostCalls,
   maxHostCallsInFlight: LIMIT_RULES.maxHostCallsInFlight,
   maxSessions: integerRule({ min: 1, max: 1024, unit: "sessions" }),
+  snapshots: objectRule("{ store, secret?, every?, maxBytes? } (store: get(key)/put(key, bytes), e.g. snapshotStoreFromBaseStore(store))"),
   maxContentChars: MAX_CONTENT_CHARS_RULE,
   name: TOOL_NAME_RULE,
   description: textRule({ what: "a tool description" }),
@@ -255,6 +263,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     caps,
     record: { maxHostResultBytes, maxCellRecordBytes: options.maxCellRecordBytes ?? DEFAULT_MAX_CELL_RECORD_BYTES },
     maxSessions: options.maxSessions ?? 16,
+    ...(options.snapshots ? { snapshots: options.snapshots } : {}),
     toolCaps: {
       maxResultBytes: maxHostResultBytes,
       resultOption: "maxHostResultBytes",

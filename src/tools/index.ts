@@ -14,6 +14,7 @@ export {
 export { codeModeMiddleware, type CodeModeMiddlewareOptions } from "./code-mode-middleware.js";
 export { codeModeToolSignatures } from "../code-mode/describe.js";
 export { codeModeStateFields, codeModeStateSchema, resetCodeState, type CodeModeState } from "../code-mode/state.js";
+export { snapshotStoreFromBaseStore, DEFAULT_SNAPSHOT_EVERY, type SnapshotOptions, type SnapshotStore } from "../code-mode/snapshots.js";
 export type { CodeCell, RecordedHostCall } from "../code-mode/cell-log.js";
 export type { ThreadFile, ThreadFiles, ThreadFilesUpdate } from "../code-mode/files.js";
 export type { FilesBackend, FilesBackendOption } from "../code-mode/file-sources.js";

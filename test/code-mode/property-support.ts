@@ -4,8 +4,9 @@
  * and TypeScript allow — var with and without an initializer, let, const, function, class, enum,
  * labelled statements, export / export default — and Python's definitions, imports, randomness,
  * the clock, files, failing cells, cells stopped by a limit, syntax errors, parallel tool calls
- * that settle out of order) run in a live session; a fresh runner (no live session: it replays
- * the log) must then give the same answer to a query of every name and file the programs made.
+ * that settle out of order) run in a live session; a fresh runner (no live session: it restores
+ * from the live runner's snapshots plus the cells after the latest, or replays the whole log, a
+ * thread each) must then give the same answer to a query of every name and file the programs made.
  * 200 sequences per language, batched into a few threads so that few engines start.
  * Set CODE_MODE_PROPERTY_SEED to replay a failing seed.
  */
@@ -14,6 +15,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { CodeModeRunner, type CellRequest } from "../../src/code-mode/runner.js";
+import type { SnapshotOptions } from "../../src/code-mode/snapshots.js";
 import { indexTools } from "../../src/code-mode/tool-bridge.js";
 import type { CodeCell } from "../../src/code-mode/cell-log.js";
 import type { Language } from "../../src/sandbox/types.js";
@@ -221,8 +223,9 @@ class Thread {
   }
 }
 
-function runnerFor(language: Language): CodeModeRunner {
+function runnerFor(language: Language, snapshots?: SnapshotOptions): CodeModeRunner {
   return new CodeModeRunner({
+    ...(snapshots ? { snapshots } : {}),
     tools: indexTools([delay]),
     hostFunctions: {},
     sandbox,
@@ -245,8 +248,13 @@ export function pyQuery(programs: Program[]): string {
 
 export async function check(language: Language, threads: number, perThread: number, make: (g: Gen, prefix: string) => Program, query: (ps: Program[]) => string, preamble?: string) {
   const g = generator(SEED + (language === "python" ? 1 : language === "typescript" ? 2 : 0));
-  const live = runnerFor(language);
-  const restored = runnerFor(language);
+  // The live runner keeps snapshots every 3 cells; even threads restore from them (plus the cells
+  // after), odd threads by replaying the whole log: both must answer as the live session.
+  const store = new Map<string, Uint8Array>();
+  const snapshots: SnapshotOptions = { store: { get: async (k) => store.get(k), put: async (k, v) => void store.set(k, v) }, secret: "property test secret, 32 bytes..", every: 3 };
+  const live = runnerFor(language, snapshots);
+  const fromSnapshot = runnerFor(language, snapshots);
+  const replaying = runnerFor(language);
   try {
     for (let t = 0; t < threads; t++) {
       const thread = new Thread(`prop-${language}-${SEED}-${t}`);
@@ -260,14 +268,18 @@ export async function check(language: Language, threads: number, perThread: numb
       }
       const q = query(programs);
       const a = await live.run(thread.request(q, language));
+      const restored = t % 2 === 0 ? fromSnapshot : replaying;
       const b = await restored.run(thread.request(q, language));
+      const ofLanguage = thread.cells.filter((c) => c.language === language).length;
+      if (restored === fromSnapshot && language !== "python" && ofLanguage >= 3) expect(b.restore?.fromSnapshot, `${language} thread ${t} (seed ${SEED}): no snapshot used`).toBe(ofLanguage - (ofLanguage % 3));
       expect(a.result.status, `${language} thread ${t} (seed ${SEED}): ${a.result.error?.message}`).toBe("success");
       expect(b.restore?.failures, `${language} thread ${t} (seed ${SEED})`).toEqual([]);
       expect(b.result.result, `${language} thread ${t} (seed ${SEED}): live and restored answers differ`).toEqual(a.result.result);
     }
   } finally {
     await live.dispose();
-    await restored.dispose();
+    await fromSnapshot.dispose();
+    await replaying.dispose();
   }
 }
 

@@ -50,11 +50,11 @@ describe("attacks on the recorded inputs", { timeout: 240_000 }, () => {
   it("Python: a cell that patches the clock, its entropy and the worker's /dev/urandom (through the realm it can reach) replays exactly and touches no other thread", async () => {
     const checkpointer = new MemorySaver();
     const config = { configurable: { thread_id: "tamper-py" } };
-    // The realm Python shares with the worker: pyodide_js and Emscripten's FS (the device becomes a plain file of 7s).
+    // The file system Python shares with the worker's Emscripten (the device becomes a plain file of 7s).
     const turns: Turn[] = [
       {
         language: "python",
-        code: "import importlib, time, random, os\npj = importlib.import_module('pyodide_js')\npj._module.FS.unlink('/dev/urandom')\nopen('/dev/urandom', 'wb').write(bytes([7] * 16))\nreal_time = time.time\ntime.time = lambda: 42.0\nrandom.seed(1)\na = [time.time(), real_time(), random.random(), list(open('/dev/urandom', 'rb').read(3)), os.urandom(2).hex()]",
+        code: "import importlib, time, random, os\nos.unlink('/dev/urandom')\nopen('/dev/urandom', 'wb').write(bytes([7] * 16))\nreal_time = time.time\ntime.time = lambda: 42.0\nrandom.seed(1)\na = [time.time(), real_time(), random.random(), list(open('/dev/urandom', 'rb').read(3)), os.urandom(2).hex()]",
       },
       { language: "python", code: "import time, os, random\nb = [time.time(), random.random(), os.urandom(2).hex()]" },
       "done",

@@ -143,6 +143,7 @@ const INTERPRETER: Record<string, Kind> = {
   maxHostCalls: "limit",
   maxHostCallsInFlight: "limit",
   maxSessions: "limit",
+  snapshots: "object",
   maxContentChars: "limit",
   name: "text",
   description: "text",

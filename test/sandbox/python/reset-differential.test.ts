@@ -33,6 +33,14 @@ describe("the pool reset restores everything a run can observe", () => {
     expect((await proc.fingerprint()).now).toEqual(first.baseline);
   }, 60_000);
 
+  it("from js, Python reaches neither Pyodide's API, its module, its internal API nor the WebAssembly memory", async () => {
+    const { baseline } = await proc.fingerprint();
+    // The walk names those values "<...>" when it meets them (worker.ts reachableFromPython).
+    expect(baseline.reachable).toBeDefined();
+    expect(baseline.reachable).not.toMatch(/</);
+    expect(baseline.reachable).toMatch(/\bFunction\b/);
+  }, 60_000);
+
   it(`after each of ${HOSTILE_PROGRAMS.length} hostile programs, the next run sees a fresh interpreter`, async () => {
     expect(HOSTILE_PROGRAMS.length).toBeGreaterThanOrEqual(100);
     const problems: string[] = [];

@@ -35,7 +35,10 @@ afterAll(async () => {
 /** Call 1 of the issue's attack, and the variants: everything that could run later. */
 const LEFT_BEHIND = `
 import importlib, gc, asyncio
-pj = importlib.import_module('pyodide_js')
+def pj():
+    # Unregistered now (pyodide-api.ts): the routes through it end ModuleNotFoundError.
+    return importlib.import_module('pyodide_js')
+js = importlib.import_module('js')
 create_proxy = importlib.import_module('pyodide.ffi').create_proxy
 def forge():
     # Forge the next call's outcome and call a host function in its name.
@@ -59,25 +62,25 @@ def arm(label, fn):
         armed.append(label)
     except BaseException as e:
         armed.append(label + ': ' + type(e).__name__)
-S = pj._api.abortSignalAny([]).constructor
 def abort_signal():
-    S.timeout(200).addEventListener('abort', create_proxy(later))
+    pj()._api.abortSignalAny([]).constructor.timeout(200).addEventListener('abort', create_proxy(later))
 def registry():
-    R = pj._module.finalizationRegistry.constructor
+    R = pj()._module.finalizationRegistry.constructor
     r = R.new(create_proxy(later))
     for _ in range(2000):
-        r.register(pj._module.HEAPU8.constructor.new(1024), 1)
+        r.register(pj()._module.HEAPU8.constructor.new(1024), 1)
 class Bomb:
     def __del__(self):
         # Released at the end of this call (inside it): a forgery here has nothing to forge.
         forge()
 def del_later():
     p = create_proxy(Bomb())
-    pj._api.leftover = p
+    # A JavaScript object that outlives the run (Function, reached from js's timers).
+    js.setTimeout.constructor.leftover = p
 def asyncio_later():
     asyncio.get_event_loop().call_later(0.2, later)
 def js_timer():
-    importlib.import_module('js').setTimeout(create_proxy(later), 200)
+    js.setTimeout(create_proxy(later), 200)
 for label, fn in [("AbortSignal.timeout", abort_signal), ("FinalizationRegistry", registry), ("__del__ later", del_later), ("asyncio call_later", asyncio_later), ("js.setTimeout", js_timer)]:
     arm(label, fn)
 armed
@@ -94,6 +97,8 @@ describe("nothing of a session call runs after the call", { timeout: 120_000 }, 
       };
       const first = await session.run(LEFT_BEHIND, { timeoutMs: 30_000, hostFunctions: { notify } });
       expect(first.status).toBe("success");
+      // The routes through pyodide_js are closed; the others are armed and must stay inert.
+      expect(first.result).toEqual(["AbortSignal.timeout: ModuleNotFoundError", "FinalizationRegistry: ModuleNotFoundError", "__del__ later", "asyncio call_later", "js.setTimeout"]);
       await new Promise((r) => setTimeout(r, 200));
       const before = cpuTicks(pid);
       await new Promise((r) => setTimeout(r, 1500));

@@ -4,7 +4,7 @@
  */
 import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } from "../../../errors.js";
 import { assertJsonValue, isIdentifier, resolveRunOptions } from "../../options.js";
-import type { EngineSessionOptions, ExecutionResult, JsonValue, RunOptions, SandboxSession, SequencedRun } from "../../types.js";
+import type { EngineSessionOptions, EngineSnapshot, ExecutionResult, JsonValue, RunOptions, SandboxSession, SequencedRun } from "../../types.js";
 import { EngineWorker } from "./worker-client.js";
 import { runRequest, workerLimits } from "./run-request.js";
 
@@ -143,6 +143,31 @@ export class JavaScriptSession implements SandboxSession {
         o,
       ),
     );
+  }
+
+  async snapshot(): Promise<EngineSnapshot | string> {
+    this.assertUsable();
+    return this.serialRaw(async () => {
+      if (this.endedReason !== undefined) throw new SandboxSessionEndedError(this.endedReason);
+      const answer = await this.worker.control({ type: "session-snapshot", runId: 0 });
+      if (!answer) throw new SandboxSessionEndedError(this.endedReason ?? "its engine stopped");
+      return answer.type === "snapshot" && answer.snapshot ? answer.snapshot : (answer.refused ?? "the engine gave no snapshot");
+    });
+  }
+
+  async restoreSnapshot(snapshot: EngineSnapshot): Promise<string | undefined> {
+    this.assertUsable();
+    if (typeof snapshot !== "object" || snapshot === null || !(snapshot.pageIndex instanceof Uint32Array) || !(snapshot.pages instanceof Uint8Array)) {
+      throw new InvalidOptionError("snapshot", snapshot, "an EngineSnapshot from session.snapshot()");
+    }
+    return this.serialRaw(async () => {
+      if (this.endedReason !== undefined) throw new SandboxSessionEndedError(this.endedReason);
+      // The pages are transferred to the worker: the caller's copy is not touched.
+      const pages = snapshot.pages.slice();
+      const answer = await this.worker.control({ type: "session-restore", runId: 0, snapshot: { ...snapshot, pages } });
+      if (!answer) throw new SandboxSessionEndedError(this.endedReason ?? "its engine stopped while restoring a snapshot");
+      return answer.type === "restored" ? answer.refused : "the engine gave no answer to the restore";
+    });
   }
 
   async functionNames(): Promise<string[]> {

@@ -110,6 +110,8 @@ export class EngineWorker {
   private readonly mirror: OutputMirror;
   private active: Active | undefined;
   private namesWaiter: { runId: number; resolve(names: string[]): void } | undefined;
+  /** A snapshot or restore in flight: resolved with the worker's answer, or undefined when the thread stopped. */
+  private controlWaiter: { runId: number; resolve(answer: Extract<WorkerToHost, { type: "snapshot" | "restored" }> | undefined): void } | undefined;
   private deadReason: string | undefined;
   private readonly onDeath: (worker: EngineWorker) => void;
 
@@ -137,7 +139,7 @@ export class EngineWorker {
       const onReady = (message: WorkerToHost): void => {
         if (message.type === "ready") {
           this.worker.off("message", onReady);
-          if (!this.active && !this.namesWaiter) this.worker.unref();
+          if (!this.active && !this.namesWaiter && !this.controlWaiter) this.worker.unref();
           resolve();
         }
       };
@@ -284,16 +286,44 @@ export class EngineWorker {
     });
   }
 
+  /**
+   * Asks a session worker for a snapshot of its engine, or to restore one (see
+   * worker/session-snapshot.ts). Resolves with the worker's answer, or undefined when the
+   * thread stopped first.
+   */
+  control(message: Extract<HostToWorker, { type: "session-snapshot" | "session-restore" }>): Promise<Extract<WorkerToHost, { type: "snapshot" | "restored" }> | undefined> {
+    const runId = nextRunId++;
+    return new Promise((resolve) => {
+      if (this.deadReason !== undefined || this.active || this.controlWaiter) {
+        resolve(undefined);
+        return;
+      }
+      this.controlWaiter = { runId, resolve };
+      this.worker.ref();
+      this.worker.postMessage({ ...message, runId } satisfies HostToWorker, message.type === "session-restore" ? [message.snapshot.pages.buffer as ArrayBuffer] : []);
+    });
+  }
+
   /** Stops the thread. In-flight requests end as runtime errors that give `reason`. */
   async terminate(reason = "the sandbox was disposed while this code ran"): Promise<void> {
     if (this.deadReason === undefined) this.deadReason = reason;
     this.endActive(this.deadReason);
     this.namesWaiter?.resolve([]);
     this.namesWaiter = undefined;
+    this.controlWaiter?.resolve(undefined);
+    this.controlWaiter = undefined;
     await this.worker.terminate();
   }
 
   private onMessage(message: WorkerToHost): void {
+    if (message.type === "snapshot" || message.type === "restored") {
+      if (this.controlWaiter?.runId === message.runId) {
+        this.controlWaiter.resolve(message);
+        this.controlWaiter = undefined;
+        if (!this.active && !this.namesWaiter) this.worker.unref();
+      }
+      return;
+    }
     if (message.type === "names") {
       if (this.namesWaiter?.runId === message.runId) {
         this.namesWaiter.resolve(message.names);
@@ -411,6 +441,8 @@ export class EngineWorker {
     this.endActive(reason);
     this.namesWaiter?.resolve([]);
     this.namesWaiter = undefined;
+    this.controlWaiter?.resolve(undefined);
+    this.controlWaiter = undefined;
     this.onDeath(this);
   }
 
@@ -441,7 +473,7 @@ export class EngineWorker {
       result.tests.stdout = active.tests.stdout;
       result.tests.stderr = active.tests.stderr;
     }
-    if (!this.namesWaiter && this.deadReason === undefined) this.worker.unref();
+    if (!this.namesWaiter && !this.controlWaiter && this.deadReason === undefined) this.worker.unref();
     active.resolve({ result, workerLost });
   }
 }

@@ -2,7 +2,7 @@
  * Messages between the host and a QuickJS worker thread. Values cross as strings (JSON made
  * inside the guest) so that nothing is structured-cloned value by value.
  */
-import type { ExecutionError, ExecutionStatus, RunInputs } from "../../types.js";
+import type { EngineSnapshot, ExecutionError, ExecutionStatus, RunInputs } from "../../types.js";
 
 /** Limits and grants of one run or session call, as the worker needs them. */
 export interface WorkerRunLimits {
@@ -53,6 +53,10 @@ export type HostToWorker =
       files?: Record<string, Uint8Array>;
     } & WorkerRunLimits)
   | { type: "session-names"; runId: number }
+  /** A snapshot of the session's engine between runs (see worker/session-snapshot.ts). */
+  | { type: "session-snapshot"; runId: number }
+  /** Puts a snapshot into a session that has run nothing yet. */
+  | { type: "session-restore"; runId: number; snapshot: EngineSnapshot }
   /**
    * A session's runs one after another, each answered with its own `done`; a run marked
    * `carryFiles` (given no files) gets the file set the run before it ended with.
@@ -93,4 +97,7 @@ export type WorkerToHost =
       /** The file set at the end, for a request given files. */
       files?: Record<string, Uint8Array>;
     }
-  | { type: "names"; runId: number; names: string[] };
+  | { type: "names"; runId: number; names: string[] }
+  | { type: "snapshot"; runId: number; snapshot?: EngineSnapshot; refused?: string }
+  /** `refused`: nothing was written. A restore that failed after writing ends the thread instead. */
+  | { type: "restored"; runId: number; refused?: string };

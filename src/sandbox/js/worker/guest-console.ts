@@ -7,6 +7,10 @@ import type { QuickJSHandle } from "quickjs-emscripten-core";
 import type { GuestHelpers } from "./guest-helpers.js";
 import { HelperOp } from "./guest-helpers.js";
 import type { GuestRuntime } from "./guest-runtime.js";
+import { tagged, type HostFunctionKind } from "./host-function-kinds.js";
+import { adoptHandle } from "./engine-internals.js";
+
+type QuickJSHandleFn = (...args: QuickJSHandle[]) => void;
 
 const UNPRINTABLE = "[value that cannot be printed]";
 
@@ -21,6 +25,8 @@ export interface ConsoleSink {
 export class GuestConsole {
   /** The guest's `console` (ours, or what the guest assigned), once first read. */
   private handle: QuickJSHandle | undefined;
+  /** The methods' closures, made once per context (a snapshot maps host-function ids to them by kind). */
+  private readonly methods: [string, QuickJSHandleFn][];
 
   constructor(
     private readonly guest: GuestRuntime,
@@ -28,18 +34,60 @@ export class GuestConsole {
     private readonly sink: ConsoleSink,
   ) {
     const ctx = guest.context;
-    ctx.defineProp(ctx.global, "console", {
-      get: () => {
-        this.handle ??= this.make();
-        return this.handle.dup();
-      },
-      set: (value: QuickJSHandle) => {
-        this.handle?.dispose();
-        this.handle = value.dup();
-      },
-      configurable: true,
-      enumerable: false,
-    });
+    const streams: [string, "stdout" | "stderr"][] = [
+      ["log", "stdout"],
+      ["info", "stdout"],
+      ["debug", "stdout"],
+      ["warn", "stderr"],
+      ["error", "stderr"],
+      ["trace", "stderr"],
+    ];
+    this.methods = streams.map(([name, stream]) => [
+      name,
+      tagged(`console.${name}` as HostFunctionKind, (...args: QuickJSHandle[]) => {
+        if (this.sink.accepts()) this.sink.write(stream, `${this.format(args)}\n`);
+      }),
+    ]);
+    this.methods.push([
+      "assert",
+      tagged("console.assert", (condition?: QuickJSHandle, ...rest: QuickJSHandle[]) => {
+        if (condition !== undefined && this.truthy(condition)) return;
+        if (!this.sink.accepts()) return;
+        this.sink.write("stderr", rest.length > 0 ? `Assertion failed: ${this.format(rest)}\n` : "Assertion failed\n");
+      }),
+    ]);
+    // Named by their variables: the accessors' names ("get", "set") are what the guest sees.
+    const get = (): QuickJSHandle => {
+      this.handle ??= this.make();
+      return this.handle.dup();
+    };
+    const set = (value: QuickJSHandle): void => {
+      this.handle?.dispose();
+      this.handle = value.dup();
+    };
+    this.accessors = { get: tagged("console.get", get), set: tagged("console.set", set) };
+    ctx.defineProp(ctx.global, "console", { ...this.accessors, configurable: true, enumerable: false });
+  }
+
+  private readonly accessors: { get: () => QuickJSHandle; set: (value: QuickJSHandle) => void };
+
+  /** The closures of this console by kind (what a snapshot's host-function ids are mapped to). */
+  closures(): [HostFunctionKind, unknown][] {
+    return [
+      ["console.get", this.accessors.get],
+      ["console.set", this.accessors.set],
+      ...this.methods.map(([name, fn]): [HostFunctionKind, unknown] => [`console.${name}` as HostFunctionKind, fn]),
+    ];
+  }
+
+  /** The heap pointer of the held `console` value, 0 when none was read yet (part of a snapshot's state). */
+  get heldPointer(): number {
+    return this.handle?.alive ? (this.handle.value as unknown as number) : 0;
+  }
+
+  /** Takes the held `console` value of a restored snapshot: the value at `pointer` of the restored heap. */
+  adoptHeld(pointer: number): void {
+    this.handle = pointer === 0 ? undefined : adoptHandle(this.guest.context, pointer);
   }
 
   /** Releases the held `console` (before the context is disposed). */
@@ -81,26 +129,10 @@ export class GuestConsole {
   private make(): QuickJSHandle {
     const ctx = this.guest.context;
     const object = ctx.newObject();
-    const methods: [string, "stdout" | "stderr"][] = [
-      ["log", "stdout"],
-      ["info", "stdout"],
-      ["debug", "stdout"],
-      ["warn", "stderr"],
-      ["error", "stderr"],
-      ["trace", "stderr"],
-    ];
-    for (const [name, stream] of methods) {
-      using fn = ctx.newFunction(name, (...args: QuickJSHandle[]) => {
-        if (this.sink.accepts()) this.sink.write(stream, `${this.format(args)}\n`);
-      });
+    for (const [name, closure] of this.methods) {
+      using fn = ctx.newFunction(name, closure as (...args: QuickJSHandle[]) => QuickJSHandle | undefined);
       ctx.setProp(object, name, fn);
     }
-    using assert = ctx.newFunction("assert", (condition?: QuickJSHandle, ...rest: QuickJSHandle[]) => {
-      if (condition !== undefined && this.truthy(condition)) return;
-      if (!this.sink.accepts()) return;
-      this.sink.write("stderr", rest.length > 0 ? `Assertion failed: ${this.format(rest)}\n` : "Assertion failed\n");
-    });
-    ctx.setProp(object, "assert", assert);
     return object;
   }
 

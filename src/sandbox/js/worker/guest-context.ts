@@ -34,6 +34,8 @@ import { checkDeadline, shouldInterrupt, waitForReply } from "./deadline.js";
 import { newRunState, type RunState } from "./run-state.js";
 import { isLineNumber } from "./error-location.js";
 import { activateRunClock, newRunClock } from "./run-clock.js";
+import { kindOf, tagged, type HostFunctionKind } from "./host-function-kinds.js";
+import { contextPointers, hostRefGroup, hostRefsOf, pointerFields } from "./engine-internals.js";
 
 export type { GuestHost } from "./guest-host.js";
 
@@ -81,6 +83,15 @@ export interface EvaluateOptions {
   tests?: { outputBytesUsed: number };
 }
 
+/** A session context's worker-side state between runs (see `GuestContext.snapshotState`). */
+export interface ContextState {
+  layout: string;
+  hostRefs: { nextId: number; freelist: number[]; refs: [number, HostFunctionKind][] };
+  hostFunctionNames: string[];
+  filesInstalled: boolean;
+  consolePointer: number;
+}
+
 /** One call of a function a session's code defined. */
 export interface InvokeOptions {
   runId: number;
@@ -105,6 +116,8 @@ export class GuestContext {
   private readonly files: GuestFiles;
   /** Global names a session's context has before any code ran (see loadLibrary). */
   private baselineNames: Set<string> | undefined;
+  /** The throw marks' closures (program's, tests'), made once per context (see host-function-kinds.ts). */
+  private readonly throwMarks: [(line: QuickJSHandle, value: QuickJSHandle) => QuickJSHandle | undefined, (line: QuickJSHandle, value: QuickJSHandle) => QuickJSHandle | undefined];
 
   /**
    * @param keepsContext True for a session: its context serves later calls, so nothing a call
@@ -128,6 +141,7 @@ export class GuestContext {
     });
     this.bridge = new HostBridge(this.guest, this.helpers, host);
     this.files = new GuestFiles(this.guest, () => this.fileStore);
+    this.throwMarks = [tagged("throw-mark", this.throwMarkClosure(false)), tagged("tests-mark", this.throwMarkClosure(true))];
     // The prelude's allocations do not count against the user's limit.
     this.guest.setMemoryLimitBytes(memoryLimitBytes);
   }
@@ -236,6 +250,86 @@ export class GuestContext {
     return out;
   }
 
+  /**
+   * The worker-side state of this context between runs, beside its heap (see
+   * session-snapshot.ts): the pointers the worker's objects hold into the heap (equal in any
+   * context made by the same steps, and checked), the host functions the heap refers to by id
+   * and kind, and what the worker knows the guest was given. A string when the context is in a
+   * state a snapshot cannot hold (a run in progress, queued jobs, a host function of a run).
+   */
+  snapshotState(): ContextState | string {
+    if (this.current) return "a run is in progress";
+    if (!this.keepsContext) return "only a session's context is snapshotted";
+    if (this.fileStore) return "files are open";
+    const runtime = this.guest.runtime;
+    if (runtime.hasPendingJob()) return "jobs are queued";
+    const table = hostRefsOf(runtime);
+    const refs: [number, HostFunctionKind][] = [];
+    for (const group of table.groups.values()) {
+      for (const [id, fn] of group) {
+        const kind = kindOf(fn);
+        if (kind === undefined || kind.endsWith("-run")) return `host function ${id} (${kind ?? "of no known kind"}) cannot be restored`;
+        refs.push([id, kind]);
+      }
+    }
+    refs.sort(([a], [b]) => a - b);
+    return {
+      layout: this.layout(),
+      hostRefs: { nextId: table.nextId, freelist: [...table.freelist], refs },
+      hostFunctionNames: this.bridge.definedNames,
+      filesInstalled: this.files.isInstalled,
+      consolePointer: this.console.heldPointer,
+    };
+  }
+
+  /**
+   * The pointers this context's worker-side objects hold, as JSON: equal in the context a
+   * snapshot was taken in and in a fresh one made by the same steps, else the snapshot is refused.
+   */
+  layout(): string {
+    const runtime = this.guest.runtime;
+    return JSON.stringify({
+      runtime: pointerFields(runtime),
+      context: pointerFields(this.guest.context),
+      contexts: contextPointers(runtime),
+      owned: this.guest.ownedPointers(),
+      helper: this.helpers.loadedPointer,
+      baseline: this.baselineNames ? [...this.baselineNames] : null,
+    });
+  }
+
+  /**
+   * Takes the worker-side state of a snapshot whose heap was just written into this context's
+   * module (see session-snapshot.ts): the host-function table (ids mapped to this context's
+   * closures of the same kinds), the host functions and `files` the guest was given, the held
+   * `console`. The caller checked `layout()` first.
+   */
+  adoptState(state: ContextState): void {
+    const closures = new Map<HostFunctionKind, unknown>([
+      ...this.console.closures(),
+      ["bridge", this.helpers.bridge],
+      ["files", this.files.operation],
+      ["throw-mark", this.throwMarks[0]],
+      ["tests-mark", this.throwMarks[1]],
+    ]);
+    const table = hostRefsOf(this.guest.runtime);
+    const groups = new Map<number, Map<number, unknown>>();
+    for (const [id, kind] of state.hostRefs.refs) {
+      const fn = closures.get(kind);
+      if (fn === undefined) throw new Error(`no closure of kind ${kind}`);
+      const groupId = hostRefGroup(id);
+      let group = groups.get(groupId);
+      if (!group) groups.set(groupId, (group = new Map()));
+      group.set(id, fn);
+    }
+    table.groups = groups;
+    table.nextId = state.hostRefs.nextId;
+    table.freelist = [...state.hostRefs.freelist];
+    this.bridge.definedNames = state.hostFunctionNames;
+    this.files.isInstalled = state.filesInstalled;
+    this.console.adoptHeld(state.consolePointer);
+  }
+
   /** Releases the context and runtime. Throws if QuickJS reports leaked handles. */
   dispose(): void {
     this.console.dispose();
@@ -260,8 +354,12 @@ export class GuestContext {
    * of a thrown value) can move the line of a failing test.
    */
   private newThrowMark(forTests: boolean): QuickJSHandle {
-    const ctx = this.guest.context;
-    return ctx.newFunction(THROW_MARK_NAME, (line: QuickJSHandle, value: QuickJSHandle) => {
+    return this.guest.context.newFunction(THROW_MARK_NAME, this.throwMarks[forTests ? 1 : 0]);
+  }
+
+  private throwMarkClosure(forTests: boolean): (line: QuickJSHandle, value: QuickJSHandle) => QuickJSHandle | undefined {
+    return (line: QuickJSHandle, value: QuickJSHandle) => {
+      const ctx = this.guest.context;
       const run = this.current;
       if (run && run.tests === forTests && ctx.typeof(line) === "number") {
         // The guest can call a mark itself: only a line number is ever recorded.
@@ -271,7 +369,7 @@ export class GuestContext {
       // The code itself threw null: a null that ends the run is this one, not out of memory.
       if (run && value !== undefined && ctx.sameValue(value, ctx.null)) run.nullMeansOutOfMemory = false;
       return value?.dup();
-    });
+    };
   }
 
   /**
@@ -284,12 +382,15 @@ export class GuestContext {
     // Each is made only when the rewritten tests call it (a host function costs ~20 µs).
     using mark = code.includes(`${THROW_MARK_NAME}(`) ? this.newThrowMark(true) : ctx.undefined;
     using keep = code.includes(`${TESTS_VALUE_NAME}(`)
-      ? ctx.newFunction(TESTS_VALUE_NAME, (value?: QuickJSHandle) => {
-          if (this.current !== run || value === undefined) return undefined;
-          run.testsValue?.dispose();
-          run.testsValue = value.dup();
-          return undefined;
-        })
+      ? ctx.newFunction(
+          TESTS_VALUE_NAME,
+          tagged("tests-keep-run", (value?: QuickJSHandle) => {
+            if (this.current !== run || value === undefined) return undefined;
+            run.testsValue?.dispose();
+            run.testsValue = value.dup();
+            return undefined;
+          }),
+        )
       : ctx.undefined;
     const called = ctx.callFunction(fn, ctx.undefined, mark, keep);
     if (called.error) return called.error;

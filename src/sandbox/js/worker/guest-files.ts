@@ -10,8 +10,10 @@ import type { QuickJSHandle } from "quickjs-emscripten-core";
 import { FileError, type FileStore } from "./file-store.js";
 import { MAX_PATH_CHARS } from "../shared/file-rules.js";
 import type { GuestRuntime } from "./guest-runtime.js";
+import { tagged } from "./host-function-kinds.js";
 
-const SHIM_SOURCE = String.raw`(function (op) {
+/** The guest side of `files` (part of the engine build a snapshot is valid for). */
+export const FILES_SHIM_SOURCE = String.raw`(function (op) {
   "use strict";
   const U8 = Uint8Array;
   const api = {
@@ -36,21 +38,15 @@ const encoder = new TextEncoder();
 /** Installs `files` in a context and serves its operations from the current run's store. */
 export class GuestFiles {
   private installed = false;
+  /** The `files` operation's closure, made once per context (see host-function-kinds.ts). */
+  readonly operation: (code: QuickJSHandle, path?: QuickJSHandle, data?: QuickJSHandle) => QuickJSHandle | { error: QuickJSHandle } | undefined;
 
   constructor(
     private readonly guest: GuestRuntime,
     private readonly store: () => FileStore | undefined,
-  ) {}
-
-  /** Defines the `files` global (once per context). Returns a thrown handle if the guest failed. */
-  install(): QuickJSHandle | undefined {
-    if (this.installed) return undefined;
-    this.installed = true;
-    const ctx = this.guest.context;
-    const shim = ctx.evalCode(SHIM_SOURCE, "sandbox-files.js");
-    if (shim.error) return shim.error;
-    using fn = shim.value;
-    using op = ctx.newFunction("files", (code: QuickJSHandle, path?: QuickJSHandle, data?: QuickJSHandle) => {
+  ) {
+    this.operation = tagged("files", (code: QuickJSHandle, path?: QuickJSHandle, data?: QuickJSHandle) => {
+      const ctx = this.guest.context;
       try {
         return this.operate(ctx.getNumber(code), path, data);
       } catch (error) {
@@ -58,6 +54,27 @@ export class GuestFiles {
         return { error: ctx.newError({ name: error instanceof FileError ? "FileError" : "Error", message }) };
       }
     });
+  }
+
+  /** Whether `files` was installed in this context (part of a snapshot's state). */
+  get isInstalled(): boolean {
+    return this.installed;
+  }
+
+  /** Marks `files` installed as in a restored snapshot (the guest side is in the restored heap). */
+  set isInstalled(value: boolean) {
+    this.installed = value;
+  }
+
+  /** Defines the `files` global (once per context). Returns a thrown handle if the guest failed. */
+  install(): QuickJSHandle | undefined {
+    if (this.installed) return undefined;
+    this.installed = true;
+    const ctx = this.guest.context;
+    const shim = ctx.evalCode(FILES_SHIM_SOURCE, "sandbox-files.js");
+    if (shim.error) return shim.error;
+    using fn = shim.value;
+    using op = ctx.newFunction("files", this.operation);
     using r = ctx.callFunction(fn, ctx.undefined, op);
     if (r.error) return r.error.dup();
     return undefined;

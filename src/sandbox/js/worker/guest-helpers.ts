@@ -7,6 +7,7 @@ import { DisposableResult } from "quickjs-emscripten";
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
 import type { CallResult } from "./call-result.js";
 import type { GuestRuntime } from "./guest-runtime.js";
+import { tagged } from "./host-function-kinds.js";
 import { GUEST_LIBRARY_SOURCE, GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME } from "./guest-prelude.js";
 
 /** Operations of the prelude's dispatcher. */
@@ -29,11 +30,20 @@ type HelperArg = QuickJSHandle | string | number | undefined;
 /** The prelude of one context, as the host calls it. */
 export class GuestHelpers {
   private helper: QuickJSHandle | undefined;
+  /** The prelude's `bridge` closure, made once per context (see host-function-kinds.ts). */
+  readonly bridge: (op: QuickJSHandle, a: QuickJSHandle, b: QuickJSHandle) => QuickJSHandle | undefined;
 
   constructor(
     private readonly guest: GuestRuntime,
     private readonly onBridge: BridgeHandler,
-  ) {}
+  ) {
+    this.bridge = tagged("bridge", (op: QuickJSHandle, a: QuickJSHandle, b: QuickJSHandle) => this.onBridge(this.guest.context.getNumber(op), a, b));
+  }
+
+  /** The heap pointer of the prelude's dispatcher, 0 before it is loaded (part of a snapshot's state). */
+  get loadedPointer(): number {
+    return this.helper?.alive ? (this.helper.value as unknown as number) : 0;
+  }
 
   /**
    * Calls the dispatcher; the caller owns the result. Strings and numbers are copied in (and
@@ -82,7 +92,7 @@ export class GuestHelpers {
   /** Evaluates the prelude and returns its dispatcher. Throws if the guest cannot run it. */
   private load(): QuickJSHandle {
     const ctx = this.guest.context;
-    using bridge = ctx.newFunction("bridge", (op, a, b) => this.onBridge(ctx.getNumber(op), a, b));
+    using bridge = ctx.newFunction("bridge", this.bridge);
     using librarySource = ctx.newString(GUEST_LIBRARY_SOURCE);
     using fn = ctx.unwrapResult(ctx.evalCode(GUEST_PRELUDE_SOURCE, PRELUDE_FILE_NAME));
     using natives = ctx.newArray();

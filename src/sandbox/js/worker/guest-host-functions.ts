@@ -35,6 +35,17 @@ export class HostBridge {
     return undefined;
   }
 
+  /** The names defined so far, in the order defined (part of a snapshot's state). */
+  get definedNames(): string[] {
+    return [...this.defined];
+  }
+
+  /** Takes the names of a restored snapshot (the guest side of them is in the restored heap). */
+  set definedNames(names: string[]) {
+    this.defined.clear();
+    for (const n of names) this.defined.add(n);
+  }
+
   /** True when `name` is a host function of this context (not a built-in or user function). */
   has(name: string): boolean {
     return this.defined.has(name);

@@ -78,9 +78,18 @@ export class GuestRuntime {
     });
   }
 
+  /** Handles owned for the context's life, in the order taken (their pointers are part of a snapshot's state). */
+  private readonly ownedHandles: QuickJSHandle[] = [];
+
   /** Makes this runtime the owner of `handle` (disposed with the context). */
   own<T extends QuickJSHandle>(handle: T): T {
+    this.ownedHandles.push(handle);
     return this.owned.manage(handle);
+  }
+
+  /** Heap pointers of the handles this runtime owns, in order. */
+  ownedPointers(): number[] {
+    return this.ownedHandles.map((h) => (h.alive ? (h.value as unknown as number) : -1));
   }
 
   /** The user's memory limit of the runs to come. */

@@ -15,6 +15,7 @@ import { GuestContext, SettleMode, type GuestHost } from "./guest-context.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "../shared/protocol.js";
 import { OutputMirror } from "../shared/output-mirror.js";
 import { installRunClock } from "./run-clock.js";
+import { restoreSnapshot, takeSnapshot } from "./session-snapshot.js";
 
 const port = parentPort;
 if (!port) throw new Error("worker.js must run in a worker thread");
@@ -99,6 +100,9 @@ async function warmUp(language: "javascript" | "typescript" | undefined): Promis
 }
 
 let session: GuestContext | undefined;
+/** The session's memory limit, and whether it has run or been given anything yet (a snapshot is restored only into one that has not). */
+let sessionLimitBytes = 0;
+let sessionUsed = false;
 let active: GuestContext | undefined;
 /**
  * A fresh runtime + context made right after the previous run was answered, while the host
@@ -127,6 +131,13 @@ port.on("message", (message: HostToWorker) => {
     case "session-open":
       session = new GuestContext(quickjs, message.memoryLimitBytes, host, true);
       session.loadLibrary();
+      sessionLimitBytes = message.memoryLimitBytes;
+      return;
+    case "session-snapshot":
+      post(snapshotAnswer(message.runId));
+      return;
+    case "session-restore":
+      post(restoreAnswer(message.runId, message.snapshot));
       return;
     case "session-call":
       void handleSessionCall(message);
@@ -139,6 +150,31 @@ port.on("message", (message: HostToWorker) => {
       return;
   }
 });
+
+/** A snapshot of the session between runs, or why not. */
+function snapshotAnswer(runId: number): WorkerToHost {
+  if (!session || active) return { type: "snapshot", runId, refused: "no session is idle in this worker" };
+  try {
+    const taken = takeSnapshot(quickjs, session);
+    return typeof taken === "string" ? { type: "snapshot", runId, refused: taken } : { type: "snapshot", runId, snapshot: taken };
+  } catch (error) {
+    return { type: "snapshot", runId, refused: `the engine could not be read: ${(error as Error).message}` };
+  }
+}
+
+/** Restores a snapshot into the unused session; a failure after its heap was written ends this thread. */
+function restoreAnswer(runId: number, snapshot: Parameters<typeof restoreSnapshot>[2]): WorkerToHost {
+  if (!session || active || sessionUsed) return { type: "restored", runId, refused: "the session has already run code" };
+  let refused: string | undefined;
+  try {
+    refused = restoreSnapshot(quickjs, session, snapshot, sessionLimitBytes);
+  } catch {
+    // The heap was written but the state beside it could not be taken: nothing here can be trusted.
+    process.exit(1);
+  }
+  if (refused === undefined) sessionUsed = true;
+  return refused === undefined ? { type: "restored", runId } : { type: "restored", runId, refused };
+}
 
 /** How a session's run ended, as its sequence needs it (see handleSequence). */
 interface RunEnd {
@@ -155,6 +191,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     finish(message.runId, { status: prepared.status, error: prepared.error, durationMs: performance.now() - startedMs }, undefined);
     return { status: prepared.status };
   }
+  if (session) sessionUsed = true;
   const guest = session ?? (await freshContext(message.memoryLimitBytes));
   const withTests = message.tests !== undefined;
   if (message.files) guest.openFiles(message.files, message);
@@ -274,6 +311,7 @@ async function handleSessionCall(message: Extract<HostToWorker, { type: "session
   host.mirror?.markStarted(message.runId);
   const guest = session;
   if (!guest) throw new Error("session-call before session-open");
+  sessionUsed = true;
   if (message.files) guest.openFiles(message.files, message);
   active = guest;
   let outcome: WorkerOutcome;

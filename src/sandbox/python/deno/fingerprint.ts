@@ -211,13 +211,14 @@ export function takeFingerprint(sources: FingerprintSources, reference?: { lines
  * Which of the realm's global values (and the global object itself) can be reached from
  * `roots` through own properties, prototypes and accessor functions: what Python can get hold
  * of through `js` and `pyodide_js`. Names are "global", or the global's name, or
- * "AbortSignal.timeout"-style static members of reachable globals.
+ * "AbortSignal.timeout"-style static members of reachable globals, or the name `secrets` gives a
+ * value that must stay out of reach (the tests assert those names never show up).
  *
  * @example
  * reachableGlobals({ js: jsGlobals, pyodide_js: py }, isProxy); // ["Object", "Function", ...]
  */
-export function reachableGlobals(roots: Record<string, unknown>, isProxy: (value: unknown) => boolean): string[] {
-  const named = new Map<unknown, string>([[globalThis, "global"]]);
+export function reachableGlobals(roots: Record<string, unknown>, isProxy: (value: unknown) => boolean, secrets: ReadonlyMap<unknown, string> = new Map()): string[] {
+  const named = new Map<unknown, string>([...secrets, [globalThis, "global"]]);
   for (const key of Reflect.ownKeys(globalThis)) {
     const descriptor = Reflect.getOwnPropertyDescriptor(globalThis, key);
     const value = descriptor && "value" in descriptor ? descriptor.value : undefined;

@@ -1,21 +1,21 @@
 /**
  * The Python side of a run or a session call, installed after the prelude (prelude.ts):
- * top-level `await` (cells compiled with `PyCF_ALLOW_TOP_LEVEL_AWAIT`, driven by a small
- * driver on Pyodide's event loop), host functions (`await name(...)`), and tests that contain
- * an `await` (other tests are run by the worker itself, see worker.ts).
+ * top-level `await` (cells compiled with `PyCF_ALLOW_TOP_LEVEL_AWAIT`), host functions
+ * (`await name(...)`), and what the worker's run driver (run-driver.ts) asks before and after
+ * the guest's code: the cell compiled into `_CS_SLOT`, the description of an exception that
+ * escaped, the JSON of the result.
  *
  * This code runs in the guest's interpreter and can be rewritten by the program (through `gc`,
- * for instance), so nothing it reports is an authority: a program's result and its own
- * exceptions are the program's to shape anyway, the worker and the runner check every field,
- * and limits, phases and (for tests without `await`) test verdicts are decided outside Python.
- * The one JavaScript object it uses, `_cs_hooks.hostCall`, only asks for a host call, which the
- * runner and the host bound, count and time. A run that waits ends when the worker, after a
- * callback it dispatched, finds the driver finished (`_cs_poll`).
+ * for instance), so nothing it reports is an authority. Whether a run, a call or tests with an
+ * `await` raised is seen by the worker itself (the C-level call it made raised or not, through
+ * PyIter_Send for a coroutine); what these functions return afterwards is a description the
+ * worker clamps (a raised run is never a success unless it exited) and the runner checks. The
+ * one JavaScript object this code uses, `_cs_hooks.hostCall`, only asks for a host call, which
+ * the runner and the host bound, count and time.
  */
 export const PYTHON_RUN_PRELUDE = String.raw`
-import asyncio as _cs_asyncio, inspect as _cs_inspect
+import asyncio as _cs_asyncio, functools as _cs_functools, inspect as _cs_inspect
 
-_CS_TESTS_FILE = "<tests>"
 _CS_TLA = _cs_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 _CS_CO_COROUTINE = _cs_inspect.CO_COROUTINE
 _cs_hooks = None
@@ -70,75 +70,8 @@ def _cs_install_host(ns, names):
         for name in names:
             ns[name] = _cs_host_function(name)
 
-class _CsDriver:
-    """Steps a coroutine: synchronously until it first waits, then from Pyodide's event loop."""
-    __slots__ = ("coro", "done", "result", "token")
-    def __init__(self, coro):
-        self.coro = coro
-        self.done = False
-        self.result = None
-        self.token = 0
-    def step(self, exc=None):
-        try:
-            waited = self.coro.throw(exc) if exc is not None else self.coro.send(None)
-        except StopIteration as e:
-            self.done, self.result = True, e.value
-            return
-        except BaseException as e:
-            self.done, self.result = True, _cs_json.dumps(_cs_exception(e))
-            return
-        self.token += 1
-        token = self.token
-        wake = lambda *_: self.wake(token)
-        if hasattr(waited, "add_done_callback"):
-            waited.add_done_callback(wake)
-        else:
-            _cs_asyncio.get_event_loop().call_soon(wake)
-    def wake(self, token):
-        if self.done or token != self.token:
-            return
-        self.step()
-        if self.done:
-            self.finish()
-    def interrupt(self):
-        if self.done:
-            return
-        self.token += 1
-        self.step(KeyboardInterrupt())
-        if self.done:
-            self.finish()
-    def finish(self):
-        global _cs_driver, _cs_finished
-        if _cs_driver is self:
-            _cs_driver = None
-        _cs_flush()
-        _cs_finished = self.result
-
-_cs_driver = None
-_cs_finished = None
-
-def _cs_poll():
-    """The JSON outcome of a run that waited, once its driver finished (else None)."""
-    global _cs_finished
-    done, _cs_finished = _cs_finished, None
-    return done
-
-def _cs_start(coro):
-    """The JSON outcome when coro finishes without waiting; else None (then _cs_poll gives it later)."""
-    global _cs_driver, _cs_finished
-    _cs_finished = None
-    driver = _CsDriver(coro)
-    driver.step()
-    if driver.done:
-        _cs_flush()
-        return driver.result
-    _cs_driver = driver
-    return None
-
-def _cs_interrupt():
-    """Stops a waiting run at its await (the runner asks after a limit; Python is idle then)."""
-    if _cs_driver is not None:
-        _cs_driver.interrupt()
+# What a prepare step hands the worker (run-driver.ts reads it at once, before any of the run's code).
+_CS_SLOT = {}
 
 def _cs_compile_cell(code, filename):
     """(body, last expression or None, None), or (None, None, outcome) for a syntax error or forbidden import."""
@@ -151,66 +84,50 @@ def _cs_compile_cell(code, filename):
         last = compile(_cs_ast.Expression(tree.body.pop().value), filename, "eval", flags=_CS_TLA)
     return compile(tree, filename, "exec", flags=_CS_TLA), last, None
 
-async def _cs_eval_cell(body, last, ns):
-    ran = eval(body, ns)
-    if body.co_flags & _CS_CO_COROUTINE:
-        await ran
-    if last is None:
-        return None
-    value = eval(last, ns)
-    if last.co_flags & _CS_CO_COROUTINE:
-        value = await value
-    return value
-
 def _cs_exit_text(code):
     return "sys.exit()" if code is None else "sys.exit(%r)" % (code,)
 
-async def _cs_program(code, ns, max_result_bytes):
-    body, last, bad = _cs_compile_cell(code, _CS_FILE)
-    if bad:
-        return _cs_json.dumps(bad)
-    try:
-        out = _cs_result({"status": "success"}, await _cs_eval_cell(body, last, ns), max_result_bytes)
-    except SystemExit as e:
+def _cs_describe_exception(e):
+    """The outcome text of an exception the worker's task recorded. Only a description: the worker
+    decided that the run raised and clamps the status."""
+    if isinstance(e, SystemExit):
         out = {"status": "success"} if e.code in (None, 0) else {
             "status": "runtime_error", "error": _cs_error("SystemExit", "exit code %r" % (e.code,))}
         # The worker leaves the tests not_run after an exit (any code).
         out["exited"] = _cs_exit_text(e.code)
-    except BaseException as e:
-        out = _cs_exception(e)
-    return _cs_json.dumps(out)
+        return _cs_json.dumps(out)
+    return _cs_json.dumps(_cs_exception(e))
 
-async def _cs_tests_async(tests, ns):
-    """Tests that contain an await, run as a cell of their own in the program's namespace."""
-    body, last, bad = _cs_compile_cell(tests, _CS_TESTS_FILE)
-    if bad:
-        return _cs_json.dumps({"status": "failed", "error": bad["error"]})
+def _cs_format_exception(e):
+    """[type name, traceback text] of an exception the tests raised (the worker cuts and reads it)."""
+    return _cs_json.dumps([type(e).__name__, "".join(_cs_traceback.format_exception(e))])
+
+def _cs_result_text(value, max_bytes):
+    """The JSON text of a run's result; its size in bytes (an int) when that is over max_bytes (the
+    worker measures a text again); None for None or a value JSON cannot hold."""
+    _CS_SLOT.clear()
+    _cs_flush()
+    if value is None:
+        return None
     try:
-        await _cs_eval_cell(body, last, ns)
-    except SystemExit as e:
-        return _cs_json.dumps({"status": "failed", "error": _cs_error("SystemExit", "the tests called %s before their end" % _cs_exit_text(e.code))})
-    except BaseException as e:
-        err = _cs_exception(e, _CS_TESTS_FILE)["error"]
-        if isinstance(e, AssertionError) and not str(e) and err.get("line"):
-            source = _cs_linecache.getline(_CS_TESTS_FILE, err["line"]).strip()
-            if source:
-                err["message"] = "failed: " + source[:300]
-        return _cs_json.dumps({"status": "failed", "error": err})
-    finally:
-        _cs_flush()
-    return _cs_json.dumps({"status": "passed"})
+        exact, changed = _cs_exact(value)
+        text = _cs_json.dumps(exact, allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError, OverflowError):
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        return size
+    if changed:
+        try:
+            _cs_sys.stderr.write("note: integers beyond 2**53 in the result are returned as exact decimal strings\n")
+        except BaseException:
+            pass
+    return text
 
-def _cs_run_tests_async(tests, options_json):
-    """Entry point of tests with an await: like _cs_run."""
-    try:
-        call = _cs_tests_async(tests, _CS_MAIN)
-    except BaseException as e:
-        return _cs_json.dumps({"status": "failed", "error": _cs_exception(e, _CS_TESTS_FILE)["error"]})
-    return _cs_start(call)
-
-def _cs_run(code, options_json):
-    """Entry point of a run. options: globals, session, reseed, maxResultBytes, hostFunctionNames, seed.
-    Returns the outcome's JSON, or None when the run waits (see _cs_poll). Never raises."""
+def _cs_prepare_run(code, options_json):
+    """Before a run's code: options applied and the cell compiled into _CS_SLOT (_b: body, _l: last
+    expression). Returns {"ready": true, "bodyAwaits", "lastAwaits", "last"}, or the outcome of a
+    syntax error, a forbidden import or a failed setup. Never raises."""
     try:
         options = _cs_json.loads(options_json)
         if not options.get("session") or options.get("reseed"):
@@ -224,37 +141,30 @@ def _cs_run(code, options_json):
         ns = _CS_MAIN
         ns.update(options.get("globals") or {})
         _cs_install_host(ns, options.get("hostFunctionNames") or [])
-        program = _cs_program(code, ns, options.get("maxResultBytes", 1 << 20))
+        body, last, bad = _cs_compile_cell(code, _CS_FILE)
+        if bad:
+            return _cs_json.dumps(bad)
+        _CS_SLOT["_b"], _CS_SLOT["_l"] = body, last
+        return _cs_json.dumps({"ready": True, "last": last is not None,
+            "bodyAwaits": bool(body.co_flags & _CS_CO_COROUTINE),
+            "lastAwaits": last is not None and bool(last.co_flags & _CS_CO_COROUTINE)})
     except BaseException as e:
         _cs_flush()
         return _cs_json.dumps(_cs_exception(e))
-    return _cs_start(program)
 
-async def _cs_call_async(fn, args, max_result_bytes):
-    try:
-        value = fn(*args)
-        if _cs_inspect.isawaitable(value):
-            value = await value
-    except SystemExit as e:
-        return _cs_json.dumps({"status": "runtime_error", "error": _cs_error("SystemExit", "exit code %r" % (e.code,))})
-    except BaseException as e:
-        return _cs_json.dumps(_cs_exception(e))
-    return _cs_json.dumps(_cs_result({"status": "success"}, value, max_result_bytes))
-
-def _cs_call(name, options_json):
-    """Entry point of a session call. options: args, maxResultBytes, hostFunctionNames. Like _cs_run."""
+def _cs_prepare_call(name, options_json):
+    """Before a session call: the function with its arguments into _CS_SLOT (_p). Like _cs_prepare_run."""
     try:
         options = _cs_json.loads(options_json)
-        ns = _CS_MAIN
-        fn = ns.get(name)
+        fn = _CS_MAIN.get(name)
         if not callable(fn):
             known = ", ".join(_cs_function_list()) or "none"
             return _cs_json.dumps({"status": "runtime_error", "error": _cs_error(
                 "NameError", "no function named '%s' is defined in the session (defined functions: %s)" % (name, known))})
-        _cs_install_host(ns, options.get("hostFunctionNames") or [])
-        call = _cs_call_async(fn, options.get("args") or [], options.get("maxResultBytes", 1 << 20))
+        _cs_install_host(_CS_MAIN, options.get("hostFunctionNames") or [])
+        _CS_SLOT["_p"] = _cs_functools.partial(fn, *(options.get("args") or []))
+        return _cs_json.dumps({"ready": True})
     except BaseException as e:
         _cs_flush()
         return _cs_json.dumps(_cs_exception(e))
-    return _cs_start(call)
 `;

@@ -177,28 +177,6 @@ def _cs_exact(value, depth=0):
         return out, changed
     return value, False
 
-def _cs_result(out, value, max_bytes):
-    """Adds the JSON of a result to an outcome; over max_bytes the result is dropped and the run ends output_limit."""
-    if value is None:
-        return out
-    try:
-        exact, changed = _cs_exact(value)
-        text = _cs_json.dumps(exact, allow_nan=False, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError, OverflowError):
-        return out
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > max_bytes:
-        return {"status": "output_limit", "error": _cs_error("OutputLimitError",
-            "the result's JSON is %d bytes, over the %d-byte result limit (maxResultBytes); it was dropped. "
-            "Return a summary (counts, a slice) instead of the whole value." % (size, max_bytes))}
-    if changed:
-        try:
-            _cs_sys.stderr.write("note: integers beyond 2**53 in the result are returned as exact decimal strings\n")
-        except BaseException:
-            pass
-    out["resultJson"] = text
-    return out
-
 def _cs_flush():
     for stream in (_cs_sys.stdout, _cs_sys.stderr):
         try:

@@ -45,6 +45,12 @@ const ALWAYS_PURE = new Set([
   // created on first use; Module is restored property by property)
   "_python2js_ascii", "_python2js_ucs1", "_python2js_ucs2", "_python2js_ucs4",
   "JsvNoValue_Check",
+  // numbers handed to JavaScript (a code object's flags, a task's result): primitives made from memory
+  "JsvNum_fromInt", "JsvNum_fromDouble", "JsvBigInt_fromInt", "JsvBigInt_fromDigits",
+  // whether a JavaScript value is a proxy of a Python object (a read)
+  "pyproxy_Check",
+  // a C string read out of memory into a JavaScript string (attribute names)
+  "JsvUTF8ToString",
 ]);
 
 function isPrimitive(value: unknown): boolean {
@@ -57,10 +63,18 @@ function isPrimitive(value: unknown): boolean {
  * pristine interpreter (stdin, stdout, stderr); `isProxy` tells a JS Proxy (whose traps would
  * run code) from a plain array.
  *
+ * `isPyProxy` tells a live proxy of a Python object that converts back to its pointer (not a
+ * round-trip proxy, which would make a new JsProxy).
+ *
  * @example
- * watch.setClassifier(createPurityClassifier(fs, [fs.streams[0], fs.streams[1], fs.streams[2]], types.isProxy));
+ * watch.setClassifier(createPurityClassifier(fs, [fs.streams[0], fs.streams[1], fs.streams[2]], types.isProxy, isPlainPyProxy));
  */
-export function createPurityClassifier(fs: PurityFs, baselineStreams: readonly unknown[], isProxy: (value: unknown) => boolean): ImportClassifier & { resetRun(): void } {
+export function createPurityClassifier(
+  fs: PurityFs,
+  baselineStreams: readonly unknown[],
+  isProxy: (value: unknown) => boolean,
+  isPyProxy: (value: unknown) => boolean = () => false,
+): ImportClassifier & { resetRun(): void } {
   /** Descriptors this run opened read-only (they are dropped by the reset). */
   const opened = new Set<number>();
   const isArray = Array.isArray;
@@ -109,10 +123,25 @@ export function createPurityClassifier(fs: PurityFs, baselineStreams: readonly u
       }
       // The worker's own call into Python: Pyodide reads the arguments (strings) out of a plain
       // array and converts them; an object argument would make a JsProxy (not allowed here).
+      // A proxy of a Python object among them (the run driver passes code objects, namespaces,
+      // coroutines) converts back to its pointer with a reference count, in memory.
       case "JsvArray_Get":
-        return isArray(args[0]) && !isProxy(args[0]) && isPrimitive(result);
+        return isArray(args[0]) && !isProxy(args[0]) && (isPrimitive(result) || isPyProxy(result));
       case "js2python_js":
-        return isPrimitive(args[0]);
+        return isPrimitive(args[0]) || isPyProxy(args[0]);
+      // A proxy of a Python object for the worker (the run driver takes the compiled cell and
+      // the values it returns as proxies): a JS object plus a reference count in memory. It is
+      // registered with Pyodide's finalization registry, whose registrations of a run are all
+      // released when the run ends (async-sources.ts), before the reset: nothing of it outlives
+      // the run. Unregistered proxies (gcRegister false) are not allowed.
+      case "pyproxy_new_ex":
+        return args[3] !== 0 && args[3] !== false;
+      // Pyodide's cache of the proxies of a proxy's attributes (the driver's method calls): a
+      // JavaScript Map of the proxy that made them, holding proxies released with the run (a
+      // dead entry is dropped on the next lookup). Memory is not touched.
+      case "proxy_cache_get":
+      case "proxy_cache_set":
+        return true;
       default:
         return false;
     }

@@ -22,7 +22,10 @@ import { createHostBridge, replyText } from "./host-bridge.js";
 import { installPackages } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
+import { untrackInternedStrings } from "./interned-strings.js";
+import { closePyodideApi } from "./pyodide-api.js";
 import { testsError, testsNotRun } from "./tests-verdict.js";
+import { createRunDriver, type DriverPython, type PyObject, type RunDriver } from "./run-driver.js";
 import { scopeAsyncSources, type ProxyRelease } from "./async-sources.js";
 import { makeReadOnly, type ReadOnlyFs } from "./read-only-tree.js";
 import { reachableGlobals, takeFingerprint, type FingerprintSources } from "./fingerprint.js";
@@ -47,8 +50,6 @@ const realSetTimeout = realm.setTimeout as (fn: () => void, ms?: number) => numb
 const realClearTimeout = realm.clearTimeout as (id: number) => void;
 const realSetInterval = realm.setInterval as (fn: () => void, ms?: number) => number;
 const AtomicsStore = Atomics.store;
-const PromiseCtor = Promise;
-const PromiseThen = Promise.prototype.then;
 const JSONParse = JSON.parse;
 const JSONStringify = JSON.stringify;
 const memoryPrototype = (realm.WebAssembly as { Memory: { prototype: WasmMemory } }).Memory.prototype;
@@ -126,19 +127,7 @@ function scopedTimer(real: (fn: () => void, ms?: number) => number) {
     if (!inRun || typeof fn !== "function") return 0;
     return real(() => {
       if (!inRun) return;
-      let returned: unknown;
-      try {
-        returned = ReflectApply(fn as Fn, undefined, args);
-      } finally {
-        // Pyodide's event loop runs Python from a promising callable: it may go on in the
-        // promise's jobs, so the run is looked at again once that promise settles.
-        try {
-          if (returned instanceof PromiseCtor) ReflectApply(PromiseThen, returned, [pollRun, pollRun]);
-        } catch {
-          // Not a real promise.
-        }
-        pollRun();
-      }
+      ReflectApply(fn as Fn, undefined, args);
     }, Number(ms) || 0);
   };
 }
@@ -369,6 +358,21 @@ function fingerprintSources(): FingerprintSources {
   };
 }
 
+/**
+ * What Python can get hold of in JavaScript through `js`, as names (tests only). Pyodide's API,
+ * its Emscripten module and its internal API are named, to show they stay out of reach
+ * (pyodide-api.ts). Python-side references are checked from Python by the tests.
+ */
+function reachableFromPython(): string {
+  const secrets = new Map<unknown, string>([
+    [pyodide, "<pyodide api>"],
+    [(pyodide as unknown as { _module: object })._module, "<emscripten module>"],
+    [(pyodide as unknown as { _api: object })._api, "<pyodide internal api>"],
+    [(pyodide as unknown as { _module: { HEAPU8: { buffer: object } } })._module.HEAPU8.buffer, "<interpreter memory>"],
+  ]);
+  return reachableGlobals({ js: jsGlobals }, isProxy, secrets).join(" ");
+}
+
 /** The imported GOT globals of the instance (mutable WebAssembly globals set by JavaScript). */
 function gotGlobals(found: InstantiatedPyodide): Array<{ value: unknown }> {
   const globals: Array<{ value: unknown }> = [];
@@ -386,7 +390,7 @@ let runtimeNamespace: { get(name: string): unknown; set(name: string, value: unk
 let trusted: { exec: (code: string, globals: unknown) => unknown; mainNamespace: unknown; clearTracing: () => void } | undefined;
 
 /** The prelude functions the worker calls. */
-const ENTRY_POINTS = ["_cs_run", "_cs_call", "_cs_poll", "_cs_host_reply", "_cs_interrupt", "_cs_flush", "_cs_check", "_cs_functions", "_cs_run_tests_async"];
+const ENTRY_POINTS = ["_cs_prepare_run", "_cs_prepare_call", "_cs_describe_exception", "_cs_format_exception", "_cs_result_text", "_cs_host_reply", "_cs_flush", "_cs_check", "_cs_functions"];
 
 /** Prelude functions, looked up once (at init): each lookup would otherwise leave a proxy behind. */
 const entryPoints = new Map<string, (...args: unknown[]) => unknown>();
@@ -399,37 +403,8 @@ function entryPoint(name: string): (...args: unknown[]) => unknown {
   return entry;
 }
 
-/** A run that waits on an await: settled by `pollRun` after a callback the worker dispatched. */
-let waiter: ((outcomeJson: string) => void) | undefined;
-
-/**
- * Asks the prelude whether the waiting run finished. Called only by the worker, after each
- * callback it dispatched into Python (a timer of the run, a host reply, an interrupt): nothing
- * Python can call ends a run.
- */
-function pollRun(): void {
-  if (!waiter || !pyodide) return;
-  let done: unknown;
-  try {
-    done = entryPoint("_cs_poll")();
-  } catch {
-    return;
-  }
-  if (typeof done === "string") {
-    const settle = waiter;
-    waiter = undefined;
-    settle(done);
-  }
-}
-
-/** Calls a prelude entry point; its JSON outcome, at once or once the run stops waiting. */
-function entryOutcome(fn: string, first: string, options: Record<string, unknown>): Promise<string> {
-  const returned = entryPoint(fn)(first, JSONStringify(options));
-  if (typeof returned === "string") return Promise.resolve(returned);
-  return new Promise((resolve) => {
-    waiter = resolve;
-  });
-}
+/** Runs programs, session calls and tests with an await; decides how they ended (run-driver.ts). */
+let driver: RunDriver | undefined;
 
 function faultOutcome(error: unknown): PythonOutcome {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -495,22 +470,13 @@ function sessionKeepsTooMuch(done: Done, memoryLimitBytes: number): Done {
   };
 }
 
-/** An entry point's outcome, parsed; a prelude rewritten into returning garbage is a fault. */
-async function entryDone(fn: string, first: string, options: EntryOptions): Promise<Done & { exited?: string }> {
+/** A program or a session call, run by the driver with the run's seed. */
+async function entryDone(kind: "run" | "call", first: string, options: EntryOptions): Promise<Done & { exited?: string }> {
   // The run's generator when it was given inputs (a replay repeats it), else real entropy.
   const seed = runInputs.words();
-  const text = await entryOutcome(fn, first, { ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` });
-  let outcome: unknown;
-  try {
-    outcome = JSONParse(text);
-  } catch {
-    outcome = undefined;
-  }
-  if (outcome === null || typeof outcome !== "object") {
-    return { outcome: { status: "runtime_error", error: { name: "SandboxViolation", message: "the interpreter returned an outcome that is not a JSON object; it was replaced" } }, fatal: true };
-  }
-  const { exited, ...rest } = outcome as PythonOutcome & { exited?: unknown };
-  return { outcome: rest, fatal: false, ...(typeof exited === "string" ? { exited: exited.slice(0, 200) } : {}) };
+  const optionsJson = JSONStringify({ ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` });
+  const maxResultBytes = typeof options.maxResultBytes === "number" ? options.maxResultBytes : 1 << 20;
+  return kind === "run" ? driver!.runProgram(first, optionsJson, maxResultBytes) : driver!.callFunction(first, optionsJson, maxResultBytes);
 }
 
 /**
@@ -528,19 +494,7 @@ async function runTests(program: Done & { exited?: string }, tests: string, run:
   flushPython();
   post({ type: "phase", run, phase: "tests" });
   trusted!.clearTracing();
-  if (/\bawait\b/.test(tests)) {
-    const done = await entryDone("_cs_run_tests_async", tests, {});
-    return done.outcome as unknown as PythonTestsOutcome;
-  }
-  try {
-    trusted!.exec(tests, trusted!.mainNamespace);
-    return { status: "passed" };
-  } catch (error) {
-    if (!isPythonError(error)) throw error;
-    return { status: "failed", error: testsError(error.type, error.message, tests) };
-  } finally {
-    flushPython();
-  }
+  return driver!.runTests(tests);
 }
 
 function flushPython(): void {
@@ -569,7 +523,7 @@ async function serve(work: () => Promise<{ outcome: PythonOutcome; fatal: boolea
     done = { outcome: faultOutcome(error), fatal: true };
   }
   bridge.end();
-  waiter = undefined;
+  driver?.abandon();
   // The run's timers die now, before any of them can fire (one that came due during a long run
   // would otherwise run before the task below); microtasks the run left still drain first.
   endRun();
@@ -607,25 +561,23 @@ function onRunMessage(request: Extract<WorkerRequest, { type: "host-reply" | "in
     } catch {
       // Python refused the reply (an interrupt pending); the runner's limit ends the run.
     }
-    pollRun();
     return;
   }
   // Python is idle at an await (a busy Python never lets this message in): throw the
   // interrupt into the run's coroutine; a run that ignores it is killed by the runner.
-  if (!bridge.isCurrent(request.run) || !waiter || !interrupt) return;
+  if (!bridge.isCurrent(request.run) || !driver?.waiting() || !interrupt) return;
   AtomicsStore(interrupt, 0, 0);
   try {
-    entryPoint("_cs_interrupt")();
+    driver.interrupt();
   } catch {
     // The run ends through the runner's hard kill.
   }
-  pollRun();
-  if (stillWaiting()) AtomicsStore(interrupt, 0, 2);
-}
-
-/** Whether a run still waits (read through a call: pollRun may have settled it). */
-function stillWaiting(): boolean {
-  return waiter !== undefined;
+  // The cancellation reaches the coroutine from the event loop (a few turns): a run still going
+  // after that gets KeyboardInterrupt at its next bytecode (one that waits again is killed).
+  const flag = interrupt;
+  realSetTimeout(() => {
+    if (driver?.waiting()) AtomicsStore(flag, 0, 2);
+  }, 50);
 }
 
 async function handle(request: WorkerRequest): Promise<void> {
@@ -667,6 +619,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         { globals: runtime as never },
       );
       runtime.set("_cs_hooks", bridge.hooks);
+      closePyodideApi({ unregisterJsModule: (name) => py.unregisterJsModule(name), evaluate: (code) => py.runPython(code, { globals: runtime as never }) });
       runtimeNamespace = runtime;
       // Every entry point is looked up now, before any run: proxies made during a run are
       // released at its end (async-sources.ts).
@@ -676,6 +629,10 @@ async function handle(request: WorkerRequest): Promise<void> {
       const install = runtime.get("_cs_install_scheduler") as ((fn: unknown) => void) & { destroy(): void };
       install(scheduleCallback);
       install.destroy();
+      untrackInternedStrings({
+        evaluate: (code) => py.runPython(code, { globals: runtime as never }),
+        module: (py as unknown as { _module: Parameters<typeof untrackInternedStrings>[0]["module"] })._module,
+      });
       // C-level callables for the tests step, captured before any program ran (kept for good).
       const cLevel = (expression: string) => py.runPython(expression, { globals: runtime as never }) as (...args: unknown[]) => unknown;
       const exec = cLevel("__import__('builtins').exec");
@@ -698,6 +655,32 @@ async function handle(request: WorkerRequest): Promise<void> {
           }
         },
       };
+      const builtin = (name: string) => cLevel(`__import__('builtins').${name}`) as unknown as PyObject;
+      const entry = (name: string) => entryPoint(name) as unknown as (...args: unknown[]) => unknown;
+      const PyProxyClass = (py as unknown as { ffi: { PyProxy: new () => unknown } }).ffi.PyProxy;
+      const python: DriverPython = {
+        exec: builtin("exec"),
+        eval: builtin("eval"),
+        compile: builtin("compile"),
+        hasattr: builtin("hasattr"),
+        type: builtin("type"),
+        dict: builtin("dict"),
+        list: builtin("list"),
+        stops: cLevel("(SystemExit, KeyboardInterrupt)") as unknown as PyObject,
+        task: cLevel("__import__('_asyncio').Task") as unknown as PyObject,
+        loop: cLevel("__import__('asyncio').get_event_loop()") as unknown as PyObject,
+        mainNamespace: runtime.get("_CS_MAIN") as PyObject,
+        slot: runtime.get("_CS_SLOT") as PyObject,
+        topLevelAwait: Number(runtime.get("_CS_TLA")),
+        prepareRun: entry("_cs_prepare_run"),
+        prepareCall: entry("_cs_prepare_call"),
+        describe: entry("_cs_describe_exception"),
+        format: entry("_cs_format_exception"),
+        resultText: entry("_cs_result_text"),
+        flush: flushPython,
+        isProxy: (value: unknown): value is PyObject => (typeof value === "object" || typeof value === "function") && value !== null && value instanceof PyProxyClass,
+      };
+      driver = createRunDriver(python, isPythonError);
       pyodide = py;
       const module = (py as unknown as { _module: BaselineModule & PurityFs })._module;
       // Before the baseline is taken: the devices are part of every interpreter's start.
@@ -711,14 +694,24 @@ async function handle(request: WorkerRequest): Promise<void> {
         (ptr) => (py as unknown as { _module: { _Py_DecRef(ptr: number): void } })._module._Py_DecRef(ptr),
       );
       // Until the classifier is set every import call counts as a change.
-      classifier = createPurityClassifier(module.FS as unknown as PurityFs, [module.FS.streams[0], module.FS.streams[1], module.FS.streams[2]], isProxy);
+      const pyApi = (py as unknown as { _api: { isPyProxy(value: unknown): boolean } })._api;
+      const isPyProxyNow = pyApi.isPyProxy;
+      const proxyAttrs = (module as unknown as { PyProxy_getAttrs(value: unknown): { props: { roundtrip: boolean } } }).PyProxy_getAttrs;
+      const isPlainPyProxy = (value: unknown): boolean => {
+        try {
+          return isPyProxyNow(value) && !proxyAttrs(value).props.roundtrip;
+        } catch {
+          return false; // destroyed
+        }
+      };
+      classifier = createPurityClassifier(module.FS as unknown as PurityFs, [module.FS.streams[0], module.FS.streams[1], module.FS.streams[2]], isProxy, isPlainPyProxy);
       watch!.setClassifier(classifier);
       // One throwaway run pages in the code paths of a run, so the first real run is fast.
       const warmUp = async () => {
         beginRun();
         beginWatch();
         bridge.begin(0, []);
-        await limited(256 * 1024 * 1024, 0, () => entryDone("_cs_run", "pass", { globals: {}, session: false, maxResultBytes: 0 }));
+        await limited(256 * 1024 * 1024, 0, () => entryDone("run", "pass", { globals: {}, session: false, maxResultBytes: 0 }));
         bridge.end();
         endRun();
       };
@@ -732,7 +725,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         await warmUp();
         if (!restore()) baseline = undefined;
       }
-      if (request.introspection) baselineFingerprint = { ...fingerprintNow(), reachable: reachableGlobals({ js: jsGlobals, pyodide_js: py }, isProxy).join(" ") };
+      if (request.introspection) baselineFingerprint = { ...fingerprintNow(), reachable: reachableFromPython() };
       post({ type: "ready" });
       return;
     }
@@ -774,10 +767,10 @@ async function handle(request: WorkerRequest): Promise<void> {
         () =>
           limited(request.memoryLimitBytes, request.maxOutputBytes, async () => {
             const done = await (async (): Promise<Done> => {
-              if (request.type === "call") return entryDone("_cs_call", request.name, { args: request.args, ...limits });
+              if (request.type === "call") return entryDone("call", request.name, { args: request.args, ...limits });
               // A run given inputs reseeds `random` from its own generator, in a session too: its
               // numbers then depend on the cell's recorded seed, not on the interpreter's start.
-              const program = await entryDone("_cs_run", request.code, { globals: request.globals, session: request.session, ...(extras.inputs ? { reseed: true } : {}), ...limits });
+              const program = await entryDone("run", request.code, { globals: request.globals, session: request.session, ...(extras.inputs ? { reseed: true } : {}), ...limits });
               if (program.fatal || extras.tests === undefined) return program;
               return { outcome: { ...program.outcome, tests: await runTests(program, extras.tests, request.run) }, fatal: false };
             })();
@@ -800,8 +793,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       return;
     }
     case "fingerprint": {
-      const reachable = reachableGlobals({ js: jsGlobals, pyodide_js: pyodide }, isProxy).join(" ");
-      post({ type: "fingerprint", baseline: baselineFingerprint ?? {}, now: { ...fingerprintNow(), reachable } });
+      post({ type: "fingerprint", baseline: baselineFingerprint ?? {}, now: { ...fingerprintNow(), reachable: reachableFromPython() } });
       return;
     }
     case "functions": {

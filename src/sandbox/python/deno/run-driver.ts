@@ -1,0 +1,409 @@
+/**
+ * Runs a program, a session call or tests that contain an `await`, and decides how each ended:
+ * from whether the interpreter's C-level call the worker made raised (`exec`, `eval`, a
+ * coroutine stepped through PyIter_Send), never from anything Python reports. The program can
+ * rewrite every Python function of the prelude (through `gc`) and every module it shares with
+ * it (`json`, `asyncio`), so Python code below the guest decides nothing here:
+ * - the cell is compiled before any of its code runs (in a pool run, by the baseline's prelude);
+ *   the code objects are taken out at once, and the worker calls `exec`/`eval` on them itself,
+ *   with the arguments in hand (no name is looked up after guest code ran: an audit hook or a
+ *   finalizer of the program could change a namespace, not an argument);
+ * - a coroutine (top-level `await`) is awaited by a one-line `async def` the worker compiles
+ *   afresh for it (a function the program could have seen could have been given another
+ *   `__code__`); inside a real coroutine function a `StopIteration` that escapes the awaited
+ *   code becomes a `RuntimeError` (PEP 479), so "finished" from PyIter_Send means returned;
+ * - what Python says afterwards (the description of an exception, the JSON of a result) is a
+ *   description: a raised run is never `success` unless it exited, and the result's size
+ *   limit is measured here.
+ * What the program can still shape is documented in docs/security.md ("who writes a run's
+ * outcome").
+ *
+ * Runs inside the Deno worker.
+ */
+import type { PythonOutcome, PythonTestsOutcome } from "../shared/protocol.js";
+import { testsError } from "./tests-verdict.js";
+
+/** A Pyodide proxy of a Python object, as far as the driver uses it. */
+export interface PyObject {
+  (...args: unknown[]): unknown;
+  get(key: string): unknown;
+  destroy(): void;
+  done(): boolean;
+  cancelled(): boolean;
+  cancel(): boolean;
+  exception(): unknown;
+  result(): unknown;
+  add_done_callback(fn: () => void): void;
+  co_flags: number;
+}
+
+/** What the driver needs of the interpreter: C-level callables taken at init, and the prelude's steps. */
+export interface DriverPython {
+  /** `builtins.exec`, `builtins.eval`, `builtins.compile`, `builtins.hasattr`, `builtins.type`, `builtins.dict`. */
+  exec: PyObject;
+  eval: PyObject;
+  compile: PyObject;
+  hasattr: PyObject;
+  type: PyObject;
+  dict: PyObject;
+  list: PyObject;
+  /** `(SystemExit, KeyboardInterrupt)`: what asyncio's Task re-raises instead of recording. */
+  stops: PyObject;
+  /** `_asyncio.Task` (the C implementation: an immutable type) and the event loop, taken at init. */
+  task: PyObject;
+  loop: PyObject;
+  /** The program's namespace (`__main__`'s dict). */
+  mainNamespace: PyObject;
+  /** The prelude's hand-over dict (`_CS_SLOT`). */
+  slot: PyObject;
+  /** `PyCF_ALLOW_TOP_LEVEL_AWAIT`. */
+  topLevelAwait: number;
+  prepareRun(code: string, optionsJson: string): unknown;
+  prepareCall(name: string, optionsJson: string): unknown;
+  /** `_cs_describe_exception(e)`: the outcome text of an exception. */
+  describe(exception: unknown): unknown;
+  /** `_cs_format_exception(e)`: `[type name, formatted traceback]` as JSON. */
+  format(exception: unknown): unknown;
+  /** `_cs_result_text(value, maxBytes)`: the result's JSON text, its size when over the limit, or None. */
+  resultText(value: unknown, maxBytes: number): unknown;
+  flush(): void;
+  /** Pyodide's proxies of Python objects (to destroy what the driver took). */
+  isProxy(value: unknown): value is PyObject;
+}
+
+/** An outcome, whether it ended the interpreter, and the exit text of a program that called sys.exit. */
+export interface DriverDone {
+  outcome: PythonOutcome;
+  fatal: boolean;
+  exited?: string;
+}
+
+/** How a task ended: returned a value, raised an exception (a proxy; SystemExit and KeyboardInterrupt included), or was cancelled. */
+type TaskEnd = { returned: unknown } | { raised: unknown } | { cancelled: true };
+
+const ReflectApply = Reflect.apply;
+const JSONParse = JSON.parse;
+const charCodeAt = String.prototype.charCodeAt;
+const CO_COROUTINE = 0x80;
+
+/** Statuses a run that raised may have (forbidden: a refused import; memory_limit: a MemoryError). */
+const RAISED_STATUSES = new Set(["runtime_error", "forbidden", "memory_limit"]);
+/** Statuses of an outcome given before any of the run's code ran. */
+const NOT_RUN_STATUSES = new Set(["syntax_error", "forbidden", "runtime_error"]);
+
+/**
+ * Compiled once, when the driver is made (before any program ran); its functions are made
+ * afresh for every task from the code object, which Python cannot change (a function the
+ * program could have seen could have been given another `__code__`; a code object is
+ * immutable). It looks up no name: everything it uses is an argument.
+ */
+const TASK_SOURCE = [
+  // asyncio's C Task records every exception but re-raises SystemExit and KeyboardInterrupt:
+  // those are put in `exits` (a fresh list) instead, and the Task returns.
+  "async def _cs_eval(ev, code, ns, awaits, stops, exits):",
+  "    try:",
+  "        value = ev(code, ns)",
+  "        return (await value) if awaits else value",
+  "    except stops as e:",
+  "        exits.append(e)",
+  "async def _cs_call(fn, hasattr, type, stops, exits):",
+  "    try:",
+  "        value = fn()",
+  "        return (await value) if hasattr(type(value), '__await__') else value",
+  "    except stops as e:",
+  "        exits.append(e)",
+  // The coroutine is made here: a coroutine handed to JavaScript would be scheduled by Pyodide.
+  "def _cs_task(Task, loop, fn, *args):",
+  "    return Task(fn(*args), loop=loop, eager_start=True)",
+  "",
+].join("\n");
+
+function violation(message: string): DriverDone {
+  return { outcome: { status: "runtime_error", error: { name: "SandboxViolation", message } }, fatal: true };
+}
+
+function parseObject(text: unknown): Record<string, unknown> | undefined {
+  if (typeof text !== "string") return undefined;
+  try {
+    const value: unknown = JSONParse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** UTF-8 bytes of a string (lone surrogates count 3, as Python's surrogatepass does). */
+function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = ReflectApply(charCodeAt, text, [i]) as number;
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = ReflectApply(charCodeAt, text, [i + 1]) as number;
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i += 1;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * The driver of one interpreter's runs. `isPythonError` tells an exception the guest's code
+ * raised from a fault of the JavaScript side (which ends the interpreter).
+ *
+ * @example
+ * const driver = createRunDriver(python, isPythonError);
+ * const done = await driver.runProgram("x = 1\nx + 1", optionsJson, 1 << 20);
+ */
+export function createRunDriver(py: DriverPython, isPythonError: (error: unknown) => error is { type: string; message: string }) {
+  /** TASK_SOURCE compiled, kept for the interpreter's life (made before any program ran). */
+  const taskModule = py.compile(TASK_SOURCE, "<sandbox>", "exec");
+  /** The task of the run in progress, while it waits. */
+  let waitingTask: PyObject | undefined;
+  /** Settles the waiting run; dropped when the run is over. */
+  let settleWaiting: (() => void) | undefined;
+
+  const release = (value: unknown): void => {
+    if (!py.isProxy(value)) return;
+    try {
+      value.destroy();
+    } catch {
+      // Already destroyed (or released with the run).
+    }
+  };
+
+  /** How a finished task ended, read with the Task's own C methods. */
+  function ending(task: PyObject, exits: PyObject): TaskEnd {
+    if (task.cancelled()) return { cancelled: true };
+    const exception = task.exception();
+    if (exception !== undefined) return { raised: exception };
+    const stopped = exits.get(0 as never);
+    if (stopped !== undefined) return { raised: stopped };
+    return { returned: task.result() };
+  }
+
+  /**
+   * Runs the fresh coroutine function `name` (of TASK_SOURCE) on `args` in a C-level asyncio
+   * Task started eagerly: code that never waits is over when the Task is made; code that waits
+   * goes on from the event loop, and the Task's done callback settles it. The Task records how
+   * the coroutine ended (PyIter_Send inside CPython); nothing in Python reports it.
+   */
+  function inTask(name: string, args: unknown[]): Promise<TaskEnd> {
+    const scope = py.dict() as PyObject;
+    const exits = py.list() as PyObject;
+    let task: PyObject;
+    try {
+      py.exec(taskModule, scope);
+      const fn = scope.get(name);
+      const start = scope.get("_cs_task") as PyObject;
+      try {
+        task = start(py.task, py.loop, fn, ...args, py.stops, exits) as PyObject;
+      } finally {
+        release(start);
+        release(fn);
+      }
+    } finally {
+      scope.destroy();
+    }
+    if (task.done()) {
+      try {
+        return Promise.resolve(ending(task, exits));
+      } finally {
+        release(task);
+        release(exits);
+      }
+    }
+    return new Promise((resolve, reject) => {
+      waitingTask = task;
+      settleWaiting = () => {
+        if (waitingTask !== task || !task.done()) return;
+        waitingTask = undefined;
+        settleWaiting = undefined;
+        try {
+          resolve(ending(task, exits));
+        } catch (error) {
+          reject(error);
+        } finally {
+          release(task);
+          release(exits);
+        }
+      };
+      task.add_done_callback(() => settleWaiting?.());
+    });
+  }
+
+  /** Evaluates a code object in the program's namespace, in a task (awaited when it is a coroutine). */
+  function evalInTask(code: unknown): Promise<TaskEnd> {
+    const awaits = ((code as PyObject).co_flags & CO_COROUTINE) !== 0;
+    return inTask("_cs_eval", [py.eval, code, py.mainNamespace, awaits]);
+  }
+
+  /** The outcome of a run or call whose code raised `exception` (clamped: never success unless it exited). */
+  function raised(end: { raised: unknown } | { cancelled: true }, exits: boolean): DriverDone {
+    let described: Record<string, unknown> | undefined;
+    if ("raised" in end) {
+      try {
+        described = parseObject(py.describe(end.raised));
+      } catch {
+        described = undefined;
+      } finally {
+        release(end.raised);
+      }
+    } else {
+      described = { status: "runtime_error", error: { name: "CancelledError", message: "the program cancelled its own task" } };
+    }
+    py.flush();
+    const error = described?.error;
+    const fallback = { name: "Error", message: "the program raised an exception" };
+    const exited = typeof described?.exited === "string" ? described.exited.slice(0, 200) : undefined;
+    if (exited !== undefined) {
+      if (exits && described!.status === "success") return { outcome: { status: "success" }, fatal: false, exited };
+      const exitError = error ?? { name: "SystemExit", message: exited };
+      return { outcome: { status: "runtime_error", error: exitError as never }, fatal: false, ...(exits ? { exited } : {}) };
+    }
+    const status = typeof described?.status === "string" && RAISED_STATUSES.has(described.status) ? described.status : "runtime_error";
+    return { outcome: { status: status as PythonOutcome["status"], error: (error ?? fallback) as never }, fatal: false };
+  }
+
+  /** The outcome of a run or call that returned `value` (a JS value or a PyProxy); the result's size is measured here. */
+  function succeeded(value: unknown, maxResultBytes: number): DriverDone {
+    if (value === undefined) {
+      py.flush();
+      return { outcome: { status: "success" }, fatal: false };
+    }
+    let text: unknown;
+    try {
+      text = py.resultText(value, maxResultBytes);
+    } catch (error) {
+      if (!isPythonError(error)) throw error;
+      if (error.type === "MemoryError") {
+        return { outcome: { status: "memory_limit", error: { name: "MemoryError", message: "the result's JSON did not fit in the memory limit" } }, fatal: false };
+      }
+      text = undefined;
+    } finally {
+      release(value);
+    }
+    const size = typeof text === "string" ? utf8Bytes(text) : typeof text === "number" && Number.isFinite(text) ? text : undefined;
+    if (size !== undefined && size > maxResultBytes) {
+      return {
+        outcome: {
+          status: "output_limit",
+          error: {
+            name: "OutputLimitError",
+            message: `the result's JSON is ${size} bytes, over the ${maxResultBytes}-byte result limit (maxResultBytes); it was dropped. Return a summary (counts, a slice) instead of the whole value.`,
+          },
+        },
+        fatal: false,
+      };
+    }
+    if (typeof text !== "string") return { outcome: { status: "success" }, fatal: false };
+    return { outcome: { status: "success", resultJson: text } as PythonOutcome, fatal: false };
+  }
+
+  /** A prepare step's refusal (syntax error, forbidden import, failed setup): nothing of the run ran. */
+  function notRun(prepared: Record<string, unknown> | undefined): DriverDone {
+    if (!prepared || typeof prepared.status !== "string" || !NOT_RUN_STATUSES.has(prepared.status)) {
+      return violation("the interpreter's prepare step returned an outcome that is not one; it was replaced");
+    }
+    return { outcome: prepared as unknown as PythonOutcome, fatal: false };
+  }
+
+  return {
+    /** A program: its body, then its last expression (the result), each in a task of its own. */
+    async runProgram(code: string, optionsJson: string, maxResultBytes: number): Promise<DriverDone> {
+      const prepared = parseObject(py.prepareRun(code, optionsJson));
+      if (prepared?.ready !== true) return notRun(prepared);
+      // Taken out at once, before any code of the run.
+      const body = py.slot.get("_b");
+      const last = prepared.last === true ? py.slot.get("_l") : undefined;
+      try {
+        const ranBody = await evalInTask(body);
+        if (!("returned" in ranBody)) return raised(ranBody, true);
+        release(ranBody.returned);
+        if (last === undefined) return succeeded(undefined, maxResultBytes);
+        const ranLast = await evalInTask(last);
+        if (!("returned" in ranLast)) return raised(ranLast, true);
+        return succeeded(ranLast.returned, maxResultBytes);
+      } finally {
+        release(body);
+        release(last);
+      }
+    },
+
+    /** A session call of a function the session defined; an awaitable result is awaited. */
+    async callFunction(name: string, optionsJson: string, maxResultBytes: number): Promise<DriverDone> {
+      const prepared = parseObject(py.prepareCall(name, optionsJson));
+      if (prepared?.ready !== true) return notRun(prepared);
+      const call = py.slot.get("_p");
+      try {
+        const ran = await inTask("_cs_call", [call, py.hasattr, py.type]);
+        if (!("returned" in ran)) return raised(ran, false);
+        return succeeded(ran.returned, maxResultBytes);
+      } finally {
+        release(call);
+      }
+    },
+
+    /**
+     * Tests, compiled here after the program ran (top-level `await` allowed) and run in a task:
+     * passed when the task says they returned.
+     */
+    async runTests(tests: string): Promise<PythonTestsOutcome> {
+      let code: unknown;
+      try {
+        code = py.compile(tests, "<string>", "exec", py.topLevelAwait);
+      } catch (error) {
+        if (!isPythonError(error)) throw error;
+        return { status: "failed", error: testsError(error.type, error.message, tests) };
+      }
+      try {
+        const ran = await evalInTask(code);
+        if ("returned" in ran) {
+          release(ran.returned);
+          return { status: "passed" };
+        }
+        if (!("raised" in ran)) return { status: "failed", error: { name: "CancelledError", message: "the tests' task was cancelled" } };
+        let formatted: unknown;
+        try {
+          formatted = JSONParse(String(py.format(ran.raised)));
+        } catch {
+          formatted = undefined;
+        }
+        // The name is read from the exception's type here; the traceback text is the prelude's (a description).
+        const type = py.type(ran.raised) as unknown as { __name__: unknown };
+        const name = String(type.__name__);
+        release(type);
+        const text = Array.isArray(formatted) && typeof formatted[1] === "string" ? formatted[1] : "";
+        release(ran.raised);
+        return { status: "failed", error: testsError(name, text, tests) };
+      } finally {
+        release(code);
+        py.flush();
+      }
+    },
+
+    /** Cancels the waiting task at its await (the runner asks after a limit; Python is idle then). */
+    interrupt(): void {
+      waitingTask?.cancel();
+    },
+
+    /** Whether a run waits on an await. */
+    waiting(): boolean {
+      return waitingTask !== undefined;
+    },
+
+    /** Ends the bookkeeping of a run that is over (its limit, its end): its task is let go. */
+    abandon(): void {
+      const task = waitingTask;
+      waitingTask = undefined;
+      settleWaiting = undefined;
+      release(task);
+    },
+  };
+}
+
+/** The driver of one interpreter. */
+export type RunDriver = ReturnType<typeof createRunDriver>;
