@@ -53,9 +53,12 @@ const call = (id: string, code: string) =>
  * in LangGraph's delta channel (a full-value messages channel stores the whole conversation at
  * every step, whatever the tools do).
  */
-async function perCall(sandbox: Sandbox, files: unknown, write: boolean, calls = 10): Promise<number> {
+async function perCall(sandbox: Sandbox, files: unknown, write: boolean, calls = 10, contentStore = true): Promise<number> {
   const saver = new MemorySaver();
-  const graph = new StateGraph(new StateSchema({ messages: MessagesDeltaValue as unknown as typeof MessagesValue, codeCells: codeModeStateFields.codeCells, files: files as typeof codeModeStateFields.files }))
+  const fields = { messages: MessagesDeltaValue as unknown as typeof MessagesValue, codeCells: codeModeStateFields.codeCells, files: files as typeof codeModeStateFields.files };
+  // Without `codeFileContents` the log keeps the contents of the files it saw inline (the format before the store).
+  const schema = new StateSchema(contentStore ? { ...fields, codeFileContents: codeModeStateFields.codeFileContents } : fields);
+  const graph = new StateGraph(schema as StateSchema<typeof fields>)
     .addNode("tools", new ToolNode([createCodeInterpreterTool({ sandbox, persistence: "thread", languages: ["javascript"] })]))
     .addEdge(START, "tools")
     .addEdge("tools", END)
@@ -103,6 +106,8 @@ export async function checkpointRows(sandbox: Sandbox): Promise<BenchRow[]> {
   const quietFull = await perCall(sandbox, fullValueFiles, false);
   const writing = await perCall(sandbox, codeModeStateFields.files, true, MAX_UPDATES_BETWEEN_COPIES);
   const writingFull = await perCall(sandbox, fullValueFiles, true);
+  const quietInline = await perCall(sandbox, codeModeStateFields.files, false, MAX_UPDATES_BETWEEN_COPIES, false);
+  const writingInline = await perCall(sandbox, codeModeStateFields.files, true, MAX_UPDATES_BETWEEN_COPIES, false);
   const agent = await perAgentCall(sandbox);
   const agentV1 = await perAgentCall(sandbox, "v1");
   const goal = 4 * KiB;
@@ -124,6 +129,14 @@ export async function checkpointRows(sandbox: Sandbox): Promise<BenchRow[]> {
       baselineName: "files in a full-value channel",
       goal: "<= 4 KiB beyond what the call wrote",
       met: writing <= goal,
+    },
+    {
+      section: "code-mode",
+      metric: "the same two, the graph without codeFileContents (the log keeps the contents of the files it saw inline: the format before)",
+      ours: `${(quietInline / KiB).toFixed(1)} KiB, ${(writingInline / KiB).toFixed(1)} KiB beyond the write`,
+      baselineName: "call writes nothing, call writes 1 KiB",
+      goal: "<= 4 KiB beyond what the call wrote",
+      met: quietInline <= goal && writingInline <= goal,
     },
     {
       section: "code-mode",

@@ -7,7 +7,8 @@
  *   them, with what the guest received and the order the answers reached it (`order`);
  * - `seed` and `clock`: the seed of its randomness and the clock readings it made;
  * - `filesIn`: the files it saw that the log does not reproduce by itself (changed outside code,
- *   or by cells of another language, since the previous cell of its language);
+ *   or by cells of another language, since the previous cell of its language); their contents
+ *   are stored once, apart (`codeFileContents`, file-contents.ts);
  * - `env`: the host function names and globals it was given, when they changed;
  * - `ran`: the limits it ran under and how long it took (a replay's own budget).
  */
@@ -48,6 +49,14 @@ export interface CellEnv {
   globals?: Record<string, JsonValue>;
 }
 
+/** A file of a cell's `filesIn` whose content is in `codeFileContents` (file-contents.ts): its data without the content. */
+export interface FileContentRef {
+  contentSha256: string;
+  mimeType?: string;
+  created_at: string;
+  modified_at: string;
+}
+
 /** One cell of the replay log. */
 export interface CodeCell {
   /** Unique id (a live session knows exactly which cells it has run). */
@@ -64,8 +73,8 @@ export interface CodeCell {
   /** The clock readings the cell made (see `encodeClock`). */
   clock?: string;
   env?: CellEnv;
-  /** Files it saw that the log does not reproduce (thread path → file, `null`: deleted). */
-  filesIn?: Record<string, ThreadFile | string | null> | ThreadFilesUpdate;
+  /** Files it saw that the log does not reproduce (thread path → file, `null`: deleted); in state a file's content is in `codeFileContents` (a `FileContentRef`). */
+  filesIn?: Record<string, ThreadFile | FileContentRef | string | null> | ThreadFilesUpdate;
   ran?: CellLimitsRan;
   /** Log of versions before 0.2: tool calls only (no seed, clock or files). */
   toolCalls?: { name: string; input: JsonValue; output?: JsonValue; error?: { name: string; message: string } }[];

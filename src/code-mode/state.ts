@@ -1,10 +1,11 @@
 /**
  * The graph-state channels of code mode: `files` (the thread's files, deepagents' file data by
- * absolute path) and `codeCells` (the replay log). Both are delta channels: a checkpoint stores
+ * absolute path), `codeCells` (the replay log) and `codeFileContents` (the contents of the files
+ * the log refers to, once each: file-contents.ts). All are delta channels: a checkpoint stores
  * what a step wrote (a cell, the files it changed), and a full copy only once the writes since
  * the last one add up to the value's size (or after `MAX_UPDATES_BETWEEN_COPIES` updates; see
  * copy-policy.ts), so checkpoint bytes per call follow what the call wrote, not the thread's
- * size. Both are plain JSON (strings and numbers), so every checkpointer keeps them as they are.
+ * size. All are plain JSON (strings and numbers), so every checkpointer keeps them as they are.
  */
 import { z } from "zod";
 import { DeltaValue, Overwrite, StateSchema } from "@langchain/langgraph";
@@ -12,6 +13,7 @@ import { LANGUAGES, type Language } from "../sandbox/types.js";
 import { mergeFiles, type ThreadFile, type ThreadFiles, type ThreadFilesUpdate } from "./files.js";
 import { MAX_UPDATES_BETWEEN_COPIES, withCopyPolicy, type CopyMeasure } from "./copy-policy.js";
 import type { CodeCell } from "./cell-log.js";
+import { addContents, type FileContents } from "./file-contents.js";
 
 export type { CodeCell } from "./cell-log.js";
 
@@ -19,6 +21,7 @@ export type { CodeCell } from "./cell-log.js";
 export interface CodeModeState {
   files?: ThreadFiles;
   codeCells?: CodeCell[];
+  codeFileContents?: FileContents;
 }
 
 
@@ -27,6 +30,8 @@ const threadFile = z.object({ content: stringOrBytes, mimeType: z.string().optio
 // The form of this package's versions before 0.2 (read, never written).
 const legacyFile = z.object({ encoding: z.enum(["utf-8", "base64"]), content: z.string() });
 const fileValue = z.union([threadFile, legacyFile]);
+// A file of a cell's `filesIn` whose content is in `codeFileContents` (file-contents.ts).
+const contentRef = z.object({ contentSha256: z.string(), mimeType: z.string().optional(), created_at: z.string(), modified_at: z.string() });
 // Recorded values crossed the sandbox boundary as JSON already; their size is capped where they are recorded.
 const json = z.custom<unknown>(() => true);
 const recordedCall = z.object({
@@ -59,7 +64,7 @@ const codeCell = z
     seed: z.string().optional(),
     clock: z.string().optional(),
     env: z.object({ hostFunctions: z.array(z.string()).optional(), globals: z.record(z.string(), json).optional() }).optional(),
-    filesIn: z.record(z.string(), z.union([fileValue, z.string(), z.null()])).optional(),
+    filesIn: z.record(z.string(), z.union([fileValue, contentRef, z.string(), z.null()])).optional(),
     ran: limitsRan.optional(),
     // The log of this package's versions before 0.2 (tool calls only; replayed as far as it goes).
     toolCalls: z.array(z.object({ name: z.string(), input: json, output: json.optional(), error: z.object({ name: z.string(), message: z.string() }).optional() })).optional(),
@@ -136,6 +141,20 @@ const cellsMeasure: CopyMeasure<CodeCell[], CodeCell[] | undefined> = {
   writeBytes: (cells) => (cells ?? []).reduce((n, c) => n + cellBytes(c), 0),
 };
 
+// The store's JSON length, measured once per value object (a step that adds nothing keeps the object).
+const storeSizes = new WeakMap<object, number>();
+function storeBytes(store: FileContents): number {
+  let n = storeSizes.get(store);
+  if (n === undefined) {
+    n = 0;
+    for (const [digest, content] of Object.entries(store)) n += digest.length + 4 + jsonBytes(content);
+    storeSizes.set(store, n);
+  }
+  return n;
+}
+
+const contentsMeasure: CopyMeasure<FileContents, FileContents | undefined> = { valueBytes: storeBytes, writeBytes: (w) => storeBytes(w ?? {}) };
+
 /**
  * The state fields of code mode, for a `StateSchema` or a middleware's `stateSchema`:
  * `files` merges updates (`null` deletes a path; a plain string is UTF-8 text) and `codeCells`
@@ -154,6 +173,13 @@ export const codeModeStateFields = {
     new DeltaValue(z.array(codeCell).default(() => []) as unknown as z.ZodType<CodeCell[]>, {
       inputSchema: z.array(codeCell).optional() as unknown as z.ZodType<CodeCell[] | undefined>,
       reducer: withCopyPolicy(appendCells, cellsMeasure),
+      snapshotFrequency: MAX_UPDATES_BETWEEN_COPIES,
+    }),
+  ),
+  codeFileContents: deltaField(
+    new DeltaValue(z.record(z.string(), z.string()).default(() => ({})) as unknown as z.ZodType<FileContents>, {
+      inputSchema: z.record(z.string(), z.string()).optional() as unknown as z.ZodType<FileContents | undefined>,
+      reducer: withCopyPolicy(addContents, contentsMeasure),
       snapshotFrequency: MAX_UPDATES_BETWEEN_COPIES,
     }),
   ),

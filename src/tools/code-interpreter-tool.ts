@@ -27,6 +27,7 @@ import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "..
 import { CodeModeRunner, type ArtifactToolCall, type CellLimits, type CellOutcome, type Persistence, type RestoreReport } from "../code-mode/runner.js";
 import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
+import { moveContentsOut, putContentsBack, type FileContents } from "../code-mode/file-contents.js";
 import { StepOrder, type StepContribution } from "../code-mode/step-order.js";
 import type { CodeModeTool } from "../code-mode/tool-types.js";
 import { parseToolSpecs, type ToolSpecs } from "../code-mode/tool-resolution.js";
@@ -305,7 +306,9 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     const contribution: StepContribution = {};
     try {
       const before = step?.before ?? [];
-      const cells = [...((thread ? state!.codeCells : []) ?? []), ...before.flatMap((b) => (b.cell ? [b.cell] : []))] as CodeCell[];
+      const store = thread ? contentStoreOf(state) : undefined;
+      const logged = putContentsBack((thread ? state!.codeCells : []) ?? [], store);
+      const cells = [...logged.cells, ...before.flatMap((b) => (b.cell ? [b.cell] : []))] as CodeCell[];
       const source: FileSource = options.backend
         ? backendFileSource(options.backend, runtime, caps)
         : stateFileSource(thread ? (state!.files as ThreadFiles | undefined) : undefined, caps);
@@ -332,7 +335,8 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
         files,
       });
       outcome.notes.push(...read.notes);
-      if (!thread) return { outcome, kept: undefined };
+      if (logged.missing > 0) outcome.notes.push(`restore: ${logged.missing} file(s) the log refers to are not in the thread's codeFileContents (given to their cells as deleted)`);
+      if (!thread) return { outcome, kept: undefined, store };
       if (outcome.rolledBack !== undefined || !outcome.cell) {
         // Nothing of this call is kept, but the tool's files still belong to the thread now.
         for (const [path, bytes] of seeded) outcome.files.written.set(path, bytes);
@@ -344,7 +348,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
       outcome.notes.push(...kept.notes);
       if (outcome.cell) contribution.cell = outcome.cell;
       contribution.files = kept.update ?? changeAsUpdate(outcome);
-      return { outcome, kept };
+      return { outcome, kept, store };
     } finally {
       step?.finish(contribution);
     }
@@ -362,7 +366,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     persistence === "thread"
       ? tool(
           async (input: ExecuteCodeInput, runtime?: ToolRuntime): Promise<Command> => {
-            const { outcome, kept } = await run(input, runtime);
+            const { outcome, kept, store } = await run(input, runtime);
             const content = outcomeText(outcome, input.code, maxContentChars, persistence);
             const message = new ToolMessage({
               content,
@@ -372,8 +376,15 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
               status: outcome.result.status === "success" ? "success" : "error",
             });
             const update: Record<string, unknown> = { messages: [message] };
-            if (outcome.cell) update.codeCells = [outcome.cell];
-            if (kept?.update && Object.keys(kept.update).length > 0) update.files = kept.update;
+            const wroteFiles = kept?.update !== undefined && Object.keys(kept.update).length > 0;
+            if (wroteFiles) update.files = kept.update;
+            const moved = outcome.cell && store ? moveContentsOut(outcome.cell, store) : undefined;
+            if (outcome.cell) update.codeCells = [moved?.cell ?? outcome.cell];
+            // Written with every file write too (empty when nothing is new), so the store's copies
+            // keep pace with those of `files` (file-contents.ts); with a backend there is no `files`
+            // channel, and it keeps pace with the log instead.
+            const touch = wroteFiles || (options.backend !== undefined && outcome.cell !== undefined);
+            if (store && (touch || Object.keys(moved?.added ?? {}).length > 0)) update.codeFileContents = moved?.added ?? {};
             return new Command({ update });
           },
           common,
@@ -400,6 +411,12 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
   }
   runners.set(made, runner);
   return made;
+}
+
+/** The thread's `codeFileContents`, or undefined when the graph does not have that channel (the log then keeps contents inline). */
+function contentStoreOf(state: (CodeModeState & { messages?: unknown[] }) | undefined): FileContents | undefined {
+  const store = state?.codeFileContents;
+  return typeof store === "object" && store !== null && !Array.isArray(store) ? store : undefined;
 }
 
 /** Applies a state-form files update to a set of bytes (thread paths). */

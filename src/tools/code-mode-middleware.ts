@@ -160,7 +160,7 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
   };
 
   // With a backend the files are the backend's: no channel of ours holds them.
-  const fields = (options.backend !== undefined ? { codeCells: codeModeStateFields.codeCells } : codeModeStateFields) as typeof codeModeStateFields;
+  const fields = (options.backend !== undefined ? { codeCells: codeModeStateFields.codeCells, codeFileContents: codeModeStateFields.codeFileContents } : codeModeStateFields) as typeof codeModeStateFields;
   return createMiddleware({
     name: "CodeModeMiddleware",
     stateSchema: new StateSchema(fields),

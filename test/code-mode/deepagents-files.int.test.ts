@@ -110,11 +110,18 @@ describe("code mode in createDeepAgent shares the agent's files", { timeout: 240
     dirs.push(root);
     const backend = new FilesystemBackend({ rootDir: root, virtualMode: true });
     for (const language of ["javascript", "python"] as const) {
-      const agent = createDeepAgent({ model: scripted(...scenario(language)), backend, middleware: [codeModeMiddleware({ sandbox, languages: [language], backend })], checkpointer: new MemorySaver() });
+      const checkpointer = new MemorySaver();
+      const agent = createDeepAgent({ model: scripted(...scenario(language)), backend, middleware: [codeModeMiddleware({ sandbox, languages: [language], backend })], checkpointer });
       const state = await agent.invoke({ messages: [{ role: "user", content: "go" }] }, { configurable: { thread_id: `da-fs-${language}` } });
       checkScenario(state.messages);
       // The files are the backend's, not a channel's.
       expect((state as unknown as { files?: Record<string, unknown> }).files ?? {}).not.toHaveProperty("/out.txt");
+      // With no files channel the store of file contents is written with every logged cell, so its
+      // copies keep pace with the log's (a read's walk stays as short as before it existed).
+      const writes = Object.values((checkpointer as unknown as { writes: Record<string, Record<string, [string, string]>> }).writes).flatMap((w) => Object.values(w));
+      const cells = (state as unknown as { codeCells: unknown[] }).codeCells.length;
+      expect(cells).toBeGreaterThan(0);
+      expect(writes.filter((w) => w[1] === "codeFileContents").length).toBeGreaterThanOrEqual(cells);
     }
   });
 });
