@@ -27,21 +27,18 @@ const API_MODULES = ["pyodide_js", "pyodide_js._api"] as const;
 export function closePyodideApi(py: ApiOwner): void {
   py.unregisterJsModule("pyodide_js");
   // Popped from sys.modules, each module is still held in a cycle (its spec's JsLoader holds
-  // the module): cut the loaders' references and collect, then check from Python's side that
-  // no object the collector knows refers to a JavaScript value with the API's members.
-  const left = py.evaluate(`
+  // the module): cut the loaders' references and collect. (That no Python object is left
+  // holding the API is checked by test/sandbox/python/outcomes.test.ts, not at every start.)
+  py.evaluate(`
 import sys as _s, gc as _g
 _popped = [_s.modules.pop(_name, None) for _name in ${JSON.stringify(API_MODULES)}]
 for _o in _g.get_objects():
     if type(_o).__name__ == 'JsLoader' and any(getattr(_o, 'jsproxy', None) is _m for _m in _popped if _m is not None):
         _o.jsproxy = None
-del _popped, _o
+del _s, _popped, _o
 _g.collect()
-_JsProxy = _s.modules['pyodide.ffi'].JsProxy
-_left = sum(1 for _o in _g.get_objects() for _r in _g.get_referents(_o) if isinstance(_r, _JsProxy) and getattr(_r, 'unregisterJsModule', None) is not None)
-del _s, _g, _JsProxy
-_left`);
-  if (left !== 0) throw new Error(`Pyodide's API is still held by ${String(left)} Python object(s) after pyodide_js was unregistered: check pyodide-api.ts`);
+del _g
+`);
   const sample = py.evaluate("bytearray(1)") as object & { destroy(): void };
   try {
     let owner: object | null = sample;
