@@ -8,8 +8,8 @@
  * Sections: the WebAssembly memory (every Python object, module table, builtins, random state,
  * os.environ and cwd as Python sees them live there), the mutable globals and tables, the file
  * tree with content hashes, the descriptor table, Emscripten's environment and cwd, and
- * every JavaScript property reachable from the objects Python can reach (its `js` module,
- * `pyodide_js` and what hangs off it, the worker's global object).
+ * every JavaScript property reachable from the objects the fingerprint is given as roots (the
+ * `js` module, Pyodide's API and module, the worker's global object).
  *
  * Runs inside the Deno worker.
  */
@@ -210,12 +210,12 @@ export function takeFingerprint(sources: FingerprintSources, reference?: { lines
 /**
  * Which of the realm's global values (and the global object itself) can be reached from
  * `roots` through own properties, prototypes and accessor functions: what Python can get hold
- * of through `js` and `pyodide_js`. Names are "global", or the global's name, or
+ * of through `js` (`pyodide_js` is unregistered: pyodide-api.ts). Names are "global", or the global's name, or
  * "AbortSignal.timeout"-style static members of reachable globals, or the name `secrets` gives a
  * value that must stay out of reach (the tests assert those names never show up).
  *
  * @example
- * reachableGlobals({ js: jsGlobals, pyodide_js: py }, isProxy); // ["Object", "Function", ...]
+ * reachableGlobals({ js: jsGlobals }, isProxy); // ["Function", "Object", ...]
  */
 export function reachableGlobals(roots: Record<string, unknown>, isProxy: (value: unknown) => boolean, secrets: ReadonlyMap<unknown, string> = new Map()): string[] {
   const named = new Map<unknown, string>([...secrets, [globalThis, "global"]]);

@@ -14,10 +14,9 @@
  * the runner and the host bound, count and time.
  */
 export const PYTHON_RUN_PRELUDE = String.raw`
-import asyncio as _cs_asyncio, functools as _cs_functools, inspect as _cs_inspect
+import asyncio as _cs_asyncio, functools as _cs_functools
 
 _CS_TLA = _cs_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-_CS_CO_COROUTINE = _cs_inspect.CO_COROUTINE
 _cs_hooks = None
 
 class HostFunctionError(Exception):
@@ -126,7 +125,7 @@ def _cs_result_text(value, max_bytes):
 
 def _cs_prepare_run(code, options_json):
     """Before a run's code: options applied and the cell compiled into _CS_SLOT (_b: body, _l: last
-    expression). Returns {"ready": true, "bodyAwaits", "lastAwaits", "last"}, or the outcome of a
+    expression). Returns {"ready": true, "last"}, or the outcome of a
     syntax error, a forbidden import or a failed setup. Never raises."""
     try:
         options = _cs_json.loads(options_json)
@@ -145,9 +144,8 @@ def _cs_prepare_run(code, options_json):
         if bad:
             return _cs_json.dumps(bad)
         _CS_SLOT["_b"], _CS_SLOT["_l"] = body, last
-        return _cs_json.dumps({"ready": True, "last": last is not None,
-            "bodyAwaits": bool(body.co_flags & _CS_CO_COROUTINE),
-            "lastAwaits": last is not None and bool(last.co_flags & _CS_CO_COROUTINE)})
+        # Whether each part awaits, the worker reads from the code objects' flags itself.
+        return _cs_json.dumps({"ready": True, "last": last is not None})
     except BaseException as e:
         _cs_flush()
         return _cs_json.dumps(_cs_exception(e))

@@ -3,8 +3,8 @@
  * started with every permission denied except reading the Pyodide files: that process boundary
  * keeps the host's files, network, environment and processes out of reach.
  *
- * This realm is untrusted: Python can reach it (`importlib.import_module("js")`, proxies of
- * Pyodide's own objects). So before any user code runs, this file captures what it needs
+ * This realm is untrusted: Python can reach parts of it (`importlib.import_module("js")`, the
+ * constructors behind any JavaScript value; not Pyodide's API, pyodide-api.ts). So before any user code runs, this file captures what it needs
  * (posting to the runner, timers, the real `Memory.prototype.grow`, `Reflect.apply`) in closures
  * and strips the realm's globals: no `Deno`, no `postMessage`, no message listeners, no
  * `Worker`, no network, and timers that exist only while a run is going. The runner does not
@@ -24,7 +24,7 @@ import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
 import { untrackInternedStrings } from "./interned-strings.js";
 import { closePyodideApi } from "./pyodide-api.js";
-import { testsError, testsNotRun } from "./tests-verdict.js";
+import { testsNotRun } from "./tests-verdict.js";
 import { createRunDriver, type DriverPython, type PyObject, type RunDriver } from "./run-driver.js";
 import { scopeAsyncSources, type ProxyRelease } from "./async-sources.js";
 import { makeReadOnly, type ReadOnlyFs } from "./read-only-tree.js";
@@ -195,7 +195,8 @@ function stripRealm(): void {
 
 /**
  * Emscripten bound `Module.print` and `Module.printErr` to the real console when Pyodide loaded
- * (before the realm was stripped), and Python reaches them as `pyodide_js._module.print`: they
+ * (before the realm was stripped), and Python reached them as `pyodide_js._module.print` (before
+ * pyodide_js was unregistered; kept silent should another route appear): they
  * wrote straight to the process's stdout and stderr, around the run's output cap (the host's
  * byte bound caught it). Replaced by silent functions; Pyodide's own output goes through
  * setStdout/setStderr, not through these.
@@ -387,7 +388,7 @@ function gotGlobals(found: InstantiatedPyodide): Array<{ value: unknown }> {
 /** The prelude's own module namespace (not in sys.modules), captured at init. */
 let runtimeNamespace: { get(name: string): unknown; set(name: string, value: unknown): void } | undefined;
 /** C-level callables and the program's namespace, captured at init for the tests step. */
-let trusted: { exec: (code: string, globals: unknown) => unknown; mainNamespace: unknown; clearTracing: () => void } | undefined;
+let clearTracing: (() => void) | undefined;
 
 /** The prelude functions the worker calls. */
 const ENTRY_POINTS = ["_cs_prepare_run", "_cs_prepare_call", "_cs_describe_exception", "_cs_format_exception", "_cs_result_text", "_cs_host_reply", "_cs_flush", "_cs_check", "_cs_functions"];
@@ -493,7 +494,7 @@ async function runTests(program: Done & { exited?: string }, tests: string, run:
   // The program's buffered output is the program's.
   flushPython();
   post({ type: "phase", run, phase: "tests" });
-  trusted!.clearTracing();
+  clearTracing!();
   return driver!.runTests(tests);
 }
 
@@ -619,7 +620,8 @@ async function handle(request: WorkerRequest): Promise<void> {
         { globals: runtime as never },
       );
       runtime.set("_cs_hooks", bridge.hooks);
-      closePyodideApi({ unregisterJsModule: (name) => py.unregisterJsModule(name), evaluate: (code) => py.runPython(code, { globals: runtime as never }) });
+      const inRuntime = (code: string) => py.runPython(code, { globals: runtime as never });
+      closePyodideApi({ unregisterJsModule: (name) => py.unregisterJsModule(name), evaluate: inRuntime });
       runtimeNamespace = runtime;
       // Every entry point is looked up now, before any run: proxies made during a run are
       // released at its end (async-sources.ts).
@@ -630,30 +632,25 @@ async function handle(request: WorkerRequest): Promise<void> {
       install(scheduleCallback);
       install.destroy();
       untrackInternedStrings({
-        evaluate: (code) => py.runPython(code, { globals: runtime as never }),
+        evaluate: inRuntime,
         module: (py as unknown as { _module: Parameters<typeof untrackInternedStrings>[0]["module"] })._module,
       });
       // C-level callables for the tests step, captured before any program ran (kept for good).
-      const cLevel = (expression: string) => py.runPython(expression, { globals: runtime as never }) as (...args: unknown[]) => unknown;
-      const exec = cLevel("__import__('builtins').exec");
+      const cLevel = (expression: string) => inRuntime(expression) as (...args: unknown[]) => unknown;
       const settrace = cLevel("__import__('sys').settrace");
       const setprofile = cLevel("__import__('sys').setprofile");
       const freeTool = cLevel("__import__('sys').monitoring.free_tool_id");
-      trusted = {
-        exec: (code, globals) => exec(code, globals),
-        mainNamespace: runtime.get("_CS_MAIN"),
-        clearTracing() {
-          // undefined crosses as None (null would be JsNull).
-          settrace(undefined);
-          setprofile(undefined);
-          for (let tool = 0; tool < 6; tool++) {
-            try {
-              freeTool(tool);
-            } catch {
-              // Not in use.
-            }
+      clearTracing = () => {
+        // undefined crosses as None (null would be JsNull).
+        settrace(undefined);
+        setprofile(undefined);
+        for (let tool = 0; tool < 6; tool++) {
+          try {
+            freeTool(tool);
+          } catch {
+            // Not in use.
           }
-        },
+        }
       };
       const builtin = (name: string) => cLevel(`__import__('builtins').${name}`) as unknown as PyObject;
       const entry = (name: string) => entryPoint(name) as unknown as (...args: unknown[]) => unknown;
