@@ -342,7 +342,8 @@ export class CodeModeRunner {
     });
     // A snapshot of the log's first cells, looked up while the session's worker starts (most of
     // a restore in a fresh process), as the host prepares the programs of the cells after it.
-    const lookup = this.snapshots && language !== "python" && cells.length >= this.snapshots.every ? this.snapshots.find(language, cells).catch(() => undefined) : undefined;
+    const snapshots = this.snapshotsFor(language);
+    const lookup = snapshots && cells.length >= snapshots.every ? snapshots.find(language, cells).catch(() => undefined) : undefined;
     const prepared = (async () => {
       const found = await lookup;
       await prepareAhead(cells.slice(found?.position ?? 0));
@@ -368,7 +369,7 @@ export class CodeModeRunner {
         continue;
       }
       // A batch ends where a snapshot is due, so that a thread restored by replay gets one there.
-      const snapshotAt = this.snapshots && language !== "python" ? i - (i % this.snapshots.every) + this.snapshots.every : cells.length;
+      const snapshotAt = snapshots ? i - (i % snapshots.every) + snapshots.every : cells.length;
       const batch = batchFrom(cells, i, skipped, snapshotAt);
       const outcomes = await this.replayBatch(live, batch);
       for (const [k, failure] of outcomes.entries()) {
@@ -376,7 +377,7 @@ export class CodeModeRunner {
         live.applied.push(cellSignature(cell));
         if (failure === undefined) {
           i++;
-          if (i === snapshotAt && failures.length === 0 && skipped.size === 0 && this.snapshots?.due(i) && i > (fromSnapshot ?? 0)) await this.saveSnapshot(live, cells.slice(0, i));
+          if (i === snapshotAt && failures.length === 0 && skipped.size === 0 && snapshots?.due(i) && i > (fromSnapshot ?? 0)) await this.saveSnapshot(live, cells.slice(0, i));
           continue;
         }
         // Only the last cell of a batch can have ended its session (the engine went on after the others).
@@ -407,6 +408,11 @@ export class CodeModeRunner {
     return { live, report };
   }
 
+  /** The snapshots of `language`'s sessions, if any (Python sessions are not snapshotted: they replay). */
+  private snapshotsFor(language: Language): ThreadSnapshots | undefined {
+    return language === "python" ? undefined : this.snapshots;
+  }
+
   /**
    * Puts `found` into the fresh session `live`: undefined when done (the session then stands
    * where the log's first `found.position` cells leave it), else why not.
@@ -435,10 +441,11 @@ export class CodeModeRunner {
    */
   private async saveSnapshot(live: LiveSession, cells: CodeCell[]): Promise<void> {
     const session = live.session;
-    if (!this.snapshots || !session.snapshot || session.language === "python") return;
+    const snapshots = this.snapshotsFor(session.language);
+    if (!snapshots || !session.snapshot) return;
     try {
       const taken = await session.snapshot();
-      if (typeof taken !== "string") await this.snapshots.save(session.language, cells, taken, live.files);
+      if (typeof taken !== "string") await snapshots.save(session.language, cells, taken, live.files);
     } catch {
       // The store or the engine refused: the next restore replays these cells.
     }
