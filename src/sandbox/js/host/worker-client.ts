@@ -89,14 +89,14 @@ interface Active {
 }
 
 /**
- * Resolves the worker script. Vitest runs `src/**.ts` directly, but a Worker needs compiled
- * JavaScript, so from a `.ts` module the compiled copy in `dist/` is used (`npm test` builds it
- * first).
+ * Resolves the worker script: the worker bundled as one CommonJS file (tsdown.config.ts says
+ * why). Vitest runs `src/**.ts` directly, but a Worker needs compiled JavaScript, so from a
+ * `.ts` module the bundle in `dist/` is used (`npm test` builds it first).
  */
 export function workerScriptUrl(): URL {
   const here = new URL(import.meta.url);
-  if (here.pathname.endsWith(".ts")) return new URL("../../../../dist/src/sandbox/js/worker/main.js", here);
-  return new URL("../worker/main.js", here);
+  if (here.pathname.endsWith(".ts")) return new URL("../../../../dist/src/sandbox/js/worker/engine-worker.cjs", here);
+  return new URL("../worker/engine-worker.cjs", here);
 }
 
 let nextRunId = 1;

@@ -61,8 +61,8 @@ function newQuickJS(): Promise<QuickJSWASMModule> {
 }
 
 // Only the sync release build is ever loaded in this thread (loading two QuickJS variants in one process crashed when measured).
-const quickjs: QuickJSWASMModule = await newQuickJS();
-await warmUp(data?.warm);
+// Set by `start()` before the first message is handled.
+let quickjs!: QuickJSWASMModule;
 
 /**
  * Runs a few tiny programs before reporting ready, so the first real run does not pay for
@@ -120,7 +120,7 @@ async function freshContext(memoryLimitBytes: number): Promise<GuestContext> {
   return guest;
 }
 
-port.on("message", (message: HostToWorker) => {
+function onMessage(message: HostToWorker): void {
   switch (message.type) {
     case "run":
       void handleRun(message);
@@ -149,7 +149,7 @@ port.on("message", (message: HostToWorker) => {
       post({ type: "names", runId: message.runId, names: session?.functionNames() ?? [] });
       return;
   }
-});
+}
 
 /** A snapshot of the session between runs, or why not. */
 function snapshotAnswer(runId: number): WorkerToHost {
@@ -335,7 +335,20 @@ function finish(runId: number, outcome: WorkerOutcome, guest: GuestContext | und
   post({ type: "done", runId, outcome, stdout, stderr, ...(files ? { files } : {}) });
 }
 
-post({ type: "ready" });
+/**
+ * Loads the engine, warms it up, then takes messages (they wait in the port's queue until
+ * then) and says so. An async function rather than top-level await: the worker is bundled as
+ * CommonJS (build/worker.config.ts), whose start is faster than an ES module's.
+ */
+async function start(): Promise<void> {
+  quickjs = await newQuickJS();
+  await warmUp(data?.warm);
+  port!.on("message", onMessage);
+  post({ type: "ready" });
+}
+
+// A rejection is unhandled, which ends the thread with an error: the host's failed start.
+void start();
 
 /**
  * The program with each `throw X` marked (see tests-scope.ts), so that the run knows whether

@@ -34,12 +34,12 @@ let build: string | undefined;
  */
 export function engineBuild(): string {
   if (build !== undefined) return build;
-  const require = createRequire(createRequire(import.meta.url).resolve("quickjs-emscripten"));
+  const fromPackage = createRequire(createRequire(import.meta.url).resolve("quickjs-emscripten"));
   const hash = createHash("sha256");
   hash.update(`codegen-sandbox snapshot ${FORMAT}\0`);
-  hash.update(readFileSync(require.resolve("@jitl/quickjs-wasmfile-release-sync/wasm")));
+  hash.update(readFileSync(fromPackage.resolve("@jitl/quickjs-wasmfile-release-sync/wasm")));
   // The package's exports do not include its package.json: read it beside the resolved entry.
-  const core = require.resolve("quickjs-emscripten-core");
+  const core = fromPackage.resolve("quickjs-emscripten-core");
   const version = (JSON.parse(readFileSync(join(core.slice(0, core.lastIndexOf("quickjs-emscripten-core") + "quickjs-emscripten-core".length), "package.json"), "utf8")) as { version: string }).version;
   hash.update(`\0${version}\0${GUEST_PRELUDE_SOURCE}\0${GUEST_LIBRARY_SOURCE}\0${FILES_SHIM_SOURCE}`);
   build = `quickjs-${version}-${hash.digest("hex").slice(0, 32)}`;
