@@ -29,8 +29,8 @@ const MAX_MEMORY_BYTES = 4 * 1024 * 1024 * 1024;
 let build: string | undefined;
 
 /**
- * What a snapshot is valid for: this format, the QuickJS WebAssembly, quickjs-emscripten's
- * version and the prelude's sources. A snapshot of another build is refused.
+ * What a snapshot is valid for: this format, the QuickJS WebAssembly and its JavaScript,
+ * quickjs-emscripten's version and the prelude's sources. A snapshot of another build is refused.
  */
 export function engineBuild(): string {
   if (build !== undefined) return build;
@@ -38,6 +38,9 @@ export function engineBuild(): string {
   const hash = createHash("sha256");
   hash.update(`codegen-sandbox snapshot ${FORMAT}\0`);
   hash.update(readFileSync(fromPackage.resolve("@jitl/quickjs-wasmfile-release-sync/wasm")));
+  // The engine's JavaScript too (this worker is CommonJS, so `require`'s file is the one it
+  // runs): the ES module build of the same engine lays its memory out differently.
+  hash.update(readFileSync(fromPackage.resolve("@jitl/quickjs-wasmfile-release-sync/emscripten-module")));
   // The package's exports do not include its package.json: read it beside the resolved entry.
   const core = fromPackage.resolve("quickjs-emscripten-core");
   const version = (JSON.parse(readFileSync(join(core.slice(0, core.lastIndexOf("quickjs-emscripten-core") + "quickjs-emscripten-core".length), "package.json"), "utf8")) as { version: string }).version;
