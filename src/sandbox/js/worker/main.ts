@@ -6,7 +6,6 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from "quickjs-emscripten";
 import type { CustomizeVariantOptions, QuickJSWASMModule } from "quickjs-emscripten-core";
 import { prepareJavaScript } from "../prepare/prepare.js";
@@ -16,6 +15,7 @@ import type { HostToWorker, WorkerOutcome, WorkerToHost } from "../shared/protoc
 import { OutputMirror } from "../shared/output-mirror.js";
 import { installRunClock } from "./run-clock.js";
 import { restoreSnapshot, takeSnapshot } from "./session-snapshot.js";
+import { enginePackageFile } from "./engine-internals.js";
 
 const port = parentPort;
 if (!port) throw new Error("worker.js must run in a worker thread");
@@ -45,10 +45,9 @@ const host: GuestHost = {
  * lazily as they are first called and the thread answers at once.
  */
 function compiledQuickJS(): CompiledWasm {
-  const fromPackage = createRequire(createRequire(import.meta.url).resolve("quickjs-emscripten"));
   // Node's types (lib without DOM) do not declare WebAssembly; the global is there in every Node.
   const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => CompiledWasm } }).WebAssembly;
-  return new wasm.Module(readFileSync(fromPackage.resolve("@jitl/quickjs-wasmfile-release-sync/wasm")));
+  return new wasm.Module(readFileSync(enginePackageFile("@jitl/quickjs-wasmfile-release-sync/wasm")));
 }
 
 /** A compiled WebAssembly module, as quickjs-emscripten's variant options take it. */
