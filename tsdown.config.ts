@@ -5,7 +5,12 @@
  * so the file layout, and with it every path computed from `import.meta.url`, is the ESM
  * build's). This is how the `@langchain/*` packages ship (tsdown, `.cjs` + `.d.cts`).
  *
- * The QuickJS worker script and the Deno runner are started by path and stay ESM only.
+ * The QuickJS worker script is started by path (`new Worker`): it is bundled on its own, as one
+ * CommonJS file (`dist/src/sandbox/js/worker/engine-worker.cjs`), because a worker thread starts
+ * a CommonJS entry ~15 ms sooner than an ES module and loads one file sooner than ~40 (the
+ * imports took 35-45 ms, bundled ~10-20; measured on this machine, docs/performance.md). Its
+ * packages (quickjs-emscripten, acorn, sucrase) stay `require`s of the user's copies: the
+ * engine's JavaScript must be the one its WASM file was built with. The Deno runner stays ESM.
  */
 import { readFileSync } from "node:fs";
 import { defineConfig } from "tsdown";
@@ -25,27 +30,45 @@ const entry = Object.values(manifest.exports).flatMap((conditions) =>
     : [],
 );
 
-export default defineConfig({
-  entry,
-  format: "cjs",
-  unbundle: true,
-  root: "src",
-  outDir: "dist/src",
-  // tsc's ESM files live in the same folders.
-  clean: false,
+const shared = {
   platform: "node",
   target: "node20",
   sourcemap: true,
-  dts: true,
+  // tsc's ESM files live in the same folders.
+  clean: false,
   // Nothing from node_modules is copied in: every package stays a `require` of the user's copy
   // (one @langchain/core for the whole program).
   deps: { skipNodeModulesBundle: true },
-  outputOptions: {
-    // `await import("langchain/...")` becomes `require(...)` too, so the CommonJS build never
-    // loads the ESM copy of a LangChain package next to the CommonJS one.
-    dynamicImportInCjs: false,
-  },
   // Timing notes about plugins are not actionable on a loaded CI machine.
   inputOptions: { checks: { pluginTimings: false } },
   logLevel: "warn",
-});
+} as const;
+
+export default defineConfig([
+  {
+    ...shared,
+    entry,
+    format: "cjs",
+    unbundle: true,
+    root: "src",
+    outDir: "dist/src",
+    dts: true,
+    outputOptions: {
+      // `await import("langchain/...")` becomes `require(...)` too, so the CommonJS build never
+      // loads the ESM copy of a LangChain package next to the CommonJS one.
+      dynamicImportInCjs: false,
+    },
+  },
+  {
+    ...shared,
+    entry: { "engine-worker": "src/sandbox/js/worker/main.ts" },
+    format: "cjs",
+    outDir: "dist/src/sandbox/js/worker",
+    // `import.meta.url` (where the worker finds its packages) becomes this file's URL.
+    shims: true,
+    // One file: sucrase and acorn are required lazily, like the rest of the packages.
+    outputOptions: { codeSplitting: false },
+    outExtensions: () => ({ js: ".cjs" }),
+    dts: false,
+  },
+]);

@@ -6,7 +6,10 @@
 import { availableParallelism } from "node:os";
 import { runInNewContext } from "node:vm";
 import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSWASMModule } from "quickjs-emscripten";
+import { Worker } from "node:worker_threads";
 import { createSandbox, type JsonValue, type SandboxSession } from "../src/index.js";
+import { workerScriptUrl } from "../src/sandbox/js/host/worker-client.js";
+import { createOutputMirrorBuffer } from "../src/sandbox/js/shared/output-mirror.js";
 import { mib, ms, percentiles, type BenchRow, type BenchSection } from "./table.js";
 
 const SECTION = "js";
@@ -106,7 +109,8 @@ function bareRunner(quickjs: QuickJSWASMModule) {
 }
 
 const run: BenchSection = async () => {
-  const rows: BenchRow[] = [];
+  // First, before this process has started any engine worker.
+  const rows: BenchRow[] = [await workerStartRow()];
   const quickjs = await newQuickJSWASMModule(RELEASE_SYNC);
   const bare = bareRunner(quickjs);
   const vmRun = (code: string) => runInNewContext(code, { console: { log: () => {} } });
@@ -345,6 +349,44 @@ data.length`;
   }
   return rows;
 };
+
+/** Milliseconds from `new Worker(script)` to the worker's "ready" (the engine loaded and warmed up), as a session worker starts. */
+async function workerStartMs(script: URL): Promise<number> {
+  const started = performance.now();
+  const worker = new Worker(script, { execArgv: [], env: {}, workerData: { outputMirror: createOutputMirrorBuffer(), isolation: "context", warm: "javascript" } });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      worker.on("message", (m: { type?: string }) => m.type === "ready" && resolve());
+      worker.once("error", reject);
+    });
+    return performance.now() - started;
+  } finally {
+    await worker.terminate();
+  }
+}
+
+/**
+ * The engine worker's start, the bundle the sandbox starts (one CommonJS file) against tsc's
+ * unbundled ES module of the same source beside it, alternating.
+ */
+async function workerStartRow(): Promise<BenchRow> {
+  const bundle = workerScriptUrl();
+  const esm = new URL("main.js", bundle);
+  const ours: number[] = [];
+  const base: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    ours.push(await workerStartMs(bundle));
+    base.push(await workerStartMs(esm));
+  }
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1]!;
+  return {
+    section: SECTION,
+    metric: "engine worker start, new Worker -> ready (a JavaScript session's worker), median of 15",
+    ours: ms(median(ours)),
+    baseline: ms(median(base)),
+    baselineName: "the same source as tsc's unbundled ES module",
+  };
+}
 
 /** RSS after giving the host's collector a chance (bench runs without --expose-gc). */
 function settledRss(): number {

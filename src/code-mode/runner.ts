@@ -198,6 +198,23 @@ export class CodeModeRunner {
     };
   }
 
+  /**
+   * Starts ahead the engine (a worker, a Python process) of each session the next call on
+   * `threadId` would have to restore: one per language of `cells` whose live session here is not
+   * at exactly these cells. It only saves the call the engine's start (the call still restores,
+   * and reports, as without it); a failed start is the call's to meet. The sandbox holds at most
+   * one such engine per language and disposes it.
+   */
+  prestart(threadId: string, cells: readonly CodeCell[]): void {
+    const sandbox = this.sandbox() as Partial<Pick<Sandbox, "prestartSession">>;
+    if (typeof sandbox.prestartSession !== "function") return;
+    for (const language of new Set(cells.map((c) => c.language))) {
+      const live = this.cache.peek(`${threadId}\u0000${language}`);
+      if (live && !live.session.disposed && sameIds(live.applied, cellsOf(cells, language).map(cellSignature))) continue;
+      sandbox.prestartSession.call(sandbox, language).catch(() => undefined);
+    }
+  }
+
   /** Runs a cell; failures of the code are statuses in `result`, never throws. */
   async run(request: CellRequest): Promise<CellOutcome> {
     const notes: string[] = [];

@@ -42,6 +42,11 @@ export class SessionCache {
     return entry;
   }
 
+  /** The live session of `key`, without marking it used. */
+  peek(key: string): LiveSession | undefined {
+    return this.entries.get(key);
+  }
+
   /** Stores a session for `key`, disposing the one it replaces and idle ones beyond the cap. */
   async set(key: string, entry: LiveSession): Promise<void> {
     const old = this.entries.get(key);

@@ -51,6 +51,9 @@ export function lazyEngine(languages: readonly Language[], load: () => Promise<L
     async createSession(options: EngineSessionOptions): Promise<SandboxSession> {
       return (await engine()).createSession(options);
     },
+    async prestartSession(language: Language): Promise<void> {
+      await (await engine()).prestartSession(language);
+    },
     async dispose(): Promise<void> {
       const pending = loading;
       if (!pending) return;

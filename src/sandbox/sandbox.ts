@@ -192,6 +192,12 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
       await Promise.all([...wanted].map((e) => e.warm()));
     },
 
+    async prestartSession(language: Language): Promise<void> {
+      assertUsable();
+      const lang = resolveLanguage(language, "language");
+      await engineFor(lang).prestartSession(lang);
+    },
+
     async dispose(): Promise<void> {
       if (disposed) return;
       disposed = true;

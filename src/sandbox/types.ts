@@ -342,6 +342,14 @@ export interface Sandbox {
   createSession(options?: { language?: Language; memoryLimitBytes?: number }): Promise<SandboxSession>;
   /** Starts engines ahead of the first run (Python's start-up takes seconds). */
   warm(languages?: Language[]): Promise<void>;
+  /**
+   * Starts the worker (JavaScript/TypeScript) or process (Python) of the next session of
+   * `language` ahead, so that the next `createSession` of that language takes it ready instead
+   * of starting one. At most one is held per language (a second call while one is held does
+   * nothing); the sandbox disposes it. Resolves when it is ready; a failed start is reported
+   * by the `createSession` that would have used it (which then starts its own).
+   */
+  prestartSession(language: Language): Promise<void>;
   /** Stops every worker and process; later calls throw `SandboxDisposedError`. */
   dispose(): Promise<void>;
   readonly disposed: boolean;
@@ -368,5 +376,7 @@ export interface LanguageEngine {
   warm(): Promise<void>;
   /** A session with state kept between calls. */
   createSession(options: EngineSessionOptions): Promise<SandboxSession>;
+  /** Starts the next session's worker or process of `language` ahead (`Sandbox.prestartSession`). */
+  prestartSession(language: Language): Promise<void>;
   dispose(): Promise<void>;
 }

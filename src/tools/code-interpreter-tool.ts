@@ -284,14 +284,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     // The tool's own config (not `runtime.config`, the node's): tool calls from code are child
     // runs of this call, with its signal and the graph task's state.
     const config = runtime as ToolRuntime["config"] | undefined;
-    const rawThread = config?.configurable?.thread_id as string | undefined;
-    const namespace = (config?.configurable?.checkpoint_ns as string | undefined) ?? "";
-    // The graph (or subgraph) the tool runs in, without the task ids of the namespace, so a
-    // subgraph's code state lasts across its runs. A graph run inside a tool that code called (a
-    // subagent) starts fresh every time: its scope keeps the task ids, so parallel subagents never
-    // share (or wait on) one session.
-    const graphPath = codeDepth(config) > 0 ? (graphScope(config) ?? "") : namespace.split("|").slice(0, -1).map((part) => part.split(":")[0]).join("|");
-    const threadId = rawThread === undefined ? undefined : `${String(rawThread)}\u0000${graphPath}`;
+    const threadId = codeThreadOf(config);
     const state = readState(runtime);
     if (persistence === "thread" && state !== undefined && !Array.isArray(state.codeCells)) {
       throw new InvalidOptionError(
@@ -410,6 +403,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     );
   }
   runners.set(made, runner);
+  if (persistence === "thread") threadPersistence.add(made);
   return made;
 }
 
@@ -438,7 +432,38 @@ function changeAsUpdate(outcome: CellOutcome): ThreadFilesUpdate {
   return update;
 }
 
+/**
+ * The code thread a call in `config` belongs to: the checkpointer's thread and the graph (or
+ * subgraph) it runs in, without the task ids of the namespace, so a subgraph's code state lasts
+ * across its runs (any node of that graph gives the same). A graph run inside a tool that code
+ * called (a subagent) starts fresh every time: its scope keeps the task ids, so parallel
+ * subagents never share (or wait on) one session. Undefined without a thread id.
+ */
+function codeThreadOf(config: ToolRuntime["config"] | undefined): string | undefined {
+  const rawThread = config?.configurable?.thread_id as string | undefined;
+  if (rawThread === undefined) return undefined;
+  const namespace = (config?.configurable?.checkpoint_ns as string | undefined) ?? "";
+  const graphPath = codeDepth(config) > 0 ? (graphScope(config) ?? "") : namespace.split("|").slice(0, -1).map((part) => part.split(":")[0]).join("|");
+  return `${String(rawThread)}\u0000${graphPath}`;
+}
+
+/**
+ * Starts ahead, while the model writes its reply, the engines the tool's next call on this
+ * thread would have to restore its sessions in (`CodeModeRunner.prestart`): called by the
+ * middleware before each model call, with that node's state and config (its graph is the
+ * tool's). Does nothing for a tool without thread persistence, or a thread with no cells.
+ */
+export function prestartCodeThread(made: object, state: Record<string, unknown> | undefined, config: ToolRuntime["config"] | undefined): void {
+  const runner = runners.get(made);
+  const cells = state?.codeCells;
+  const threadId = codeThreadOf(config);
+  if (!runner || !threadPersistence.has(made) || threadId === undefined || !Array.isArray(cells) || cells.length === 0) return;
+  runner.prestart(threadId, cells as CodeCell[]);
+}
+
 const signaturesReady = new WeakMap<object, Promise<void>>();
+/** The tools made with `persistence: "thread"`. */
+const threadPersistence = new WeakSet<object>();
 const runners = new WeakMap<object, CodeModeRunner>();
 
 /** Resolves when the tool's description holds its generated tool signatures (for middleware and tests). */

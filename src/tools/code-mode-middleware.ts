@@ -22,7 +22,7 @@ import {
   type ToolSpecs,
 } from "../code-mode/tool-resolution.js";
 import type { CodeModeTool } from "../code-mode/tool-types.js";
-import { buildCodeInterpreterTool, CODE_INTERPRETER_OPTION_RULES, type CodeInterpreterToolOptions } from "./code-interpreter-tool.js";
+import { buildCodeInterpreterTool, CODE_INTERPRETER_OPTION_RULES, prestartCodeThread, type CodeInterpreterToolOptions } from "./code-interpreter-tool.js";
 import { checkOptions, rule, type OptionRules } from "../options/index.js";
 import { resolveLanguages } from "./schemas.js";
 import { codeModeStateFields } from "../code-mode/state.js";
@@ -166,6 +166,9 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
     stateSchema: new StateSchema(fields),
     tools: [codeTool],
     wrapModelCall: async (request, handler) => {
+      // While the model writes its reply, the thread's sessions' engines start (a restart's
+      // first call then restores without waiting for a worker or a Python process to start).
+      prestartCodeThread(codeTool, request.state as Record<string, unknown> | undefined, request.runtime as Parameters<typeof prestartCodeThread>[2]);
       const resolved = agentTools.resolve(request.tools ?? [], request.runtime?.configurable as Record<string, unknown> | undefined);
       const text = await promptSection(resolved.available);
       const base = request.systemMessage;

@@ -47,6 +47,7 @@ export function useWarmPythonEngine(): LanguageEngine {
     check: (code, language) => current().check(code, language),
     warm: () => current().warm(),
     createSession: (o) => current().createSession(o),
+    prestartSession: (language) => current().prestartSession(language),
     dispose: () => current().dispose(),
   };
 }

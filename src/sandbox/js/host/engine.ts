@@ -16,6 +16,7 @@ import type {
 import type { JavaScriptSession } from "./session.js";
 import { runRequest } from "./run-request.js";
 import { WorkerPool } from "./worker-pool.js";
+import { EngineWorker } from "./worker-client.js";
 
 /** Options of the JavaScript engine. */
 export interface JavaScriptEngineOptions {
@@ -44,6 +45,8 @@ export interface JavaScriptEngine extends LanguageEngine {
 export function createJavaScriptEngine(options: JavaScriptEngineOptions): JavaScriptEngine {
   const pool = new WorkerPool(options.poolSize, options.isolation ?? "context");
   const sessions = new Set<JavaScriptSession>();
+  /** A session worker started ahead (`prestartSession`), per language, until a session takes it. */
+  const spares = new Map<"javascript" | "typescript", EngineWorker>();
   let disposed = false;
 
   const assertAlive = (): void => {
@@ -77,11 +80,15 @@ export function createJavaScriptEngine(options: JavaScriptEngineOptions): JavaSc
     async createSession(sessionOptions: EngineSessionOptions): Promise<SandboxSession> {
       assertAlive();
       const { JavaScriptSession } = await import("./session.js");
+      const language = scriptLanguage(sessionOptions.language);
+      const spare = spares.get(language);
+      spares.delete(language);
       const session = await JavaScriptSession.open(
-        scriptLanguage(sessionOptions.language),
+        language,
         sessionOptions.memoryLimitBytes,
         sessionOptions.defaults,
         (s) => sessions.delete(s),
+        spare,
       );
       if (disposed) {
         await session.dispose();
@@ -91,16 +98,30 @@ export function createJavaScriptEngine(options: JavaScriptEngineOptions): JavaSc
       return session;
     },
 
+    async prestartSession(language: Language): Promise<void> {
+      assertAlive();
+      const lang = scriptLanguage(language);
+      let spare = spares.get(lang);
+      if (!spare || spare.dead) {
+        spare = new EngineWorker(() => undefined, "context", lang);
+        spares.set(lang, spare);
+      }
+      await spare.ready;
+    },
+
     async dispose(): Promise<void> {
       if (disposed) return;
       disposed = true;
-      await Promise.all([pool.dispose(), ...[...sessions].map((s) => s.dispose())]);
+      const held = [...spares.values()];
+      spares.clear();
+      await Promise.all([pool.dispose(), ...[...sessions].map((s) => s.dispose()), ...held.map((w) => w.terminate())]);
       sessions.clear();
     },
 
     liveWorkerCount(): number {
       let count = pool.liveWorkers;
       for (const s of sessions) if (s.alive) count++;
+      for (const w of spares.values()) if (!w.dead) count++;
       return count;
     },
   };

@@ -44,26 +44,42 @@ export class JavaScriptSession implements SandboxSession {
     private readonly memoryLimitBytes: number,
     private readonly defaults: EngineSessionOptions["defaults"],
     private readonly onDispose: (session: JavaScriptSession) => void,
+    spare: EngineWorker | undefined,
   ) {
-    this.worker = new EngineWorker(
-      () => {
-        this.endedReason ??= this.worker.deathReason ?? "its engine stopped";
-      },
-      "context",
-      language,
-    );
+    const onDeath = () => {
+      this.endedReason ??= this.worker.deathReason ?? "its engine stopped";
+    };
+    // A worker started ahead is used only if it never ran anything: it has served no request
+    // (the engine hands it to one session only) and has not died.
+    if (spare && !spare.dead && !spare.busy) {
+      spare.adopt(onDeath);
+      this.worker = spare;
+    } else {
+      if (spare) void spare.terminate();
+      this.worker = new EngineWorker(onDeath, "context", language);
+    }
     this.worker.post({ type: "session-open", memoryLimitBytes });
   }
 
-  /** Starts a session's worker and waits until its engine is loaded. */
+  /**
+   * Starts a session's worker (or takes `spare`, one the engine started ahead for this language)
+   * and waits until its engine is loaded. A spare that failed to start is replaced by a new one.
+   */
   static async open(
     language: "javascript" | "typescript",
     memoryLimitBytes: number,
     defaults: EngineSessionOptions["defaults"],
     onDispose: (session: JavaScriptSession) => void,
+    spare?: EngineWorker,
   ): Promise<JavaScriptSession> {
-    const session = new JavaScriptSession(language, memoryLimitBytes, defaults, onDispose);
-    await session.worker.ready;
+    const session = new JavaScriptSession(language, memoryLimitBytes, defaults, onDispose, spare);
+    try {
+      await session.worker.ready;
+    } catch (error) {
+      if (!spare || session.worker !== spare) throw error;
+      // The spare's start failed: start this session's own worker, and report its failure if it fails too.
+      return JavaScriptSession.open(language, memoryLimitBytes, defaults, onDispose);
+    }
     return session;
   }
 

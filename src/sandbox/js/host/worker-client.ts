@@ -89,14 +89,14 @@ interface Active {
 }
 
 /**
- * Resolves the worker script. Vitest runs `src/**.ts` directly, but a Worker needs compiled
- * JavaScript, so from a `.ts` module the compiled copy in `dist/` is used (`npm test` builds it
- * first).
+ * Resolves the worker script: the worker bundled as one CommonJS file (tsdown.config.ts says
+ * why). Vitest runs `src/**.ts` directly, but a Worker needs compiled JavaScript, so from a
+ * `.ts` module the bundle in `dist/` is used (`npm test` builds it first).
  */
 export function workerScriptUrl(): URL {
   const here = new URL(import.meta.url);
-  if (here.pathname.endsWith(".ts")) return new URL("../../../../dist/src/sandbox/js/worker/main.js", here);
-  return new URL("../worker/main.js", here);
+  if (here.pathname.endsWith(".ts")) return new URL("../../../../dist/src/sandbox/js/worker/engine-worker.cjs", here);
+  return new URL("../worker/engine-worker.cjs", here);
 }
 
 let nextRunId = 1;
@@ -113,7 +113,7 @@ export class EngineWorker {
   /** A snapshot or restore in flight: resolved with the worker's answer, or undefined when the thread stopped. */
   private controlWaiter: { runId: number; resolve(answer: Extract<WorkerToHost, { type: "snapshot" | "restored" }> | undefined): void } | undefined;
   private deadReason: string | undefined;
-  private readonly onDeath: (worker: EngineWorker) => void;
+  private onDeath: (worker: EngineWorker) => void;
 
   /**
    * @param warm The language a session worker runs (its warm-up skips what that language never
@@ -152,6 +152,11 @@ export class EngineWorker {
     this.worker.on("message", (message: WorkerToHost) => this.onMessage(message));
     this.worker.on("error", (error) => this.die(`the engine crashed while running this code: ${error.message}`));
     this.worker.on("exit", (code) => this.die(`the engine crashed while running this code: its thread exited (code ${code})`));
+  }
+
+  /** Hands a worker started ahead (with no requests yet) to its owner, who hears of its death from now on. */
+  adopt(onDeath: (worker: EngineWorker) => void): void {
+    this.onDeath = onDeath;
   }
 
   /** True while a request is in flight. */

@@ -6,7 +6,16 @@
  * of the library that lays these out differently makes `hostRefsOf` or `pointerFields` fail
  * or differ, and the snapshot is refused (the engine build is part of every snapshot too).
  */
+import { createRequire } from "node:module";
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten-core";
+
+/**
+ * The path of a file of the engine this worker loads (QuickJS's sync release build, resolved
+ * from quickjs-emscripten as `require` resolves it), e.g. `"@jitl/quickjs-wasmfile-release-sync/wasm"`.
+ */
+export function enginePackageFile(specifier: string): string {
+  return createRequire(createRequire(import.meta.url).resolve("quickjs-emscripten")).resolve(specifier);
+}
 
 /** The Emscripten module under a QuickJS module: its heap view and allocator. */
 export interface EmscriptenHeap {

@@ -6,7 +6,6 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from "quickjs-emscripten";
 import type { CustomizeVariantOptions, QuickJSWASMModule } from "quickjs-emscripten-core";
 import { prepareJavaScript } from "../prepare/prepare.js";
@@ -16,6 +15,7 @@ import type { HostToWorker, WorkerOutcome, WorkerToHost } from "../shared/protoc
 import { OutputMirror } from "../shared/output-mirror.js";
 import { installRunClock } from "./run-clock.js";
 import { restoreSnapshot, takeSnapshot } from "./session-snapshot.js";
+import { enginePackageFile } from "./engine-internals.js";
 
 const port = parentPort;
 if (!port) throw new Error("worker.js must run in a worker thread");
@@ -45,10 +45,9 @@ const host: GuestHost = {
  * lazily as they are first called and the thread answers at once.
  */
 function compiledQuickJS(): CompiledWasm {
-  const fromPackage = createRequire(createRequire(import.meta.url).resolve("quickjs-emscripten"));
   // Node's types (lib without DOM) do not declare WebAssembly; the global is there in every Node.
   const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => CompiledWasm } }).WebAssembly;
-  return new wasm.Module(readFileSync(fromPackage.resolve("@jitl/quickjs-wasmfile-release-sync/wasm")));
+  return new wasm.Module(readFileSync(enginePackageFile("@jitl/quickjs-wasmfile-release-sync/wasm")));
 }
 
 /** A compiled WebAssembly module, as quickjs-emscripten's variant options take it. */
@@ -61,8 +60,8 @@ function newQuickJS(): Promise<QuickJSWASMModule> {
 }
 
 // Only the sync release build is ever loaded in this thread (loading two QuickJS variants in one process crashed when measured).
-const quickjs: QuickJSWASMModule = await newQuickJS();
-await warmUp(data?.warm);
+// Set by `start()` before the first message is handled.
+let quickjs!: QuickJSWASMModule;
 
 /**
  * Runs a few tiny programs before reporting ready, so the first real run does not pay for
@@ -120,7 +119,7 @@ async function freshContext(memoryLimitBytes: number): Promise<GuestContext> {
   return guest;
 }
 
-port.on("message", (message: HostToWorker) => {
+function onMessage(message: HostToWorker): void {
   switch (message.type) {
     case "run":
       void handleRun(message);
@@ -149,7 +148,7 @@ port.on("message", (message: HostToWorker) => {
       post({ type: "names", runId: message.runId, names: session?.functionNames() ?? [] });
       return;
   }
-});
+}
 
 /** A snapshot of the session between runs, or why not. */
 function snapshotAnswer(runId: number): WorkerToHost {
@@ -335,7 +334,20 @@ function finish(runId: number, outcome: WorkerOutcome, guest: GuestContext | und
   post({ type: "done", runId, outcome, stdout, stderr, ...(files ? { files } : {}) });
 }
 
-post({ type: "ready" });
+/**
+ * Loads the engine, warms it up, then takes messages (they wait in the port's queue until
+ * then) and says so. An async function rather than top-level await: the worker is bundled as
+ * CommonJS (build/worker.config.ts), whose start is faster than an ES module's.
+ */
+async function start(): Promise<void> {
+  quickjs = await newQuickJS();
+  await warmUp(data?.warm);
+  port!.on("message", onMessage);
+  post({ type: "ready" });
+}
+
+// A rejection is unhandled, which ends the thread with an error: the host's failed start.
+void start();
 
 /**
  * The program with each `throw X` marked (see tests-scope.ts), so that the run knows whether

@@ -9,11 +9,10 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 import type { ContextState, GuestContext } from "./guest-context.js";
-import { emscriptenOf } from "./engine-internals.js";
+import { emscriptenOf, enginePackageFile } from "./engine-internals.js";
 import { RESTORABLE_KINDS } from "./host-function-kinds.js";
 import { GUEST_LIBRARY_SOURCE, GUEST_PRELUDE_SOURCE } from "./guest-prelude.js";
 import { FILES_SHIM_SOURCE } from "./guest-files.js";
@@ -29,17 +28,19 @@ const MAX_MEMORY_BYTES = 4 * 1024 * 1024 * 1024;
 let build: string | undefined;
 
 /**
- * What a snapshot is valid for: this format, the QuickJS WebAssembly, quickjs-emscripten's
- * version and the prelude's sources. A snapshot of another build is refused.
+ * What a snapshot is valid for: this format, the QuickJS WebAssembly and its JavaScript,
+ * quickjs-emscripten's version and the prelude's sources. A snapshot of another build is refused.
  */
 export function engineBuild(): string {
   if (build !== undefined) return build;
-  const require = createRequire(createRequire(import.meta.url).resolve("quickjs-emscripten"));
   const hash = createHash("sha256");
   hash.update(`codegen-sandbox snapshot ${FORMAT}\0`);
-  hash.update(readFileSync(require.resolve("@jitl/quickjs-wasmfile-release-sync/wasm")));
+  hash.update(readFileSync(enginePackageFile("@jitl/quickjs-wasmfile-release-sync/wasm")));
+  // The engine's JavaScript too (this worker is CommonJS, so `require`'s file is the one it
+  // runs): the ES module build of the same engine lays its memory out differently.
+  hash.update(readFileSync(enginePackageFile("@jitl/quickjs-wasmfile-release-sync/emscripten-module")));
   // The package's exports do not include its package.json: read it beside the resolved entry.
-  const core = require.resolve("quickjs-emscripten-core");
+  const core = enginePackageFile("quickjs-emscripten-core");
   const version = (JSON.parse(readFileSync(join(core.slice(0, core.lastIndexOf("quickjs-emscripten-core") + "quickjs-emscripten-core".length), "package.json"), "utf8")) as { version: string }).version;
   hash.update(`\0${version}\0${GUEST_PRELUDE_SOURCE}\0${GUEST_LIBRARY_SOURCE}\0${FILES_SHIM_SOURCE}`);
   build = `quickjs-${version}-${hash.digest("hex").slice(0, 32)}`;

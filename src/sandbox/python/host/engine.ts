@@ -11,6 +11,7 @@ import { PythonPool } from "./pool.js";
 import { extrasOfRun } from "./run-extras.js";
 import { loadWheels, snapshotFileFor } from "./wheels.js";
 import { createPythonSession } from "./session.js";
+import { DenoProcess } from "./deno-process.js";
 import { cancelledResult } from "../../cancelled.js";
 
 /** Options of the Python engine. */
@@ -50,6 +51,8 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
   const packages = options.wheels !== undefined && options.wheels.length > 0 ? loadWheels(options.wheels) : undefined;
   let paths: PythonPaths | undefined;
   let pool: PythonPool | undefined;
+  /** A session process started ahead (`prestartSession`), until a session takes it. */
+  let spare: DenoProcess | undefined;
   const sessions = new Set<SandboxSession>();
   let disposed = false;
 
@@ -105,14 +108,24 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
 
     async createSession(sessionOptions: EngineSessionOptions): Promise<SandboxSession> {
       assertAlive();
-      const session = await createPythonSession(getPaths(), sessionOptions);
+      const ahead = spare;
+      spare = undefined;
+      const session = await createPythonSession(getPaths(), sessionOptions, ahead);
       sessions.add(session);
       return session;
+    },
+
+    async prestartSession(): Promise<void> {
+      assertAlive();
+      if (!spare || !spare.alive) spare = new DenoProcess(getPaths(), true);
+      await spare.whenReady();
     },
 
     async dispose(): Promise<void> {
       if (disposed) return;
       disposed = true;
+      spare?.dispose();
+      spare = undefined;
       await Promise.all([pool?.dispose(), ...[...sessions].map((s) => s.dispose())]);
     },
   };

@@ -24,7 +24,16 @@ import { extrasOfRun } from "./run-extras.js";
  * (await session.call("add", [1, 2])).result; // 3
  * await session.dispose();
  */
-export async function createPythonSession(paths: PythonPaths, options: EngineSessionOptions): Promise<SandboxSession> {
+export async function createPythonSession(paths: PythonPaths, options: EngineSessionOptions, spare?: DenoProcess): Promise<SandboxSession> {
+  // A session process started ahead (`prestartSession`) that never ran anything, if it started.
+  if (spare?.alive && !spare.busy) {
+    try {
+      await spare.whenReady();
+      return new PythonSession(spare, options);
+    } catch {
+      spare.dispose();
+    }
+  } else spare?.dispose();
   const process = new DenoProcess(paths, true);
   try {
     await process.whenReady();
