@@ -8,10 +8,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
+import { ToolMessage } from "@langchain/core/messages";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import type { Language, Sandbox } from "../../src/sandbox/types.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { disposeCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
+import { disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { InvalidOptionError } from "../../src/errors.js";
 import { artifact, ask, scriptedCodeModel } from "./helpers.js";
 
@@ -120,8 +121,8 @@ describe("code mode starts a thread's engines before each model call", () => {
     // The first model call found no live session and started one worker; the second model
     // call, after the code call, found the thread's session live and started nothing.
     expect(prestarted).toEqual(["javascript"]);
-    const messages = state.messages.filter((m) => m.getType() === "tool");
-    expect((messages.at(-2)!.artifact as { result: { result: unknown } }).result.result).toEqual([12, 3]);
+    const results = state.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => (m.artifact as ExecuteCodeArtifact).result.result);
+    expect(results.at(-2)).toEqual([12, 3]);
     // The held worker became the thread's session: one thread, nothing left over.
     expect(second.liveWorkerCount()).toBe(1);
     for (const tool of after.tools ?? []) await disposeCodeInterpreterTool(tool);
