@@ -53,6 +53,29 @@ describe("sandbox.prestartSession", () => {
     expect(sandbox.liveWorkerCount()).toBe(0);
   });
 
+  it("hostile: a held worker goes to one session only, and starts empty whatever other sessions ran", async () => {
+    const sandbox = newSandbox();
+    for (const language of ["javascript", "python"] as const) {
+      // A hostile session runs first and leaves what it can in its realm.
+      const hostile = await sandbox.createSession({ language });
+      const leave =
+        language === "python"
+          ? "import builtins, sys\nbuiltins.planted = 1\nsys.modules['planted'] = sys"
+          : "globalThis.planted = 1; Object.prototype.planted = 1; Array.prototype.push = () => 0;";
+      expect((await hostile.run(leave)).status).toBe("success");
+      await sandbox.prestartSession(language);
+      // Two sessions open at once: one takes the held engine, the other starts its own.
+      const [a, b] = await Promise.all([sandbox.createSession({ language }), sandbox.createSession({ language })]);
+      const probe = language === "python" ? "import builtins, sys\n[hasattr(builtins, 'planted'), 'planted' in sys.modules, 'mark' in globals()]" : "[typeof planted, typeof ({}).planted, typeof globalThis.mark]";
+      const clean = language === "python" ? [false, false, false] : ["undefined", "undefined", "undefined"];
+      await a.run(language === "python" ? "mark = 1" : "globalThis.mark = 1;");
+      expect((await b.run(probe)).result).toEqual(clean);
+      expect((await a.run(probe)).result).toEqual(language === "python" ? [false, false, true] : ["undefined", "undefined", "number"]);
+      await Promise.all([hostile.dispose(), a.dispose(), b.dispose()]);
+    }
+    expect(sandbox.liveWorkerCount()).toBe(0);
+  }, 120_000);
+
   it("is disposed with the sandbox, and names the option on bad input", async () => {
     const sandbox = newSandbox();
     await sandbox.prestartSession("typescript");
