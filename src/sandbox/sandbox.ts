@@ -33,7 +33,8 @@ import type {
  * sandbox.liveWorkerCount(); // 2
  */
 export interface SandboxWithStats extends Sandbox {
-  /** Live QuickJS threads: pool workers plus one per open JavaScript/TypeScript session. */
+  prestartSession(language: Language): Promise<void>;
+  /** Live QuickJS threads: pool workers, one per open JavaScript/TypeScript session, and one per worker started ahead. */
   liveWorkerCount(): number;
 }
 

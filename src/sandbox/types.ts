@@ -348,9 +348,10 @@ export interface Sandbox {
    * `language` ahead, so that the next `createSession` of that language takes it ready instead
    * of starting one. At most one is held per language (a second call while one is held does
    * nothing); the sandbox disposes it. Resolves when it is ready; a failed start is reported
-   * by the `createSession` that would have used it (which then starts its own).
+   * by the `createSession` that would have used it (which then starts its own). Optional for a
+   * sandbox you implement yourself (code mode then starts nothing ahead); `createSandbox` has it.
    */
-  prestartSession(language: Language): Promise<void>;
+  prestartSession?(language: Language): Promise<void>;
   /** Stops every worker and process; later calls throw `SandboxDisposedError`. */
   dispose(): Promise<void>;
   readonly disposed: boolean;

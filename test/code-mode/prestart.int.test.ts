@@ -8,10 +8,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
+import { ToolMessage } from "@langchain/core/messages";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import type { Language, Sandbox } from "../../src/sandbox/types.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { disposeCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
+import { disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { InvalidOptionError } from "../../src/errors.js";
 import { artifact, ask, scriptedCodeModel } from "./helpers.js";
 
@@ -51,6 +52,29 @@ describe("sandbox.prestartSession", () => {
     await ts.dispose();
     expect(sandbox.liveWorkerCount()).toBe(0);
   });
+
+  it("hostile: a held worker goes to one session only, and starts empty whatever other sessions ran", async () => {
+    const sandbox = newSandbox();
+    for (const language of ["javascript", "python"] as const) {
+      // A hostile session runs first and leaves what it can in its realm.
+      const hostile = await sandbox.createSession({ language });
+      const leave =
+        language === "python"
+          ? "import builtins, sys\nbuiltins.planted = 1\nsys.modules['planted'] = sys"
+          : "globalThis.planted = 1; Object.prototype.planted = 1; Array.prototype.push = () => 0;";
+      expect((await hostile.run(leave)).status).toBe("success");
+      await sandbox.prestartSession(language);
+      // Two sessions open at once: one takes the held engine, the other starts its own.
+      const [a, b] = await Promise.all([sandbox.createSession({ language }), sandbox.createSession({ language })]);
+      const probe = language === "python" ? "import builtins, sys\n[hasattr(builtins, 'planted'), 'planted' in sys.modules, 'mark' in globals()]" : "[typeof planted, typeof ({}).planted, typeof globalThis.mark]";
+      const clean = language === "python" ? [false, false, false] : ["undefined", "undefined", "undefined"];
+      await a.run(language === "python" ? "mark = 1" : "globalThis.mark = 1;");
+      expect((await b.run(probe)).result).toEqual(clean);
+      expect((await a.run(probe)).result).toEqual(language === "python" ? [false, false, true] : ["undefined", "undefined", "number"]);
+      await Promise.all([hostile.dispose(), a.dispose(), b.dispose()]);
+    }
+    expect(sandbox.liveWorkerCount()).toBe(0);
+  }, 120_000);
 
   it("is disposed with the sandbox, and names the option on bad input", async () => {
     const sandbox = newSandbox();
@@ -120,8 +144,8 @@ describe("code mode starts a thread's engines before each model call", () => {
     // The first model call found no live session and started one worker; the second model
     // call, after the code call, found the thread's session live and started nothing.
     expect(prestarted).toEqual(["javascript"]);
-    const messages = state.messages.filter((m) => m.getType() === "tool");
-    expect((messages.at(-2)!.artifact as { result: { result: unknown } }).result.result).toEqual([12, 3]);
+    const results = state.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => (m.artifact as ExecuteCodeArtifact).result.result);
+    expect(results.at(-2)).toEqual([12, 3]);
     // The held worker became the thread's session: one thread, nothing left over.
     expect(second.liveWorkerCount()).toBe(1);
     for (const tool of after.tools ?? []) await disposeCodeInterpreterTool(tool);
