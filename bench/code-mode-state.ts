@@ -236,7 +236,8 @@ export async function restoreRows(sandbox: Sandbox): Promise<BenchRow[]> {
       // JavaScript restores from its latest snapshot (cell 192) and replays 8 cells; its baseline is
       // the same log replayed whole without snapshots (main's restore), in a fresh process too,
       // alternating to share the load.
-      const runs = language === "javascript" ? 5 : 1;
+      // Python: median of 3 fresh processes (one restore swung by ±40 % with the machine's load).
+      const runs = language === "javascript" ? 5 : 3;
       const ours: number[] = [];
       const base: number[] = [];
       for (let i = 0; i < runs; i++) {

@@ -25,7 +25,7 @@ def attempt(name, fn):
     except BaseException as e:
         routes[name] = "blocked: " + type(e).__name__
 def via_js(js):
-    for attr in ("Deno", "postMessage", "Worker", "process", "fetch", "console", "close", "addEventListener"):
+    for attr in ("Deno", "postMessage", "Worker", "process", "fetch", "console", "close", "addEventListener", "MessageChannel", "MessagePort"):
         if getattr(js, attr, None) is not None:
             return attr
     return None

@@ -81,8 +81,17 @@ def asyncio_later():
     asyncio.get_event_loop().call_later(0.2, later)
 def js_timer():
     js.setTimeout(create_proxy(later), 200)
-for label, fn in [("AbortSignal.timeout", abort_signal), ("FinalizationRegistry", registry), ("__del__ later", del_later), ("asyncio call_later", asyncio_later), ("js.setTimeout", js_timer)]:
+def soon_chain():
+    # Callbacks due at once go through the worker's own task queue (not a timer): the chain spins
+    # while the call waits and must stop with the call.
+    loop = asyncio.get_event_loop()
+    def again():
+        loop.call_soon(again)
+    loop.call_soon(again)
+for label, fn in [("AbortSignal.timeout", abort_signal), ("FinalizationRegistry", registry), ("__del__ later", del_later), ("asyncio call_later", asyncio_later), ("js.setTimeout", js_timer), ("call_soon chain", soon_chain)]:
     arm(label, fn)
+# The timer of the sleep still comes while the chain spins.
+await asyncio.sleep(0.05)
 armed
 `;
 
@@ -98,7 +107,7 @@ describe("nothing of a session call runs after the call", { timeout: 120_000 }, 
       const first = await session.run(LEFT_BEHIND, { timeoutMs: 30_000, hostFunctions: { notify } });
       expect(first.status).toBe("success");
       // The routes through pyodide_js are closed; the others are armed and must stay inert.
-      expect(first.result).toEqual(["AbortSignal.timeout: ModuleNotFoundError", "FinalizationRegistry: ModuleNotFoundError", "__del__ later", "asyncio call_later", "js.setTimeout"]);
+      expect(first.result).toEqual(["AbortSignal.timeout: ModuleNotFoundError", "FinalizationRegistry: ModuleNotFoundError", "__del__ later", "asyncio call_later", "js.setTimeout", "call_soon chain"]);
       await new Promise((r) => setTimeout(r, 200));
       const before = cpuTicks(pid);
       await new Promise((r) => setTimeout(r, 1500));

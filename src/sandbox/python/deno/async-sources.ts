@@ -3,7 +3,8 @@
  * call) that started it. The guest reaches the realm from Python, so "later" must never mean
  * "in the next call":
  * - timers: the guest's and Pyodide's go through the worker's scoped timers (worker.ts), all
- *   cleared when the run ends;
+ *   cleared when the run ends; Pyodide's callbacks due at once go through the worker's own task
+ *   queue, and one whose run has ended is dropped;
  * - `AbortSignal.timeout` (reachable as `abortSignalAny([]).constructor.timeout`) ran on Deno's
  *   own timers: it is replaced by one built on the scoped timers;
  * - `FinalizationRegistry` callbacks run at the collector's moment: registries the guest makes
