@@ -206,12 +206,12 @@ export class CodeModeRunner {
    * one such engine per language and disposes it.
    */
   prestart(threadId: string, cells: readonly CodeCell[]): void {
-    const sandbox = this.sandbox() as Partial<Pick<Sandbox, "prestartSession">>;
+    const sandbox = this.sandbox() as Pick<Sandbox, "run" | "createSession" | "prestartSession">;
     if (typeof sandbox.prestartSession !== "function") return;
     for (const language of new Set(cells.map((c) => c.language))) {
       const live = this.cache.peek(`${threadId}\u0000${language}`);
       if (live && !live.session.disposed && sameIds(live.applied, cellsOf(cells, language).map(cellSignature))) continue;
-      sandbox.prestartSession.call(sandbox, language).catch(() => undefined);
+      sandbox.prestartSession(language).catch(() => undefined);
     }
   }
 
