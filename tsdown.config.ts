@@ -31,6 +31,7 @@ const entry = Object.values(manifest.exports).flatMap((conditions) =>
 );
 
 const shared = {
+  format: "cjs",
   platform: "node",
   target: "node20",
   sourcemap: true,
@@ -48,7 +49,6 @@ export default defineConfig([
   {
     ...shared,
     entry,
-    format: "cjs",
     unbundle: true,
     root: "src",
     outDir: "dist/src",
@@ -62,7 +62,6 @@ export default defineConfig([
   {
     ...shared,
     entry: { "engine-worker": "src/sandbox/js/worker/main.ts" },
-    format: "cjs",
     outDir: "dist/src/sandbox/js/worker",
     // `import.meta.url` (where the worker finds its packages) becomes this file's URL.
     shims: true,

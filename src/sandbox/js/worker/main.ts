@@ -337,7 +337,7 @@ function finish(runId: number, outcome: WorkerOutcome, guest: GuestContext | und
 /**
  * Loads the engine, warms it up, then takes messages (they wait in the port's queue until
  * then) and says so. An async function rather than top-level await: the worker is bundled as
- * CommonJS (build/worker.config.ts), whose start is faster than an ES module's.
+ * CommonJS (tsdown.config.ts), whose start is faster than an ES module's.
  */
 async function start(): Promise<void> {
   quickjs = await newQuickJS();
