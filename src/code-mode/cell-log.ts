@@ -43,6 +43,35 @@ export interface CellLimitsRan {
   maxResultBytes: number;
 }
 
+/**
+ * The log's own default of each limit: a logged `ran` leaves out a limit equal to it, and a
+ * replay reads a missing one as it. Part of the log's format: these values never change, whatever
+ * the sandbox's defaults become (a changed sandbox default is logged in full).
+ */
+export const LOGGED_LIMIT_DEFAULTS: Readonly<Omit<CellLimitsRan, "durationMs">> = Object.freeze({
+  timeoutMs: 5000,
+  memoryLimitBytes: 64 * 1024 * 1024,
+  maxOutputBytes: 1024 * 1024,
+  maxHostCalls: 256,
+  maxHostCallsInFlight: 8,
+  maxResultBytes: 1024 * 1024,
+});
+
+/** What a cell's `ran` is logged as: the limits that differ from `LOGGED_LIMIT_DEFAULTS` (~150 bytes less a cell at the defaults). */
+export function compactRan(ran: CellLimitsRan): LoggedRan {
+  const out: LoggedRan = { durationMs: ran.durationMs };
+  for (const key of Object.keys(LOGGED_LIMIT_DEFAULTS) as (keyof typeof LOGGED_LIMIT_DEFAULTS)[]) if (ran[key] !== LOGGED_LIMIT_DEFAULTS[key]) out[key] = ran[key];
+  return out;
+}
+
+/** A logged `ran` with its left-out limits read as the log's defaults (undefined stays undefined: a log without limits). */
+export function expandRan(ran: LoggedRan | undefined): CellLimitsRan | undefined {
+  return ran === undefined ? undefined : { ...LOGGED_LIMIT_DEFAULTS, ...ran };
+}
+
+/** `ran` as the log holds it: `durationMs` and the limits that differ from `LOGGED_LIMIT_DEFAULTS`. */
+export type LoggedRan = Pick<CellLimitsRan, "durationMs"> & Partial<Omit<CellLimitsRan, "durationMs">>;
+
 /** What a cell was given besides files, when it differs from the cell before it of its language. */
 export interface CellEnv {
   hostFunctions?: string[];
@@ -75,7 +104,7 @@ export interface CodeCell {
   env?: CellEnv;
   /** Files it saw that the log does not reproduce (thread path → file, `null`: deleted); in state a file's content is in `codeFileContents` (a `FileContentRef`). */
   filesIn?: Record<string, ThreadFile | FileContentRef | string | null> | ThreadFilesUpdate;
-  ran?: CellLimitsRan;
+  ran?: LoggedRan;
   /** Log of versions before 0.2: tool calls only (no seed, clock or files). */
   toolCalls?: { name: string; input: JsonValue; output?: JsonValue; error?: { name: string; message: string } }[];
 }

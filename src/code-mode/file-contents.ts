@@ -15,8 +15,8 @@
  * A graph without the channel (a state that spreads only `codeCells`) keeps the contents inline,
  * as before; logs written inline (this package's versions up to now) are read as they are.
  */
-import { createHash } from "node:crypto";
 import type { CodeCell, FileContentRef } from "./cell-log.js";
+import { sha256Hex as sha256 } from "./content-store.js";
 import type { ThreadFile } from "./files.js";
 
 /** The `codeFileContents` channel: SHA-256 (hex) of a content → the content (text or base64, as in `files`). */
@@ -27,10 +27,6 @@ export type { FileContentRef } from "./cell-log.js";
 /** Whether `value` is a `FileContentRef` (and not file data). */
 export function isContentRef(value: unknown): value is FileContentRef {
   return typeof value === "object" && value !== null && typeof (value as { contentSha256?: unknown }).contentSha256 === "string" && !("content" in value);
-}
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 /**

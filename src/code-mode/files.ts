@@ -9,6 +9,7 @@
  */
 import { InvalidOptionError } from "../errors.js";
 import { INTERPRETER_DIRECTORIES } from "../sandbox/python/shared/bounds.js";
+import { sha256Hex, type StoredFileRef } from "./content-store.js";
 
 /** One file in graph state (deepagents' `FileDataV2`; `FileDataV1`'s line array is read too). */
 export interface ThreadFile {
@@ -19,11 +20,23 @@ export interface ThreadFile {
   modified_at: string;
 }
 
-/** The `files` channel: absolute path → file. */
-export type ThreadFiles = Record<string, ThreadFile>;
+/**
+ * The `files` channel: absolute path → file; with `fileContents: "store"`, a file whose content
+ * is in the graph's store is held by reference (content-store.ts).
+ */
+export type ThreadFiles = Record<string, ThreadFile | StoredFileRef>;
 
-/** An update of the `files` channel: a file, a text (UTF-8), or `null` to delete. */
-export type ThreadFilesUpdate = Record<string, ThreadFile | string | null>;
+/**
+ * A reference that replaces a file's content in state only if the file still has that content
+ * (code mode moving a content another node wrote into the store: a write of that path in the
+ * same step wins over it, whatever the order).
+ */
+export interface ContentMove extends StoredFileRef {
+  sameContentOnly: true;
+}
+
+/** An update of the `files` channel: a file, a text (UTF-8), a reference, or `null` to delete. */
+export type ThreadFilesUpdate = Record<string, ThreadFile | StoredFileRef | ContentMove | string | null>;
 
 /** Default cap of one file, in bytes (1 MiB). */
 export const DEFAULT_MAX_THREAD_FILE_BYTES = 1024 * 1024;
@@ -71,7 +84,7 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
  * UTF-8 (without NUL); otherwise base64, typed `application/octet-stream` when the path's own
  * type is a text type. `created_at` is kept from `existing`.
  */
-export function toThreadFile(path: string, bytes: Uint8Array, existing?: ThreadFile, now = new Date().toISOString()): ThreadFile {
+export function toThreadFile(path: string, bytes: Uint8Array, existing?: { created_at: string }, now = new Date().toISOString()): ThreadFile {
   const type = mimeTypeOf(path);
   const created_at = existing?.created_at ?? now;
   if (isTextMimeType(type)) {
@@ -119,7 +132,12 @@ export function mergeFiles(current: ThreadFiles | undefined, updates: readonly (
   for (const update of updates) {
     for (const [path, value] of Object.entries(update ?? {})) {
       if (value === null) delete next[path];
-      else next[path] = typeof value === "string" ? toThreadFile(path, new Uint8Array(Buffer.from(value, "utf8")), next[path]) : value;
+      else if (typeof value === "string") next[path] = toThreadFile(path, new Uint8Array(Buffer.from(value, "utf8")), next[path]);
+      else if ((value as Partial<ContentMove>).sameContentOnly === true) {
+        const current = next[path] as Partial<ThreadFile> | undefined;
+        const { sameContentOnly: _move, ...ref } = value as ContentMove;
+        if (typeof current?.content === "string" && sha256Hex(current.content) === ref.contentSha256) next[path] = ref;
+      } else next[path] = value as ThreadFile | StoredFileRef;
     }
   }
   return next;

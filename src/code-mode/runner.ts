@@ -28,7 +28,7 @@ import {
 } from "../sandbox/options.js";
 import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox, SandboxSession } from "../sandbox/types.js";
 import { persistTopLevel } from "./persist-declarations.js";
-import { cellsOf, decodeClock, encodeClock, type CellLimitsRan, type CodeCell, type RecordedHostCall } from "./cell-log.js";
+import { cellsOf, compactRan, decodeClock, encodeClock, expandRan, type CellLimitsRan, type CodeCell, type RecordedHostCall } from "./cell-log.js";
 import { diffFiles, enginePath, fileBytes, threadPath, toThreadFile, type FileCaps, type FilesChange } from "./files.js";
 import { HostCallRecorder, HostCallReplayer, type RecordCaps } from "./host-call-log.js";
 import { SessionCache, type LiveSession } from "./session-cache.js";
@@ -326,7 +326,7 @@ export class CodeModeRunner {
       hostCalls,
       seed,
       clock: encodeClock(result.clockReads),
-      ran: { durationMs: Math.round(result.durationMs), ...limits },
+      ran: compactRan({ durationMs: Math.round(result.durationMs), ...limits }),
     };
     const envChange = changedEnv(last === undefined ? undefined : live.env, env);
     if (envChange) cell.env = envChange;
@@ -348,7 +348,7 @@ export class CodeModeRunner {
    */
   private async restore(language: Language, cells: CodeCell[]): Promise<{ live: LiveSession; report: RestoreReport }> {
     const started = performance.now();
-    const memoryLimitBytes = Math.max(this.limitsNow().memoryLimitBytes, ...cells.map((c) => loggedLimit(c.ran?.memoryLimitBytes, MAX_MEMORY_LIMIT_BYTES, 0)));
+    const memoryLimitBytes = Math.max(this.limitsNow().memoryLimitBytes, ...cells.map((c) => loggedLimit(expandRan(c.ran)?.memoryLimitBytes, MAX_MEMORY_LIMIT_BYTES, 0)));
     const failures: string[] = [];
     const skipped = new Set<number>();
     const open = async (): Promise<LiveSession> => ({
@@ -509,7 +509,7 @@ export class CodeModeRunner {
     const env = envOf(before, cell);
     const recording = cell.hostCalls ?? legacyCalls(cell);
     const replayer = new HostCallReplayer(recording);
-    const ran = cell.ran;
+    const ran = expandRan(cell.ran);
     const clockReads = cell.seed !== undefined ? decodeClock(cell.clock) : undefined;
     const hostFunctions = replayer.functions(env.hostFunctions);
     return {

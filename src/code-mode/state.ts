@@ -32,6 +32,9 @@ const legacyFile = z.object({ encoding: z.enum(["utf-8", "base64"]), content: z.
 const fileValue = z.union([threadFile, legacyFile]);
 // A file of a cell's `filesIn` whose content is in `codeFileContents` (file-contents.ts).
 const contentRef = z.object({ contentSha256: z.string(), mimeType: z.string().optional(), created_at: z.string(), modified_at: z.string() });
+// A file of `files` whose content is in the graph's store (content-store.ts), and the update that moves one there.
+const storedRef = contentRef.extend({ size: z.number() });
+const contentMove = storedRef.extend({ sameContentOnly: z.literal(true) });
 // Recorded values crossed the sandbox boundary as JSON already; their size is capped where they are recorded.
 const json = z.custom<unknown>(() => true);
 const recordedCall = z.object({
@@ -44,14 +47,15 @@ const recordedCall = z.object({
   // -1: the run ended before this call was answered (the guest never received an answer).
   order: z.number().int().min(-1),
 });
+// Limits equal to the log's defaults are left out (cell-log.ts, LOGGED_LIMIT_DEFAULTS).
 const limitsRan = z.object({
   durationMs: z.number(),
-  timeoutMs: z.number(),
-  memoryLimitBytes: z.number(),
-  maxOutputBytes: z.number(),
-  maxHostCalls: z.number(),
-  maxHostCallsInFlight: z.number(),
-  maxResultBytes: z.number(),
+  timeoutMs: z.number().optional(),
+  memoryLimitBytes: z.number().optional(),
+  maxOutputBytes: z.number().optional(),
+  maxHostCalls: z.number().optional(),
+  maxHostCallsInFlight: z.number().optional(),
+  maxResultBytes: z.number().optional(),
 });
 const codeCell = z
   .object({
@@ -113,7 +117,7 @@ function jsonBytes(value: unknown): number {
 // to step). JSON, not the content's length: text that JSON escapes (control characters) takes up
 // to 6 bytes per character, and a copy must not cost more than the writes it is measured against.
 const fileSizes = new WeakMap<object, number>();
-function entryBytes(path: string, file: ThreadFile | string | null): number {
+function entryBytes(path: string, file: object | string | null): number {
   if (file === null || typeof file !== "object") return path.length + 8 + (typeof file === "string" ? jsonBytes(file) : 0);
   let n = fileSizes.get(file);
   if (n === undefined) fileSizes.set(file, (n = jsonBytes(file)));
@@ -163,8 +167,8 @@ const contentsMeasure: CopyMeasure<FileContents, FileContents | undefined> = { v
  */
 export const codeModeStateFields = {
   files: deltaField(
-    new DeltaValue(z.record(z.string(), fileValue).default(() => ({})) as unknown as z.ZodType<ThreadFiles>, {
-      inputSchema: z.record(z.string(), z.union([fileValue, z.string(), z.null()])).optional() as unknown as z.ZodType<ThreadFilesUpdate | undefined>,
+    new DeltaValue(z.record(z.string(), z.union([fileValue, storedRef])).default(() => ({})) as unknown as z.ZodType<ThreadFiles>, {
+      inputSchema: z.record(z.string(), z.union([contentMove, fileValue, storedRef, z.string(), z.null()])).optional() as unknown as z.ZodType<ThreadFilesUpdate | undefined>,
       reducer: withCopyPolicy((current: ThreadFiles, writes: (ThreadFilesUpdate | undefined)[]) => mergeFiles(current, writes), filesMeasure),
       snapshotFrequency: MAX_UPDATES_BETWEEN_COPIES,
     }),

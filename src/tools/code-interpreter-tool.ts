@@ -27,7 +27,8 @@ import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "..
 import { CodeModeRunner, type ArtifactToolCall, type CellLimits, type CellOutcome, type Persistence, type RestoreReport } from "../code-mode/runner.js";
 import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
-import { moveContentsOut, putContentsBack, type FileContents } from "../code-mode/file-contents.js";
+import { isContentRef, moveContentsOut, putContentsBack, type FileContents } from "../code-mode/file-contents.js";
+import { fileContentsNamespace, getContents, isGraphStore, putContents, storedFileOf, type GraphStore, type StoredFileRef } from "../code-mode/content-store.js";
 import { StepOrder, type StepContribution } from "../code-mode/step-order.js";
 import type { CodeModeTool } from "../code-mode/tool-types.js";
 import { parseToolSpecs, type ToolSpecs } from "../code-mode/tool-resolution.js";
@@ -82,6 +83,16 @@ export interface CodeInterpreterToolOptions {
    * channel. Pass the same backend as the agent's.
    */
   backend?: FilesBackendOption;
+  /**
+   * Where a thread's file contents are kept (`persistence: "thread"`). `"checkpoint"` (default):
+   * in the checkpoint's channels (`files` as deepagents' file data, and `codeFileContents`).
+   * `"store"`: in the graph's LangGraph store (`compile({ checkpointer, store })`,
+   * `createAgent({ store })`), once per content under its SHA-256; the checkpoint holds
+   * references (`StoredFileRef`), so its bytes per call follow what the call wrote, not the
+   * thread's files. deepagents' own file tools on its state backend cannot read references: with
+   * deepagents, give code mode the agent's `backend` (docs/code-mode.md, "File contents in the store").
+   */
+  fileContents?: "checkpoint" | "store";
   /** Cap of one file the code writes, in bytes. Default 1 MiB. */
   maxFileBytes?: number;
   /** Cap of all of a thread's files (contents, paths and 128 bytes per file), in bytes. Default 10 MiB. */
@@ -112,6 +123,13 @@ export interface CodeInterpreterToolOptions {
   description?: string;
 }
 
+/** A written file in an artifact when its content is in the graph's store (`fileContents: "store"`): read it with `readStoredFile`. */
+export interface ArtifactFileRef {
+  contentSha256: string;
+  size: number;
+  mimeType?: string;
+}
+
 /** Artifact of an `execute_code` call: the code that ran, its result, and only what it wrote. */
 export interface ExecuteCodeArtifact {
   code: string;
@@ -120,8 +138,8 @@ export interface ExecuteCodeArtifact {
   result: Omit<ExecutionResult, "files" | "clockReads">;
   /** Tool calls the code made, with what they gave the code (an output over 4 KiB by its size, `outputBytes`: the thread's log has it). */
   toolCalls?: ArtifactToolCall[];
-  /** Files the code wrote (path → file data, text or base64), deleted, and refused. */
-  files?: { written: Record<string, ThreadFile>; deleted: string[]; refused: string[] };
+  /** Files the code wrote (path → file data, text or base64; with `fileContents: "store"` a reference), deleted, and refused. */
+  files?: { written: Record<string, ThreadFile | ArtifactFileRef>; deleted: string[]; refused: string[] };
   /** When earlier cells of the thread were replayed into a fresh session before this one. */
   restore?: RestoreReport;
   /** Set when the run was stopped from outside and left the thread as it was (why). */
@@ -144,6 +162,7 @@ export const CODE_INTERPRETER_OPTION_RULES = {
   persistence: oneOfRule(["none", "thread"] as const, '"none": every call starts fresh; "thread": state kept per LangGraph thread'),
   files: objectRule("an object mapping relative paths to strings or Uint8Arrays"),
   backend: rule("a deepagents backend (with glob, readRaw and write) or a factory of one", isFilesBackendOption),
+  fileContents: oneOfRule(["checkpoint", "store"] as const, '"checkpoint": contents in the checkpoint; "store": in the graph\'s LangGraph store'),
   maxFileBytes: LIMIT_RULES.maxFileBytes,
   maxThreadFilesBytes: LIMIT_RULES.maxTotalFileBytes,
   maxThreadFiles: integerRule({ min: 1, max: 1_000_000, unit: "files" }),
@@ -170,7 +189,7 @@ function readState(runtime: Partial<ToolRuntime> | undefined): (CodeModeState & 
   }
 }
 
-function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, written: Record<string, ThreadFile> | undefined): ExecuteCodeArtifact {
+function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, written: Record<string, ThreadFile | ArtifactFileRef> | undefined): ExecuteCodeArtifact {
   const { files: _files, clockReads: _clock, ...result } = outcome.result;
   const artifact: ExecuteCodeArtifact = { code: input.code, language: input.language, result };
   if (outcome.toolCalls.length > 0) artifact.toolCalls = outcome.toolCalls;
@@ -235,6 +254,10 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     resolveHostFunctions(options.hostFunctions, language, Object.keys(options.globals ?? {}));
   }
   const persistence = options.persistence ?? "none";
+  const contentsInStore = options.fileContents === "store";
+  if (contentsInStore && persistence !== "thread") {
+    throw new InvalidOptionError("fileContents", "store", 'persistence: "thread" (contents go to the store only for a thread\'s files), or leave fileContents out');
+  }
   const tools = new Map<string, CodeModeTool>(wiring.specs.instances);
   // Names resolve per call; until then each answers that it is not available.
   if (wiring.resolveTools) for (const [name, t] of wiring.resolveTools(undefined)) tools.set(name, t);
@@ -299,13 +322,22 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     const contribution: StepContribution = {};
     try {
       const before = step?.before ?? [];
-      const store = thread ? contentStoreOf(state) : undefined;
-      const logged = putContentsBack((thread ? state!.codeCells : []) ?? [], store);
+      const graphStore = thread ? graphStoreOf(runtime) : undefined;
+      if (thread && contentsInStore && !graphStore) {
+        throw new InvalidOptionError(
+          "fileContents",
+          "store",
+          'a graph with a LangGraph store: compile({ checkpointer, store }), createAgent({ store }) or createDeepAgent({ store }); or fileContents: "checkpoint" to keep contents in the checkpoint',
+        );
+      }
+      const stored = thread ? await storedContents(state!, String(config?.configurable?.thread_id), options.backend === undefined, graphStore, contentsInStore) : undefined;
+      const logged = putContentsBack((thread ? state!.codeCells : []) ?? [], stored?.known);
       const cells = [...logged.cells, ...before.flatMap((b) => (b.cell ? [b.cell] : []))] as CodeCell[];
       const source: FileSource = options.backend
         ? backendFileSource(options.backend, runtime, caps)
-        : stateFileSource(thread ? (state!.files as ThreadFiles | undefined) : undefined, caps);
+        : stateFileSource(stored?.files, caps);
       const read = await source.read();
+      read.notes.push(...(stored?.notes ?? []));
       const files = new Map(read.files);
       for (const b of before) applyUpdate(files, b.files);
       // The tool's own files: under the thread's, and copied into them on its first call.
@@ -328,8 +360,8 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
         files,
       });
       outcome.notes.push(...read.notes);
-      if (logged.missing > 0) outcome.notes.push(`restore: ${logged.missing} file(s) the log refers to are not in the thread's codeFileContents (given to their cells as deleted)`);
-      if (!thread) return { outcome, kept: undefined, store };
+      if (logged.missing > 0) outcome.notes.push(`restore: ${logged.missing} file(s) the log refers to are not in the thread's codeFileContents${graphStore ? " or the graph's store" : ""} (given to their cells as deleted)`);
+      if (!thread) return { outcome, kept: undefined, stored };
       if (outcome.rolledBack !== undefined || !outcome.cell) {
         // Nothing of this call is kept, but the tool's files still belong to the thread now.
         for (const [path, bytes] of seeded) outcome.files.written.set(path, bytes);
@@ -341,16 +373,23 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
       outcome.notes.push(...kept.notes);
       if (outcome.cell) contribution.cell = outcome.cell;
       contribution.files = kept.update ?? changeAsUpdate(outcome);
-      return { outcome, kept, store };
+      return { outcome, kept, stored };
     } finally {
       step?.finish(contribution);
     }
   };
 
-  const written = (outcome: CellOutcome) => {
+  const written = (outcome: CellOutcome, refs?: ThreadFilesUpdate) => {
     if (outcome.files.written.size === 0 && outcome.files.deleted.length === 0 && outcome.files.refused.length === 0) return undefined;
-    const out: Record<string, ThreadFile> = {};
-    for (const [path, bytes] of outcome.files.written) out[path] = toThreadFile(path, bytes);
+    const out: Record<string, ThreadFile | ArtifactFileRef> = {};
+    for (const [path, bytes] of outcome.files.written) {
+      const ref = refs?.[path];
+      if (ref && typeof ref === "object" && isContentRef(ref)) {
+        // The file's dates are in state: the artifact names the content (and its size, type).
+        const { contentSha256, size, mimeType } = ref as StoredFileRef;
+        out[path] = { contentSha256, size, ...(mimeType ? { mimeType } : {}) };
+      } else out[path] = toThreadFile(path, bytes);
+    }
     return out;
   };
 
@@ -359,25 +398,37 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     persistence === "thread"
       ? tool(
           async (input: ExecuteCodeInput, runtime?: ToolRuntime): Promise<Command> => {
-            const { outcome, kept, store } = await run(input, runtime);
+            const { outcome, kept, stored } = await run(input, runtime);
             const content = outcomeText(outcome, input.code, maxContentChars, persistence);
-            const message = new ToolMessage({
-              content,
-              artifact: artifactOf(input, outcome, written(outcome)),
-              tool_call_id: runtime?.toolCallId ?? runtime?.toolCall?.id ?? "",
-              name: common.name,
-              status: outcome.result.status === "success" ? "success" : "error",
-            });
-            const update: Record<string, unknown> = { messages: [message] };
+            const update: Record<string, unknown> = {};
             const wroteFiles = kept?.update !== undefined && Object.keys(kept.update).length > 0;
             if (wroteFiles) update.files = kept.update;
+            const store = stored?.known;
             const moved = outcome.cell && store ? moveContentsOut(outcome.cell, store) : undefined;
             if (outcome.cell) update.codeCells = [moved?.cell ?? outcome.cell];
-            // Written with every file write too (empty when nothing is new), so the store's copies
-            // keep pace with those of `files` (file-contents.ts); with a backend there is no `files`
-            // channel, and it keeps pace with the log instead.
-            const touch = wroteFiles || (options.backend !== undefined && outcome.cell !== undefined);
-            if (store && (touch || Object.keys(moved?.added ?? {}).length > 0)) update.codeFileContents = moved?.added ?? {};
+            if (stored?.graphStore && contentsInStore) {
+              // The contents go to the graph's store before the checkpoint can name them.
+              const toPut = new Map(Object.entries(moved?.added ?? {}));
+              const files = referencedUpdate(kept?.update, stored.stateFiles, toPut);
+              if (Object.keys(files).length > 0) update.files = files;
+              else delete update.files;
+              await putContents(stored.graphStore, stored.namespace, toPut);
+            } else {
+              // Written with every file write too (empty when nothing is new), so the store's copies
+              // keep pace with those of `files` (file-contents.ts); with a backend there is no `files`
+              // channel, and it keeps pace with the log instead.
+              const touch = wroteFiles || (options.backend !== undefined && outcome.cell !== undefined);
+              if (store && (touch || Object.keys(moved?.added ?? {}).length > 0)) update.codeFileContents = moved?.added ?? {};
+            }
+            update.messages = [
+              new ToolMessage({
+                content,
+                artifact: artifactOf(input, outcome, written(outcome, update.files as ThreadFilesUpdate | undefined)),
+                tool_call_id: runtime?.toolCallId ?? runtime?.toolCall?.id ?? "",
+                name: common.name,
+                status: outcome.result.status === "success" ? "success" : "error",
+              }),
+            ];
             return new Command({ update });
           },
           common,
@@ -405,6 +456,84 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
   runners.set(made, runner);
   if (persistence === "thread") threadPersistence.add(made);
   return made;
+}
+
+/** The graph's LangGraph store, as the tool's config carries it. */
+function graphStoreOf(runtime: Partial<ToolRuntime> | undefined): GraphStore | undefined {
+  const store = (runtime as { store?: unknown } | undefined)?.store;
+  return isGraphStore(store) ? store : undefined;
+}
+
+/** The contents a call reads, wherever they are kept, and the thread's files with the stored ones resolved. */
+interface StoredContents {
+  /** Digest → content: `codeFileContents` and what the graph's store gave; undefined when neither is in use (the log keeps contents inline). */
+  known: FileContents | undefined;
+  /** The `files` channel with every reference replaced by its content (those not found left out). */
+  files: ThreadFiles | undefined;
+  /** The `files` channel as the state holds it. */
+  stateFiles: ThreadFiles | undefined;
+  notes: string[];
+  graphStore: GraphStore | undefined;
+  namespace: string[];
+}
+
+/**
+ * Reads the contents the thread's log and `files` refer to: from `codeFileContents`, and for
+ * what it does not hold, from the graph's store (one batch).
+ */
+async function storedContents(state: CodeModeState, threadId: string, stateFiles: boolean, graphStore: GraphStore | undefined, contentsInStore: boolean): Promise<StoredContents> {
+  const channel = contentStoreOf(state);
+  const files = stateFiles ? (state.files as ThreadFiles | undefined) : undefined;
+  const namespace = fileContentsNamespace(threadId);
+  const wanted = new Set<string>();
+  for (const cell of state.codeCells ?? []) {
+    for (const file of Object.values(cell.filesIn ?? {})) if (isContentRef(file) && !(channel && Object.hasOwn(channel, file.contentSha256))) wanted.add(file.contentSha256);
+  }
+  for (const file of Object.values(files ?? {})) if (isContentRef(file)) wanted.add(file.contentSha256);
+  const fetched = graphStore && wanted.size > 0 ? await getContents(graphStore, namespace, wanted) : new Map<string, string>();
+  const known = channel !== undefined || contentsInStore || fetched.size > 0 ? { ...channel, ...Object.fromEntries(fetched) } : undefined;
+  const notes: string[] = [];
+  let resolved = files;
+  if (files && Object.values(files).some(isContentRef)) {
+    resolved = {};
+    for (const [path, file] of Object.entries(files)) {
+      if (!isContentRef(file)) {
+        resolved[path] = file;
+        continue;
+      }
+      const { contentSha256, size: _size, ...rest } = file as StoredFileRef;
+      const content = fetched.get(contentSha256);
+      if (content === undefined) notes.push(`the thread's file ${path.slice(0, 200)} is not visible to code: its content is not in the graph's store${graphStore ? "" : " (this graph has no store)"}`);
+      else resolved[path] = { ...rest, content };
+    }
+  }
+  return { known, files: resolved, stateFiles: files, notes, graphStore, namespace };
+}
+
+/**
+ * The state update of a call whose contents go to the store: written files by reference, and
+ * the thread's files another node wrote with their content moved to the store (only if they
+ * still have it: `ContentMove`). Adds the contents to write to `toPut`.
+ */
+function referencedUpdate(update: ThreadFilesUpdate | undefined, files: ThreadFiles | undefined, toPut: Map<string, string>): ThreadFilesUpdate {
+  const out: ThreadFilesUpdate = {};
+  for (const [path, value] of Object.entries(update ?? {})) {
+    const stored = value !== null && typeof value === "object" && !isContentRef(value) ? storedFileOf(value as ThreadFile, fileBytes(value)?.byteLength ?? 0) : undefined;
+    if (!stored) {
+      out[path] = value;
+      continue;
+    }
+    toPut.set(stored.digest, stored.content);
+    out[path] = stored.ref;
+  }
+  for (const [path, file] of Object.entries(files ?? {})) {
+    if (Object.hasOwn(out, path) || isContentRef(file)) continue;
+    const stored = storedFileOf(file as ThreadFile, fileBytes(file)?.byteLength ?? 0);
+    if (!stored) continue;
+    toPut.set(stored.digest, stored.content);
+    out[path] = { ...stored.ref, sameContentOnly: true };
+  }
+  return out;
 }
 
 /** The thread's `codeFileContents`, or undefined when the graph does not have that channel (the log then keeps contents inline). */

@@ -10,7 +10,9 @@ export {
   disposeCodeInterpreterTool,
   type CodeInterpreterToolOptions,
   type ExecuteCodeArtifact,
+  type ArtifactFileRef,
 } from "./code-interpreter-tool.js";
+export { readStoredFile, fileContentsNamespace, type StoredFileRef } from "../code-mode/content-store.js";
 export { codeModeMiddleware, type CodeModeMiddlewareOptions } from "./code-mode-middleware.js";
 export { codeModeToolSignatures } from "../code-mode/describe.js";
 export { codeModeStateFields, codeModeStateSchema, resetCodeState, type CodeModeState } from "../code-mode/state.js";

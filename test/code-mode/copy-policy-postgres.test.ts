@@ -9,14 +9,14 @@ import { END, START, StateGraph, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
 import { usePostgresSaver } from "../support/postgres-saver.js";
 import { codeModeStateFields } from "../../src/code-mode/state.js";
-import type { ThreadFiles } from "../../src/code-mode/files.js";
+import type { ThreadFile, ThreadFiles } from "../../src/code-mode/files.js";
 
 const KiB = 1024;
 const pg = usePostgresSaver();
 
 const write = (i: number) => `${i}:`.padEnd(KiB, "z");
 const digest = (content: unknown) => (typeof content === "string" ? `${content.slice(0, 12)}…${content.length}` : typeof content);
-const contents = (files: ThreadFiles) => Object.fromEntries(Object.entries(files).map(([p, f]) => [p, digest(f.content)]));
+const contents = (files: ThreadFiles) => Object.fromEntries(Object.entries(files).map(([p, f]) => [p, digest((f as ThreadFile).content)]));
 
 describe("copy policy on PostgreSQL", { timeout: 120_000 }, () => {
   it("copies by size; time travel and a fork across copies give each checkpoint's own files", async () => {

@@ -11,7 +11,7 @@ import { END, MemorySaver, START, StateGraph, StateSchema } from "@langchain/lan
 import { z } from "zod";
 import { codeModeStateFields } from "../../src/code-mode/state.js";
 import { MAX_UPDATES_BETWEEN_COPIES, withCopyPolicy } from "../../src/code-mode/copy-policy.js";
-import type { ThreadFiles } from "../../src/code-mode/files.js";
+import type { ThreadFile, ThreadFiles } from "../../src/code-mode/files.js";
 import { savedBytes } from "./helpers.js";
 
 const KiB = 1024;
@@ -49,7 +49,7 @@ function expected(start: Record<string, string>, n: number, distinct = 1_000_000
   return out;
 }
 
-const contents = (files: ThreadFiles) => Object.fromEntries(Object.entries(files).map(([p, f]) => [p, digest(f.content)]));
+const contents = (files: ThreadFiles) => Object.fromEntries(Object.entries(files).map(([p, f]) => [p, digest((f as ThreadFile).content)]));
 
 describe("copy policy of the delta channels", () => {
   it("1 MiB of files and 1 KiB writes: bytes per step stay O(written) over many steps, and a copy comes within MAX_UPDATES_BETWEEN_COPIES updates", async () => {

@@ -7,7 +7,7 @@ import { createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { diffFiles, fileBytes, mergeFiles, toThreadFile } from "../../src/code-mode/files.js";
+import { diffFiles, fileBytes, mergeFiles, toThreadFile, type ThreadFile } from "../../src/code-mode/files.js";
 import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { scriptedCodeModel, type Turn, ask, lastTool } from "./helpers.js";
 
@@ -35,7 +35,7 @@ describe("files in state", () => {
     expect(new TextDecoder().decode(fileBytes({ content: ["a", "b"], created_at: "", modified_at: "" }))).toBe("a\nb");
     const merged = mergeFiles({ "/a": stored }, [{ "/a": null, "/b": "text" }]);
     expect(Object.keys(merged)).toEqual(["/b"]);
-    expect(merged["/b"]!.content).toBe("text");
+    expect((merged["/b"] as ThreadFile).content).toBe("text");
   });
 
   it("caps count bytes, names and entries, and the number of files; a file cannot sit under a file", () => {
@@ -70,7 +70,7 @@ describe("code mode files (Python)", { timeout: 180_000 }, () => {
     const artifact = message.artifact as ExecuteCodeArtifact;
     expect(artifact.result.status).toBe("success");
     expect(String(message.content)).toContain("files written: /blob.bin, /input.csv, /out/summary.txt");
-    expect(artifact.files!.written["/out/summary.txt"]!.content).toBe("3 rows");
+    expect((artifact.files!.written["/out/summary.txt"] as ThreadFile).content).toBe("3 rows");
     // The artifact holds only what the run wrote, as strings (no file set, no bytes).
     expect(artifact.result).not.toHaveProperty("files");
     expect(first.files!["/out/summary.txt"]).toMatchObject({ content: "3 rows", mimeType: "text/plain" });

@@ -1,0 +1,102 @@
+/**
+ * File contents kept in the graph's LangGraph store instead of the checkpoint
+ * (`fileContents: "store"`): the `files` channel and the log then hold each content's SHA-256
+ * (a `FileContentRef`) and the store holds the content under that digest.
+ *
+ * Why: a delta channel holding S bytes whose reads walk at most W updates must be copied whole
+ * every W updates, S / W bytes per call whatever the call wrote (docs/code-mode.md, "Costs").
+ * Out of the checkpoint, S is the references only (~150 bytes a file), so checkpoint bytes per
+ * call follow what the call wrote; the contents are written once, when first seen.
+ *
+ * Exact by construction: an entry is immutable (its key is its content's digest, and a content
+ * read back is checked against it), so every checkpoint, past or forked, reads the bytes its
+ * references name. Entries are never deleted by code mode (an old checkpoint may still name them);
+ * a thread's entries are under one namespace, `fileContentsNamespace(threadId)`, for a user who
+ * deletes the thread.
+ */
+import { createHash } from "node:crypto";
+import type { FileContentRef } from "./cell-log.js";
+import { fileBytes, type ThreadFile } from "./files.js";
+
+/**
+ * The part of LangGraph's `BaseStore` used here (`InMemoryStore`, `PostgresStore`, ...). Single
+ * gets and puts: inside a graph the store is LangGraph's `AsyncBatchedStore`, which batches the
+ * calls of one tick itself (and refuses `batch`).
+ */
+export interface GraphStore {
+  get(namespace: string[], key: string): Promise<{ value?: Record<string, unknown> } | null | undefined>;
+  put(namespace: string[], key: string, value: Record<string, unknown>, index?: false | string[]): Promise<void>;
+}
+
+/** Whether `value` is a LangGraph store (the graph's `store`, as a tool's config carries it). */
+export function isGraphStore(value: unknown): value is GraphStore {
+  const s = value as { get?: unknown; put?: unknown; search?: unknown } | null;
+  return typeof s === "object" && s !== null && typeof s.get === "function" && typeof s.put === "function" && typeof s.search === "function";
+}
+
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/**
+ * The store namespace of a LangGraph thread's file contents. The thread id is hashed: store
+ * namespaces may not hold every character a thread id may (PostgresStore refuses periods).
+ */
+export function fileContentsNamespace(threadId: string): string[] {
+  return ["codegen_sandbox", "file_contents", sha256Hex(String(threadId)).slice(0, 32)];
+}
+
+/**
+ * The contents of `digests` the store holds, each checked against its digest (an entry that
+ * does not match, written by hand or by another program, counts as missing).
+ */
+export async function getContents(store: GraphStore, namespace: string[], digests: Iterable<string>): Promise<Map<string, string>> {
+  const keys = [...new Set(digests)];
+  const out = new Map<string, string>();
+  if (keys.length === 0) return out;
+  const items = await Promise.all(keys.map((key) => store.get(namespace, key)));
+  keys.forEach((key, i) => {
+    const content = items[i]?.value?.content;
+    if (typeof content === "string" && sha256Hex(content) === key) out.set(key, content);
+  });
+  return out;
+}
+
+/** Writes `contents` (digest → content) to the store; the graph's checkpoint may name them only once this resolved. */
+export async function putContents(store: GraphStore, namespace: string[], contents: ReadonlyMap<string, string>): Promise<void> {
+  if (contents.size === 0) return;
+  // `index: false`: a store with a vector index must not embed file contents.
+  await Promise.all([...contents].map(([key, content]) => store.put(namespace, key, { content }, false)));
+}
+
+/** A stored file as the `files` channel holds it with its content in the store. */
+export interface StoredFileRef extends FileContentRef {
+  /** Bytes of the file (what the caps count). */
+  size: number;
+}
+
+/**
+ * `file`'s reference and its content, when its content is a string (text or base64; bytes and
+ * line arrays, which only hand-written updates hold, stay as they are).
+ */
+export function storedFileOf(file: ThreadFile, size: number): { ref: StoredFileRef; digest: string; content: string } | undefined {
+  if (typeof file.content !== "string") return undefined;
+  const { content, ...rest } = file as ThreadFile & { content: string };
+  const digest = sha256Hex(content);
+  return { ref: { ...rest, contentSha256: digest, size }, digest, content };
+}
+
+/**
+ * The bytes of a file whose content is in the graph's store (a `StoredFileRef` from the `files`
+ * channel, or an artifact's written file), or undefined when the store does not hold it.
+ *
+ * @example
+ * ```ts
+ * const ref = state.values.files["/report.csv"];
+ * const bytes = await readStoredFile(store, "thread-1", ref);
+ * ```
+ */
+export async function readStoredFile(store: GraphStore, threadId: string, ref: { contentSha256: string; mimeType?: string }): Promise<Uint8Array | undefined> {
+  const content = (await getContents(store, fileContentsNamespace(threadId), [ref.contentSha256])).get(ref.contentSha256);
+  return content === undefined ? undefined : fileBytes({ content, mimeType: ref.mimeType });
+}
