@@ -170,6 +170,15 @@ describe("file contents in the graph's store", { timeout: 120_000 }, () => {
     expect(mergeFiles({ "/a": file("old") }, [{ "/a": null }, { "/a": move }])).toEqual({});
   });
 
+  it("names its namespace with labels every store accepts (PostgresStore refuses '.', '%', '_' and backslashes)", () => {
+    for (const thread of ["t.1", "100%_done", "a\\b", "thread-1"]) {
+      const ns = fileContentsNamespace(thread);
+      expect(ns).toHaveLength(3);
+      for (const label of ns) expect(label).toMatch(/^[a-z0-9-]+$/);
+    }
+    expect(fileContentsNamespace("a")).not.toEqual(fileContentsNamespace("b"));
+  });
+
   it("names the fix: no store in the graph, no thread persistence, or an unknown value", async () => {
     const g = graph(new MemorySaver(), undefined);
     const state = await g.invoke({ messages: [call("1")] }, { configurable: { thread_id: "no-store" } });
