@@ -16,6 +16,7 @@ import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeStateFields } from "../../src/code-mode/state.js";
 import { fileContentsNamespace, readStoredFile, sha256Hex, type StoredFileRef } from "../../src/code-mode/content-store.js";
 import { mergeFiles, type ThreadFiles } from "../../src/code-mode/files.js";
+import { ContentCache } from "../../src/code-mode/content-cache.js";
 import { createCodeInterpreterTool, type ArtifactFileRef, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { InvalidOptionError } from "../../src/errors.js";
@@ -168,6 +169,27 @@ describe("file contents in the graph's store", { timeout: 120_000 }, () => {
     expect(mergeFiles({ "/a": file("old") }, [{ "/a": file("new") }, { "/a": move }])).toEqual({ "/a": file("new") });
     expect(mergeFiles({ "/a": file("old") }, [{ "/a": move }, { "/a": file("new") }])).toEqual({ "/a": file("new") });
     expect(mergeFiles({ "/a": file("old") }, [{ "/a": null }, { "/a": move }])).toEqual({});
+  });
+
+  it("keeps what it read or wrote per namespace, within its bound, least recently used out first", async () => {
+    const store = new InMemoryStore();
+    let gets = 0;
+    const counted = { get: (ns: string[], key: string) => (gets++, store.get(ns, key)), put: store.put.bind(store), search: store.search.bind(store) };
+    const cache = new ContentCache(2 * 30); // 30 characters
+    const [a, b] = [["t", "a"], ["t", "b"]];
+    const ten = (c: string) => c.repeat(10);
+    await cache.put(counted, a, new Map([[sha256Hex(ten("x")), ten("x")], [sha256Hex(ten("y")), ten("y")]]));
+    expect((await cache.get(counted, a, [sha256Hex(ten("x"))])).get(sha256Hex(ten("x")))).toBe(ten("x"));
+    expect(gets).toBe(0);
+    // Another namespace never gets this one's entries from the cache: the store decides (it has none).
+    expect((await cache.get(counted, b, [sha256Hex(ten("x"))])).size).toBe(0);
+    expect(gets).toBe(1);
+    // Past the bound (three entries) the least recently used goes: y (x was read after it).
+    await cache.put(counted, a, new Map([[sha256Hex(ten("z")), ten("z")], [sha256Hex(ten("w")), ten("w")]]));
+    gets = 0;
+    const got = await cache.get(counted, a, [ten("x"), ten("y"), ten("z"), ten("w")].map(sha256Hex));
+    expect(got.size).toBe(4);
+    expect(gets).toBe(1); // y, from the store
   });
 
   it("names its namespace with labels every store accepts (PostgresStore refuses '.', '%', '_' and backslashes)", () => {
