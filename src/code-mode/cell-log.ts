@@ -13,7 +13,7 @@
  * - `ran`: the limits it ran under and how long it took (a replay's own budget).
  */
 import type { ExecutionStatus, JsonValue, Language } from "../sandbox/types.js";
-import type { ThreadFile, ThreadFilesUpdate } from "./files.js";
+import type { FileContentRef, ThreadFile, ThreadFilesUpdate } from "./files.js";
 
 /** One host call a cell made, as the guest saw it. */
 export interface RecordedHostCall {
@@ -78,13 +78,7 @@ export interface CellEnv {
   globals?: Record<string, JsonValue>;
 }
 
-/** A file of a cell's `filesIn` whose content is in `codeFileContents` (file-contents.ts): its data without the content. */
-export interface FileContentRef {
-  contentSha256: string;
-  mimeType?: string;
-  created_at: string;
-  modified_at: string;
-}
+export type { FileContentRef } from "./files.js";
 
 /** One cell of the replay log. */
 export interface CodeCell {

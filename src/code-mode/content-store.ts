@@ -14,9 +14,11 @@
  * a thread's entries are under one namespace, `fileContentsNamespace(threadId)`, for a user who
  * deletes the thread.
  */
-import { createHash } from "node:crypto";
-import type { FileContentRef } from "./cell-log.js";
-import { fileBytes, type ThreadFile } from "./files.js";
+import { sha256Hex } from "./digest.js";
+import { fileBytes, type StoredFileRef, type ThreadFile } from "./files.js";
+
+export { sha256Hex } from "./digest.js";
+export type { StoredFileRef } from "./files.js";
 
 /**
  * The part of LangGraph's `BaseStore` used here (`InMemoryStore`, `PostgresStore`, ...). Single
@@ -32,10 +34,6 @@ export interface GraphStore {
 export function isGraphStore(value: unknown): value is GraphStore {
   const s = value as { get?: unknown; put?: unknown; search?: unknown } | null;
   return typeof s === "object" && s !== null && typeof s.get === "function" && typeof s.put === "function" && typeof s.search === "function";
-}
-
-export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 /**
@@ -67,12 +65,6 @@ export async function putContents(store: GraphStore, namespace: string[], conten
   if (contents.size === 0) return;
   // `index: false`: a store with a vector index must not embed file contents.
   await Promise.all([...contents].map(([key, content]) => store.put(namespace, key, { content }, false)));
-}
-
-/** A stored file as the `files` channel holds it with its content in the store. */
-export interface StoredFileRef extends FileContentRef {
-  /** Bytes of the file (what the caps count). */
-  size: number;
 }
 
 /**

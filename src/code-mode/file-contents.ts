@@ -16,7 +16,7 @@
  * as before; logs written inline (this package's versions up to now) are read as they are.
  */
 import type { CodeCell, FileContentRef } from "./cell-log.js";
-import { sha256Hex as sha256 } from "./content-store.js";
+import { sha256Hex as sha256 } from "./digest.js";
 import type { ThreadFile } from "./files.js";
 
 /** The `codeFileContents` channel: SHA-256 (hex) of a content → the content (text or base64, as in `files`). */

@@ -9,7 +9,7 @@
  */
 import { InvalidOptionError } from "../errors.js";
 import { INTERPRETER_DIRECTORIES } from "../sandbox/python/shared/bounds.js";
-import { sha256Hex, type StoredFileRef } from "./content-store.js";
+import { sha256Hex } from "./digest.js";
 
 /** One file in graph state (deepagents' `FileDataV2`; `FileDataV1`'s line array is read too). */
 export interface ThreadFile {
@@ -25,6 +25,20 @@ export interface ThreadFile {
  * is in the graph's store is held by reference (content-store.ts).
  */
 export type ThreadFiles = Record<string, ThreadFile | StoredFileRef>;
+
+/** A file whose content is kept apart, by its SHA-256 (`codeFileContents`, or the graph's store): its data without the content. */
+export interface FileContentRef {
+  contentSha256: string;
+  mimeType?: string;
+  created_at: string;
+  modified_at: string;
+}
+
+/** A file as the `files` channel holds it when its content is in the graph's store (content-store.ts). */
+export interface StoredFileRef extends FileContentRef {
+  /** Bytes of the file (what the caps count). */
+  size: number;
+}
 
 /**
  * A reference that replaces a file's content in state only if the file still has that content

@@ -135,6 +135,7 @@ const INTERPRETER: Record<string, Kind> = {
   persistence: "choice",
   files: "object",
   backend: "any",
+  fileContents: "choice",
   maxFileBytes: "limit",
   maxThreadFilesBytes: "limit",
   maxThreadFiles: "limit",
