@@ -39,11 +39,12 @@ export function sha256Hex(text: string): string {
 }
 
 /**
- * The store namespace of a LangGraph thread's file contents. The thread id is hashed: store
- * namespaces may not hold every character a thread id may (PostgresStore refuses periods).
+ * The store namespace of a LangGraph thread's file contents. The thread id is hashed, and the
+ * labels hold no `_`: store namespaces may not hold every character a thread id may
+ * (PostgresStore refuses periods and the SQL LIKE wildcards `%` and `_`).
  */
 export function fileContentsNamespace(threadId: string): string[] {
-  return ["codegen_sandbox", "file_contents", sha256Hex(String(threadId)).slice(0, 32)];
+  return ["codegen-sandbox", "file-contents", sha256Hex(String(threadId)).slice(0, 32)];
 }
 
 /**
