@@ -18,11 +18,13 @@ import { createCodeInterpreterTool } from "../../src/tools/code-interpreter-tool
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());
 
-/** An InMemoryStore that counts the keys it is asked for (inside a graph, through `batch`). */
+/** An InMemoryStore that counts the keys it is asked for and the largest batch it was given. */
 class CountingStore extends InMemoryStore {
   gets = 0;
+  largestBatch = 0;
   override async batch<Op extends Parameters<InMemoryStore["batch"]>[0]>(operations: Op) {
     for (const op of operations) if ("key" in op && !("value" in op)) this.gets++;
+    this.largestBatch = Math.max(this.largestBatch, operations.length);
     return super.batch(operations);
   }
 }
@@ -37,9 +39,11 @@ function codeGraph(options: Record<string, unknown> = {}, extra?: (files: Thread
   const codeTool = createCodeInterpreterTool({ sandbox, persistence: "thread", languages: ["javascript"], fileContents: "store", ...options });
   const store = new CountingStore();
   const schema = new StateSchema({ messages: MessagesValue, ...codeModeStateFields });
-  let builder = new StateGraph(schema).addNode("tools", new ToolNode([codeTool])).addEdge(START, "tools").addEdge("tools", END);
+  const base = new StateGraph(schema).addNode("tools", new ToolNode([codeTool])).addEdge(START, "tools").addEdge("tools", END);
   // A node beside the tools, in the same step: deepagents' write_file, or any node of the user's.
-  if (extra) builder = builder.addNode(extraName, (s: { files?: ThreadFiles }) => extra(s.files ?? {})).addEdge(START, extraName).addEdge(extraName, END);
+  const builder = extra
+    ? (base.addNode(extraName, (s: { files?: ThreadFiles }) => extra(s.files ?? {})).addEdge(START, extraName).addEdge(extraName, END) as unknown as typeof base)
+    : base;
   const graph = builder.compile({ checkpointer: new MemorySaver(), store });
   const run = async (thread: string, code: string, input: Record<string, unknown> = {}) => {
     const state = await graph.invoke({ messages: [callCode(code)], ...input }, { configurable: { thread_id: thread } });
@@ -148,7 +152,13 @@ describe("fileContents: store under attack", { timeout: 60_000 }, () => {
     const { text } = await run("many", "files.list().length");
     const elapsed = performance.now() - started;
     expect(text).toContain("result: 50");
+    // One note per missing content was a 2 MB reply; now five and a count.
     expect(text.length).toBeLessThan(20_000);
+    expect(text).toMatch(/and 19\d\d\d more files like these/);
+    // Each digest read once, in bounded batches of the store itself: through LangGraph's
+    // AsyncBatchedStore, 20,000 single gets were one batch resolved in quadratic time (~6 s).
+    expect(store.gets).toBe(20_000);
+    expect(store.largestBatch).toBeLessThanOrEqual(500);
     console.info(`20,000 refs: ${store.gets} store reads, ${Math.round(elapsed)} ms, reply ${text.length} chars`);
   });
 
