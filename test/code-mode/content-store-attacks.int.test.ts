@@ -35,16 +35,22 @@ const callCode = (code: string) => {
   return new AIMessage({ id, content: "", tool_calls: [{ id: `call-${id}`, name: "execute_code", args: { language: "javascript", code }, type: "tool_call" }] });
 };
 
-function codeGraph(options: Record<string, unknown> = {}, extra?: (files: ThreadFiles) => Record<string, unknown>, extraName = "writer") {
+function codeGraph(
+  options: Record<string, unknown> = {},
+  extra?: (files: ThreadFiles) => Record<string, unknown>,
+  extraName = "writer",
+  shared: { store?: CountingStore; checkpointer?: MemorySaver } = {},
+) {
   const codeTool = createCodeInterpreterTool({ sandbox, persistence: "thread", languages: ["javascript"], fileContents: "store", ...options });
-  const store = new CountingStore();
+  const store = shared.store ?? new CountingStore();
+  const checkpointer = shared.checkpointer ?? new MemorySaver();
   const schema = new StateSchema({ messages: MessagesValue, ...codeModeStateFields });
   const base = new StateGraph(schema).addNode("tools", new ToolNode([codeTool])).addEdge(START, "tools").addEdge("tools", END);
   // A node beside the tools, in the same step: deepagents' write_file, or any node of the user's.
   const builder = extra
     ? (base.addNode(extraName, (s: { files?: ThreadFiles }) => extra(s.files ?? {})).addEdge(START, extraName).addEdge(extraName, END) as unknown as typeof base)
     : base;
-  const graph = builder.compile({ checkpointer: new MemorySaver(), store });
+  const graph = builder.compile({ checkpointer, store });
   const run = async (thread: string, code: string, input: Record<string, unknown> = {}) => {
     const state = await graph.invoke({ messages: [callCode(code)], ...input }, { configurable: { thread_id: thread } });
     const message = state.messages.at(-1) as ToolMessage;
@@ -53,7 +59,7 @@ function codeGraph(options: Record<string, unknown> = {}, extra?: (files: Thread
   const config = (thread: string, checkpoint_id?: string) => ({ configurable: { thread_id: thread, ...(checkpoint_id ? { checkpoint_id } : {}) } });
   // As a user edits the thread by hand: a node of the graph's own (`tools`) wrote it.
   const edit = (thread: string, files: Record<string, unknown>) => graph.updateState(config(thread), { files }, "tools");
-  return { graph, store, run, edit, config };
+  return { graph, store, checkpointer, run, edit, config };
 }
 
 const now = new Date(0).toISOString();
@@ -77,6 +83,19 @@ describe("fileContents: store under attack", { timeout: 60_000 }, () => {
     expect(text).toMatch(/\/a\.txt is not visible to code: its content is not in the graph's store/);
     expect(text).not.toContain("evil bytes");
     expect(await readStoredFile(store, "tamper", { contentSha256: digest })).toBeUndefined();
+  });
+
+  it("a tampered entry the log refers to: a restore (a new tool, no live session) gives the cell the file as deleted, never the other bytes", async () => {
+    const first = codeGraph();
+    await first.run("log", "var seen = files.read('/in.txt');", { files: { "/in.txt": "input bytes" } });
+    await first.store.put(fileContentsNamespace("log"), sha256Hex("input bytes"), { content: "evil bytes" });
+    // A new tool on the same checkpointer and store: no live session, the log is replayed.
+    const second = codeGraph({}, undefined, undefined, { store: first.store, checkpointer: first.checkpointer });
+    const { text, message } = await second.run("log", "typeof seen === 'string' ? seen : 'none'");
+    expect(text).not.toContain("evil bytes");
+    expect(text).toMatch(/restore: 1 file\(s\) the log refers to are not in the thread's codeFileContents or the graph's store/);
+    expect(text).toMatch(/\/in\.txt is not visible to code: its content is not in the graph's store/);
+    expect((message.artifact as { restore?: { failures: string[] } }).restore?.failures.length).toBeGreaterThan(0);
   });
 
   it("a ref whose size lies: the caps count the real bytes", async () => {
