@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AIMessage } from "@langchain/core/messages";
-import { END, MemorySaver, MessagesDeltaValue, MessagesValue, ReducedValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
+import { END, InMemoryStore, MemorySaver, MessagesDeltaValue, MessagesValue, ReducedValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { z } from "zod";
 import { CodeModeRunner } from "../src/code-mode/runner.js";
@@ -53,16 +53,16 @@ const call = (id: string, code: string) =>
  * in LangGraph's delta channel (a full-value messages channel stores the whole conversation at
  * every step, whatever the tools do).
  */
-async function perCall(sandbox: Sandbox, files: unknown, write: boolean, calls = 10, contentStore = true): Promise<number> {
+async function perCall(sandbox: Sandbox, files: unknown, write: boolean, calls = 10, contentStore = true, fileContents: "checkpoint" | "store" = "checkpoint"): Promise<number> {
   const saver = new MemorySaver();
   const fields = { messages: MessagesDeltaValue as unknown as typeof MessagesValue, codeCells: codeModeStateFields.codeCells, files: files as typeof codeModeStateFields.files };
   // Without `codeFileContents` the log keeps the contents of the files it saw inline (the format before the store).
   const schema = new StateSchema(contentStore ? { ...fields, codeFileContents: codeModeStateFields.codeFileContents } : fields);
   const graph = new StateGraph(schema as StateSchema<typeof fields>)
-    .addNode("tools", new ToolNode([createCodeInterpreterTool({ sandbox, persistence: "thread", languages: ["javascript"] })]))
+    .addNode("tools", new ToolNode([createCodeInterpreterTool({ sandbox, persistence: "thread", languages: ["javascript"], fileContents })]))
     .addEdge(START, "tools")
     .addEdge("tools", END)
-    .compile({ checkpointer: saver });
+    .compile({ checkpointer: saver, store: new InMemoryStore() });
   const config = { configurable: { thread_id: "bench-bytes" } };
   await graph.invoke({ messages: [call("w0", "files.list().length")], files: oneMiB() }, config);
   const before = savedBytes(saver);
@@ -71,19 +71,52 @@ async function perCall(sandbox: Sandbox, files: unknown, write: boolean, calls =
 }
 
 /**
+ * Checkpoint bytes per call of an agent loop of your own (a model node and a ToolNode), one
+ * invoke of `calls` code calls after the one that brought the 1 MiB: what a call costs inside a
+ * run, without a graph input per call (the rows above invoke the graph once per call, so each
+ * call also stores an input checkpoint and its input message twice).
+ */
+async function perLoopCall(sandbox: Sandbox, write: boolean, fileContents: "checkpoint" | "store", calls = MAX_UPDATES_BETWEEN_COPIES): Promise<number> {
+  const saver = new MemorySaver();
+  let script: AIMessage[] = [];
+  const schema = new StateSchema({ messages: MessagesDeltaValue as unknown as typeof MessagesValue, ...codeModeStateFields });
+  const graph = new StateGraph(schema)
+    .addNode("agent", async () => ({ messages: [script.shift() ?? new AIMessage({ content: "done" })] }))
+    .addNode("tools", new ToolNode([createCodeInterpreterTool({ sandbox, persistence: "thread", languages: ["javascript"], fileContents })]))
+    .addEdge(START, "agent")
+    .addConditionalEdges("agent", (state) => ((state.messages.at(-1) as AIMessage | undefined)?.tool_calls?.length ? "tools" : END))
+    .addEdge("tools", "agent")
+    .compile({ checkpointer: saver, store: new InMemoryStore() });
+  const config = { configurable: { thread_id: "bench-loop-bytes" }, recursionLimit: 4 * calls + 10 };
+  script = [call("l0", "files.list().length")];
+  await graph.invoke({ messages: [{ role: "user", content: "go" }], files: oneMiB() }, config);
+  const before = savedBytes(saver);
+  script = Array.from({ length: calls }, (_, i) => call(`l${i + 1}`, write ? `files.write('/out${i}.txt', 'z'.repeat(1024));` : `console.log(${i})`));
+  await graph.invoke({ messages: [{ role: "user", content: "more" }] }, config);
+  return (savedBytes(saver) - before) / calls - (write ? 1024 : 0);
+}
+
+/**
  * The same 1 MiB thread in `createAgent` with the middleware: bytes per call. `version: "v1"`
  * runs the tool calls of a message in one tools task instead of one `Send` each.
  */
-async function perAgentCall(sandbox: Sandbox, version?: "v1"): Promise<number> {
+async function perAgentCall(sandbox: Sandbox, version?: "v1", fileContents: "checkpoint" | "store" = "checkpoint"): Promise<number> {
   const { createAgent } = await import("langchain");
   const { fakeModel } = await import("@langchain/core/testing");
   const { codeModeMiddleware } = await import("../src/tools/code-mode-middleware.js");
   const saver = new MemorySaver();
+  const store = new InMemoryStore();
   const config = { configurable: { thread_id: "bench-agent-bytes" } };
   const make = (codes: string[], tag: string) => {
     let model = fakeModel();
     codes.forEach((code, i) => (model = model.respond(call(`${tag}${i}`, code))));
-    return createAgent({ model: model.respond(new AIMessage({ id: `${tag}-end`, content: "done" })), middleware: [codeModeMiddleware({ sandbox, languages: ["javascript"] })], checkpointer: saver, ...(version ? { version } : {}) });
+    return createAgent({
+      model: model.respond(new AIMessage({ id: `${tag}-end`, content: "done" })),
+      middleware: [codeModeMiddleware({ sandbox, languages: ["javascript"], fileContents })],
+      checkpointer: saver,
+      store,
+      ...(version ? { version } : {}),
+    });
   };
   await make(["files.list().length"], "a").invoke({ messages: [{ role: "user", content: "go" }], files: oneMiB() }, config);
   const before = savedBytes(saver);
@@ -110,7 +143,70 @@ export async function checkpointRows(sandbox: Sandbox): Promise<BenchRow[]> {
   const writingInline = await perCall(sandbox, codeModeStateFields.files, true, MAX_UPDATES_BETWEEN_COPIES, false);
   const agent = await perAgentCall(sandbox);
   const agentV1 = await perAgentCall(sandbox, "v1");
+  const quietStore = await perCall(sandbox, codeModeStateFields.files, false, MAX_UPDATES_BETWEEN_COPIES, true, "store");
+  const writingStore = await perCall(sandbox, codeModeStateFields.files, true, MAX_UPDATES_BETWEEN_COPIES, true, "store");
+  const loop = { quiet: await perLoopCall(sandbox, false, "checkpoint"), writing: await perLoopCall(sandbox, true, "checkpoint") };
+  const loopStore = { quiet: await perLoopCall(sandbox, false, "store"), writing: await perLoopCall(sandbox, true, "store") };
+  const agentStore = await perAgentCall(sandbox, undefined, "store");
+  const agentV1Store = await perAgentCall(sandbox, "v1", "store");
   const goal = 4 * KiB;
+  const kib = (n: number) => `${(n / KiB).toFixed(1)} KiB`;
+  const storeRows: BenchRow[] = [
+    {
+      section: "code-mode",
+      metric: `fileContents: "store" (contents in the graph's InMemoryStore, references in the checkpoint), the same ToolNode graph, call writes nothing (over ${MAX_UPDATES_BETWEEN_COPIES} calls)`,
+      ours: kib(quietStore),
+      baseline: kib(quiet),
+      baselineName: 'fileContents: "checkpoint" (the first row)',
+      goal: "<= 4 KiB beyond what the call wrote",
+      met: quietStore <= goal,
+    },
+    {
+      section: "code-mode",
+      metric: 'fileContents: "store", the same graph, call writes a 1 KiB file (bytes beyond it; the 1 KiB goes to the store)',
+      ours: kib(writingStore),
+      baseline: kib(writing),
+      baselineName: 'fileContents: "checkpoint" (the second row)',
+      goal: "<= 4 KiB beyond what the call wrote",
+      met: writingStore <= goal,
+    },
+    {
+      section: "code-mode",
+      metric: `agent loop of your own (model node + ToolNode, one invoke of ${MAX_UPDATES_BETWEEN_COPIES} calls), 1 MiB of thread files, fileContents: "store", call writes nothing`,
+      ours: kib(loopStore.quiet),
+      baseline: kib(loop.quiet),
+      baselineName: 'fileContents: "checkpoint", same loop',
+      goal: "<= 4 KiB beyond what the call wrote",
+      met: loopStore.quiet <= goal,
+    },
+    {
+      section: "code-mode",
+      metric: 'the same loop, fileContents: "store", call writes a 1 KiB file (bytes beyond it)',
+      ours: kib(loopStore.writing),
+      baseline: kib(loop.writing),
+      baselineName: 'fileContents: "checkpoint", same loop',
+      goal: "<= 4 KiB beyond what the call wrote",
+      met: loopStore.writing <= goal,
+    },
+    {
+      section: "code-mode",
+      metric: 'createAgent with codeModeMiddleware({ fileContents: "store" }) and a store, 1 MiB of files, call writes nothing',
+      ours: kib(agentStore),
+      baseline: `${(agent / KiB).toFixed(0)} KiB`,
+      baselineName: 'fileContents: "checkpoint" (each Send carries the whole state)',
+      goal: "<= 4 KiB beyond what the call wrote",
+      met: agentStore <= goal,
+    },
+    {
+      section: "code-mode",
+      metric: 'the same in createAgent({ version: "v1" }), fileContents: "store"',
+      ours: kib(agentV1Store),
+      baseline: `${(agentV1 / KiB).toFixed(0)} KiB`,
+      baselineName: 'fileContents: "checkpoint"',
+      goal: "<= 4 KiB beyond what the call wrote",
+      met: agentV1Store <= goal,
+    },
+  ];
   return [
     {
       section: "code-mode",
@@ -154,6 +250,7 @@ export async function checkpointRows(sandbox: Sandbox): Promise<BenchRow[]> {
       goal: "<= 4 KiB beyond what the call wrote",
       met: agentV1 <= goal,
     },
+    ...storeRows,
   ];
 }
 

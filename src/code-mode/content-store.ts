@@ -66,9 +66,8 @@ export function sha256Hex(text: string): string {
 }
 
 /**
- * The store namespace of a LangGraph thread's file contents. The thread id is hashed, and the
- * labels hold no `_`: store namespaces may not hold every character a thread id may
- * (PostgresStore refuses periods and the SQL LIKE wildcards `%` and `_`).
+ * The store namespace of a LangGraph thread's file contents. The thread id is hashed: store
+ * namespaces may not hold every character a thread id may (PostgresStore refuses periods, `%`, `_` and backslashes).
  */
 export function fileContentsNamespace(threadId: string): string[] {
   return ["codegen-sandbox", "file-contents", sha256Hex(String(threadId)).slice(0, 32)];

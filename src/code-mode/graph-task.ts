@@ -14,7 +14,7 @@ const READ = "__pregel_read";
 const SCRATCHPAD = "__pregel_scratchpad";
 const CHECKPOINT_NS = "checkpoint_ns";
 /** How deep code → tool → code … may nest, counted in the child config. */
-export const CODE_DEPTH_KEY = "codegen_sandbox_code_depth";
+export const CODE_DEPTH_KEY = "codegen-sandbox_code_depth";
 
 type Configurable = Record<string, unknown>;
 type Send = (writes: [string, unknown][]) => void;

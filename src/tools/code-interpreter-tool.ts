@@ -28,7 +28,8 @@ import { CodeModeRunner, type ArtifactToolCall, type CellLimits, type CellOutcom
 import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
 import type { CodeCell, CodeModeState } from "../code-mode/state.js";
 import { isContentRef, moveContentsOut, putContentsBack, type FileContents } from "../code-mode/file-contents.js";
-import { fileContentsNamespace, getContents, isGraphStore, putContents, storedFileOf, type GraphStore, type StoredFileRef } from "../code-mode/content-store.js";
+import { fileContentsNamespace, isGraphStore, storedFileOf, type GraphStore, type StoredFileRef } from "../code-mode/content-store.js";
+import { ContentCache } from "../code-mode/content-cache.js";
 import { StepOrder, type StepContribution } from "../code-mode/step-order.js";
 import type { CodeModeTool } from "../code-mode/tool-types.js";
 import { parseToolSpecs, type ToolSpecs } from "../code-mode/tool-resolution.js";
@@ -275,6 +276,9 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     maxThreadFilesBytes: options.maxThreadFilesBytes ?? DEFAULT_MAX_THREAD_FILES_BYTES,
     maxThreadFiles: options.maxThreadFiles ?? DEFAULT_MAX_THREAD_FILES,
   };
+  // Contents read from or written to the graph's store (fileContents: "store"), kept for the
+  // next calls: a thread's files once over (UTF-16), in the process that runs the tool.
+  const contentCache = new ContentCache(2 * caps.maxThreadFilesBytes);
   const maxHostResultBytes = options.maxHostResultBytes ?? DEFAULT_MAX_HOST_RESULT_BYTES;
   // The guest must receive every value that is recorded: the engine's own cap is never the smaller.
   limits.maxResultBytes = Math.max(maxHostResultBytes, 1024 * 1024);
@@ -330,7 +334,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
           'a graph with a LangGraph store: compile({ checkpointer, store }), createAgent({ store }) or createDeepAgent({ store }); or fileContents: "checkpoint" to keep contents in the checkpoint',
         );
       }
-      const stored = thread ? await storedContents(state!, String(config?.configurable?.thread_id), options.backend === undefined, graphStore, contentsInStore) : undefined;
+      const stored = thread ? await storedContents(state!, String(config?.configurable?.thread_id), options.backend === undefined, graphStore, contentsInStore, contentCache) : undefined;
       const logged = putContentsBack((thread ? state!.codeCells : []) ?? [], stored?.known);
       const cells = [...logged.cells, ...before.flatMap((b) => (b.cell ? [b.cell] : []))] as CodeCell[];
       const source: FileSource = options.backend
@@ -413,7 +417,11 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
               const files = referencedUpdate(kept?.update, stored.stateFiles, toPut);
               if (Object.keys(files).length > 0) update.files = files;
               else delete update.files;
-              await putContents(stored.graphStore, stored.namespace, toPut);
+              await contentCache.put(stored.graphStore, stored.namespace, toPut);
+              // Kept written as in checkpoint mode (empty), so that a read's walk back to the
+              // channel's last copy stays as short as the walk to the last copy of `files` (a thread
+              // that held contents in it before keeps its old copy otherwise).
+              if (stored.channel && (update.files !== undefined || (options.backend !== undefined && outcome.cell !== undefined))) update.codeFileContents = {};
             } else {
               // Written with every file write too (empty when nothing is new), so the store's copies
               // keep pace with those of `files` (file-contents.ts); with a backend there is no `files`
@@ -473,6 +481,8 @@ interface StoredContents {
   files: ThreadFiles | undefined;
   /** The `files` channel as the state holds it. */
   stateFiles: ThreadFiles | undefined;
+  /** Whether the graph has the `codeFileContents` channel. */
+  channel: boolean;
   notes: string[];
   graphStore: GraphStore | undefined;
   namespace: string[];
@@ -482,7 +492,14 @@ interface StoredContents {
  * Reads the contents the thread's log and `files` refer to: from `codeFileContents`, and for
  * what it does not hold, from the graph's store (one batch).
  */
-async function storedContents(state: CodeModeState, threadId: string, stateFiles: boolean, graphStore: GraphStore | undefined, contentsInStore: boolean): Promise<StoredContents> {
+async function storedContents(
+  state: CodeModeState,
+  threadId: string,
+  stateFiles: boolean,
+  graphStore: GraphStore | undefined,
+  contentsInStore: boolean,
+  cache: ContentCache,
+): Promise<StoredContents> {
   const channel = contentStoreOf(state);
   const files = stateFiles ? (state.files as ThreadFiles | undefined) : undefined;
   const namespace = fileContentsNamespace(threadId);
@@ -491,7 +508,7 @@ async function storedContents(state: CodeModeState, threadId: string, stateFiles
     for (const file of Object.values(cell.filesIn ?? {})) if (isContentRef(file) && !(channel && Object.hasOwn(channel, file.contentSha256))) wanted.add(file.contentSha256);
   }
   for (const file of Object.values(files ?? {})) if (isContentRef(file)) wanted.add(file.contentSha256);
-  const fetched = graphStore && wanted.size > 0 ? await getContents(graphStore, namespace, wanted) : new Map<string, string>();
+  const fetched = graphStore && wanted.size > 0 ? await cache.get(graphStore, namespace, wanted) : new Map<string, string>();
   const known = channel !== undefined || contentsInStore || fetched.size > 0 ? { ...channel, ...Object.fromEntries(fetched) } : undefined;
   const notes: string[] = [];
   let resolved = files;
@@ -508,7 +525,7 @@ async function storedContents(state: CodeModeState, threadId: string, stateFiles
       else resolved[path] = { ...rest, content };
     }
   }
-  return { known, files: resolved, stateFiles: files, notes, graphStore, namespace };
+  return { known, files: resolved, stateFiles: files, notes, graphStore, namespace, channel: channel !== undefined };
 }
 
 /**

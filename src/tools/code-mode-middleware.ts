@@ -7,6 +7,7 @@
  * the file tools share the thread's files. Tools given by name (`"task"`, `"read_file"`) are the
  * agent's own, resolved from the tools the agent gives its model on each model call.
  */
+import { InvalidOptionError } from "../errors.js";
 import { createMiddleware } from "langchain";
 import { AIMessage, SystemMessage } from "@langchain/core/messages";
 import type { ToolRuntime } from "@langchain/core/tools";
@@ -169,6 +170,7 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
       // While the model writes its reply, the thread's sessions' engines start (a restart's
       // first call then restores without waiting for a worker or a Python process to start).
       prestartCodeThread(codeTool, request.state as Record<string, unknown> | undefined, request.runtime as Parameters<typeof prestartCodeThread>[2]);
+      if (options.fileContents === "store" && options.backend === undefined) refuseStateBackendFileTools(request.tools ?? []);
       const resolved = agentTools.resolve(request.tools ?? [], request.runtime?.configurable as Record<string, unknown> | undefined);
       const text = await promptSection(resolved.available);
       const base = request.systemMessage;
@@ -182,4 +184,22 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
       return response;
     },
   });
+}
+
+/** deepagents' file tools: an agent that has them all is a deepagents agent with a file system. */
+const DEEPAGENTS_FILE_TOOLS = ["ls", "read_file", "write_file", "edit_file", "glob", "grep"];
+
+/**
+ * With `fileContents: "store"` and no `backend`, `files` holds references, which deepagents' file
+ * tools cannot read (and with another deepagents backend code would not share the agent's files):
+ * refused before the model runs, with the fix.
+ */
+function refuseStateBackendFileTools(tools: readonly unknown[]): void {
+  const names = new Set(tools.map((t) => (t as { name?: unknown } | null)?.name));
+  if (!DEEPAGENTS_FILE_TOOLS.every((name) => names.has(name))) return;
+  throw new InvalidOptionError(
+    "fileContents",
+    "store",
+    "with deepagents' file tools, also the agent's backend (codeModeMiddleware({ fileContents: \"store\", backend }), e.g. the StoreBackend you give createDeepAgent): without it the files channel holds references deepagents' read_file cannot read; or fileContents: \"checkpoint\"",
+  );
 }
