@@ -74,10 +74,15 @@ const refOf = (content: string, extra: Partial<StoredFileRef> = {}): StoredFileR
 
 describe("fileContents: store under attack", { timeout: 60_000 }, () => {
   it("a store entry replaced with other bytes is not shown to code, and the note says so", async () => {
-    const { run, store } = codeGraph();
-    await run("tamper", "files.write('/a.txt', 'the original')");
+    const first = codeGraph();
+    await first.run("tamper", "files.write('/a.txt', 'the original')");
     const digest = sha256Hex("the original");
+    const store = first.store;
     await store.put(fileContentsNamespace("tamper"), digest, { content: "evil bytes" });
+    // The tool that wrote it keeps the bytes the digest names (its cache), never the others.
+    expect((await first.run("tamper", "files.read('/a.txt')")).text).toContain('result: "the original"');
+    // A tool without them (another process, a restart) reads the store, and refuses the entry.
+    const { run } = codeGraph({}, undefined, undefined, { store, checkpointer: first.checkpointer });
     const { text } = await run("tamper", "JSON.stringify([files.exists('/a.txt'), files.list()])");
     expect(text).toContain('result: "[false,[]]"');
     expect(text).toMatch(/\/a\.txt is not visible to code: its content is not in the graph's store/);
