@@ -22,7 +22,10 @@ afterAll(() => sandbox.dispose());
 class CountingStore extends InMemoryStore {
   gets = 0;
   largestBatch = 0;
+  /** Refuse the next puts (a store that is down). */
+  failPuts = false;
   override async batch<Op extends Parameters<InMemoryStore["batch"]>[0]>(operations: Op) {
+    if (this.failPuts && operations.some((op) => "value" in op)) throw new Error("store is down");
     for (const op of operations) if ("key" in op && !("value" in op)) this.gets++;
     this.largestBatch = Math.max(this.largestBatch, operations.length);
     return super.batch(operations);
@@ -30,9 +33,9 @@ class CountingStore extends InMemoryStore {
 }
 
 let calls = 0;
-const callCode = (code: string) => {
+const callCode = (code: string, language = "javascript") => {
   const id = `m${++calls}`;
-  return new AIMessage({ id, content: "", tool_calls: [{ id: `call-${id}`, name: "execute_code", args: { language: "javascript", code }, type: "tool_call" }] });
+  return new AIMessage({ id, content: "", tool_calls: [{ id: `call-${id}`, name: "execute_code", args: { language, code }, type: "tool_call" }] });
 };
 
 function codeGraph(
@@ -51,8 +54,8 @@ function codeGraph(
     ? (base.addNode(extraName, (s: { files?: ThreadFiles }) => extra(s.files ?? {})).addEdge(START, extraName).addEdge(extraName, END) as unknown as typeof base)
     : base;
   const graph = builder.compile({ checkpointer, store });
-  const run = async (thread: string, code: string, input: Record<string, unknown> = {}) => {
-    const state = await graph.invoke({ messages: [callCode(code)], ...input }, { configurable: { thread_id: thread } });
+  const run = async (thread: string, code: string, input: Record<string, unknown> = {}, language?: string) => {
+    const state = await graph.invoke({ messages: [callCode(code, language)], ...input }, { configurable: { thread_id: thread } });
     const message = state.messages.at(-1) as ToolMessage;
     return { text: String(message.content), message, files: state.files as ThreadFiles };
   };
@@ -101,6 +104,17 @@ describe("fileContents: store under attack", { timeout: 60_000 }, () => {
     expect(text).toMatch(/restore: 1 file\(s\) the log refers to are not in the thread's codeFileContents or the graph's store/);
     expect(text).toMatch(/\/in\.txt is not visible to code: its content is not in the graph's store/);
     expect((message.artifact as { restore?: { failures: string[] } }).restore?.failures.length).toBeGreaterThan(0);
+  });
+
+  it("a store that refuses the contents: the call keeps nothing, and the next call sees the thread as it was", async () => {
+    const { run, store } = codeGraph();
+    await run("down", "var a = 1; files.write('/x.txt', 'one')");
+    store.failPuts = true;
+    const failed = await run("down", "a = 2; var b = 3; files.write('/x.txt', 'two')");
+    expect(failed.text).toMatch(/store is down/);
+    store.failPuts = false;
+    const { text } = await run("down", "JSON.stringify([a, typeof b, files.read('/x.txt')])");
+    expect(text).toContain(String.raw`result: "[1,\"undefined\",\"one\"]"`);
   });
 
   it("a ref whose size lies: the caps count the real bytes", async () => {
@@ -186,8 +200,8 @@ describe("fileContents: store under attack", { timeout: 60_000 }, () => {
     console.info(`20,000 refs: ${store.gets} store reads, ${Math.round(elapsed)} ms, reply ${text.length} chars`);
   });
 
-  it("binary files (base64 content) round-trip exactly through the store", async () => {
-    const { run, store } = codeGraph();
+  it("binary files (base64 content) round-trip exactly through the store, in both languages", async () => {
+    const { run, store } = codeGraph({ languages: ["javascript", "python"] });
     const { files } = await run("bin", "const b = new Uint8Array(256); for (let i = 0; i < 256; i++) b[i] = 255 - i; files.write('/data.bin', b); files.write('/bad-utf8.txt', new Uint8Array([0xff, 0xfe, 0x00, 0x41]))");
     const ref = files["/data.bin"] as StoredFileRef;
     expect(ref).not.toHaveProperty("content");
@@ -197,6 +211,10 @@ describe("fileContents: store under attack", { timeout: 60_000 }, () => {
     expect([...(await readStoredFile(store, "bin", files["/bad-utf8.txt"] as StoredFileRef))!]).toEqual([0xff, 0xfe, 0x00, 0x41]);
     const { text } = await run("bin", "const r = files.readBytes('/data.bin'); const q = files.readBytes('/bad-utf8.txt'); JSON.stringify([r.length, r.every((v, i) => v === 255 - i), [...q]])");
     expect(text).toContain(String.raw`result: "[256,true,[255,254,0,65]]"`);
+    // Python reads them as the same bytes, and its own binary write round-trips too.
+    const python = await run("bin", "a = open('/data.bin', 'rb').read()\nopen('/py.bin', 'wb').write(bytes(range(256)) + b'\\x00')\n[len(a), a == bytes(range(255, -1, -1)), list(open('/bad-utf8.txt', 'rb').read())]", {}, "python");
+    expect(python.text).toContain("result: [256,true,[255,254,0,65]]");
+    expect([...(await readStoredFile(store, "bin", python.files["/py.bin"] as StoredFileRef))!]).toEqual([...Array.from({ length: 256 }, (_, i) => i), 0]);
   });
 
   // The writer's name sorts before and after "tools": LangGraph applies a step's writes in task order.
