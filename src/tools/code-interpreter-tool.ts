@@ -521,7 +521,7 @@ async function storedContents(
       }
       const { contentSha256, size: _size, ...rest } = file as StoredFileRef;
       const content = fetched.get(contentSha256);
-      if (content === undefined) notes.push(`the thread's file ${path.slice(0, 200)} is not visible to code: its content is not in the graph's store${graphStore ? "" : " (this graph has no store)"}`);
+      if (content === undefined) notes.push(`the thread's file ${path.slice(0, 200)} is not visible to code: its content is not in the graph's store${graphStore ? " (no entry under its digest, or one whose bytes do not match it)" : " (this graph has no store)"}`);
       else resolved[path] = { ...rest, content };
     }
   }

@@ -88,7 +88,7 @@ describe("fileContents: store under attack", { timeout: 60_000 }, () => {
     const { run } = codeGraph({}, undefined, undefined, { store, checkpointer: first.checkpointer });
     const { text } = await run("tamper", "JSON.stringify([files.exists('/a.txt'), files.list()])");
     expect(text).toContain('result: "[false,[]]"');
-    expect(text).toMatch(/\/a\.txt is not visible to code: its content is not in the graph's store/);
+    expect(text).toMatch(/\/a\.txt is not visible to code: its content is not in the graph's store \(no entry under its digest, or one whose bytes do not match it\)/);
     expect(text).not.toContain("evil bytes");
     expect(await readStoredFile(store, "tamper", { contentSha256: digest })).toBeUndefined();
   });
@@ -218,21 +218,23 @@ describe("fileContents: store under attack", { timeout: 60_000 }, () => {
   });
 
   // The writer's name sorts before and after "tools": LangGraph applies a step's writes in task order.
-  it.each(["a-writer", "writer"])("a node (%s) writing the same path in the same step as a move: the write wins (other content, or the same content with another type)", async (name) => {
+  it.each(["a-writer", "writer"])("a node (%s) writing the same path in the same step as a move: the write wins (other content, the same content with another type, a deletion)", async (name) => {
     let written: Record<string, unknown> = {};
     const { run, edit, graph, config } = codeGraph({}, () => ({ files: written }), name);
-    await edit("race", { "/p.txt": "old", "/q.txt": "aGVsbG8=" });
+    await edit("race", { "/p.txt": "old", "/q.txt": "aGVsbG8=", "/r.txt": "to delete" });
     // Same step: the code call moves /p.txt and /q.txt to the store; the writer rewrites them.
     const later = new Date(Date.now() + 1000).toISOString();
     written = {
       "/p.txt": { content: "new", mimeType: "text/plain", created_at: now, modified_at: later },
       // The same string, now meaning the bytes it encodes ("hello").
       "/q.txt": { content: "aGVsbG8=", mimeType: "application/octet-stream", created_at: now, modified_at: later },
+      "/r.txt": null,
     };
     await run("race", "files.read('/p.txt')");
     const files = (await graph.getState(config("race"))).values.files as ThreadFiles;
     expect(files["/p.txt"]).toMatchObject({ content: "new", modified_at: later });
     expect(files["/q.txt"]).toMatchObject({ mimeType: "application/octet-stream", modified_at: later });
+    expect(files["/r.txt"]).toBeUndefined();
     written = {};
     const { text } = await run("race", "JSON.stringify([files.read('/p.txt'), [...files.readBytes('/q.txt')]])");
     expect(text).toContain(String.raw`result: "[\"new\",[104,101,108,108,111]]"`);
