@@ -187,6 +187,8 @@ describe.concurrent("fileContents: store across processes on PostgreSQL", { time
       expect(restored.restore).toMatchObject({ failures: [] });
       expect(restored.restore!.replayed).toBeGreaterThanOrEqual(1 + s.cells.length);
       expect(restored.result).toBe(live.result);
+      // B read the same references back from PostgreSQL (its query wrote no file).
+      expect(b.invokes[0]!.fileState).toEqual(saved);
       const back = b.invokes[1]!.results[0]!;
       expect(back.status).toBe("success");
       expect(JSON.parse(String(back.result))).toEqual(s.backAnswer);
