@@ -49,6 +49,16 @@ export interface ContentMove extends StoredFileRef {
   sameContentOnly: true;
 }
 
+/**
+ * Whether `current` is the file a move was made from: its content and also its type and dates (a
+ * write of the same string with another type is other bytes, and a write must win over a move).
+ */
+function isFileMoved(current: ThreadFile | StoredFileRef | undefined, ref: StoredFileRef): boolean {
+  const file = current as Partial<ThreadFile> | undefined;
+  if (typeof file?.content !== "string" || sha256Hex(file.content) !== ref.contentSha256) return false;
+  return file.mimeType === ref.mimeType && file.created_at === ref.created_at && file.modified_at === ref.modified_at;
+}
+
 /** An update of the `files` channel: a file, a text (UTF-8), a reference, or `null` to delete. */
 export type ThreadFilesUpdate = Record<string, ThreadFile | StoredFileRef | ContentMove | string | null>;
 
@@ -148,9 +158,8 @@ export function mergeFiles(current: ThreadFiles | undefined, updates: readonly (
       if (value === null) delete next[path];
       else if (typeof value === "string") next[path] = toThreadFile(path, new Uint8Array(Buffer.from(value, "utf8")), next[path]);
       else if ((value as Partial<ContentMove>).sameContentOnly === true) {
-        const current = next[path] as Partial<ThreadFile> | undefined;
         const { sameContentOnly: _move, ...ref } = value as ContentMove;
-        if (typeof current?.content === "string" && sha256Hex(current.content) === ref.contentSha256) next[path] = ref;
+        if (isFileMoved(next[path], ref)) next[path] = ref;
       } else next[path] = value as ThreadFile | StoredFileRef;
     }
   }

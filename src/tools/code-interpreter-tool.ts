@@ -22,7 +22,7 @@ import {
   type ThreadFiles,
   type ThreadFilesUpdate,
 } from "../code-mode/files.js";
-import { backendFileSource, isFilesBackendOption, stateFileSource, type FileSource, type FilesBackendOption } from "../code-mode/file-sources.js";
+import { backendFileSource, boundedNotes, isFilesBackendOption, stateFileSource, type FileSource, type FilesBackendOption } from "../code-mode/file-sources.js";
 import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "../code-mode/host-call-log.js";
 import { CodeModeRunner, type ArtifactToolCall, type CellLimits, type CellOutcome, type Persistence, type RestoreReport } from "../code-mode/runner.js";
 import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
@@ -341,7 +341,8 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
         ? backendFileSource(options.backend, runtime, caps)
         : stateFileSource(stored?.files, caps);
       const read = await source.read();
-      read.notes.push(...(stored?.notes ?? []));
+      // Bounded as the source's own: a state may name any number of contents the store lacks.
+      read.notes.push(...boundedNotes(stored?.notes ?? []));
       const files = new Map(read.files);
       for (const b of before) applyUpdate(files, b.files);
       // The tool's own files: under the thread's, and copied into them on its first call.
@@ -520,7 +521,7 @@ async function storedContents(
       }
       const { contentSha256, size: _size, ...rest } = file as StoredFileRef;
       const content = fetched.get(contentSha256);
-      if (content === undefined) notes.push(`the thread's file ${path.slice(0, 200)} is not visible to code: its content is not in the graph's store${graphStore ? "" : " (this graph has no store)"}`);
+      if (content === undefined) notes.push(`the thread's file ${path.slice(0, 200)} is not visible to code: its content is not in the graph's store${graphStore ? " (no entry under its digest, or one whose bytes do not match it)" : " (this graph has no store)"}`);
       else resolved[path] = { ...rest, content };
     }
   }
