@@ -40,11 +40,14 @@ const BATCH_SIZE = 500;
  * The `batch` of the store that holds the entries. Inside a graph the store is LangGraph's
  * `AsyncBatchedStore`, which refuses `batch` and answers a tick's gets in time quadratic in their
  * number (measured: 20,000 gets took 6 s, one `batch` of the store under it 20 ms): the
- * contents go to the store it wraps, in batches of `BATCH_SIZE`. Undefined: single calls.
+ * contents go to the store it wraps, in batches of `BATCH_SIZE`. Undefined (any other store, which
+ * a user's own call such as `readStoredFile` may pass): single calls.
  */
 function batchOf(store: GraphStore): ((operations: StoreOperation[]) => Promise<unknown[]>) | undefined {
   const wrapped = store as GraphStore & { lg_name?: unknown; store?: unknown };
-  const target = (wrapped.lg_name === "AsyncBatchedStore" ? wrapped.store : store) as GraphStore | null | undefined;
+  // Only under the wrapper LangGraph names so: should that change, single calls (slower, never wrong).
+  if (wrapped.lg_name !== "AsyncBatchedStore") return undefined;
+  const target = wrapped.store as GraphStore | null | undefined;
   const batch = target?.batch;
   return typeof batch === "function" ? (operations) => batch.call(target, operations) : undefined;
 }
