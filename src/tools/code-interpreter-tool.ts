@@ -334,7 +334,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
           'a graph with a LangGraph store: compile({ checkpointer, store }), createAgent({ store }) or createDeepAgent({ store }); or fileContents: "checkpoint" to keep contents in the checkpoint',
         );
       }
-      const stored = thread ? await storedContents(state!, String(config?.configurable?.thread_id), options.backend === undefined, graphStore, contentsInStore, contentCache) : undefined;
+      const stored = thread ? await storedContents(state!, String(config?.configurable?.thread_id), options.backend === undefined, graphStore, contentsInStore, contentCache, caps) : undefined;
       const logged = putContentsBack((thread ? state!.codeCells : []) ?? [], stored?.known);
       const cells = [...logged.cells, ...before.flatMap((b) => (b.cell ? [b.cell] : []))] as CodeCell[];
       const source: FileSource = options.backend
@@ -499,6 +499,7 @@ async function storedContents(
   graphStore: GraphStore | undefined,
   contentsInStore: boolean,
   cache: ContentCache,
+  caps: FileCaps,
 ): Promise<StoredContents> {
   const channel = contentStoreOf(state);
   const files = stateFiles ? (state.files as ThreadFiles | undefined) : undefined;
@@ -507,7 +508,18 @@ async function storedContents(
   for (const cell of state.codeCells ?? []) {
     for (const file of Object.values(cell.filesIn ?? {})) if (isContentRef(file) && !(channel && Object.hasOwn(channel, file.contentSha256))) wanted.add(file.contentSha256);
   }
-  for (const file of Object.values(files ?? {})) if (isContentRef(file)) wanted.add(file.contentSha256);
+  // What a reference says of its size bounds what is read for it: at most `maxThreadFiles`
+  // references (in path order) of at most `maxFileBytes` each (code mode writes no more; a state
+  // that holds more was written by hand). The caps are checked again on the bytes read.
+  const readable = new Set<string>();
+  for (const path of Object.keys(files ?? {}).sort()) {
+    const file = files![path];
+    if (!isContentRef(file) || readable.size >= caps.maxThreadFiles) continue;
+    const size = (file as Partial<StoredFileRef>).size;
+    if (typeof size === "number" && size > caps.maxFileBytes) continue;
+    readable.add(path);
+    wanted.add(file.contentSha256);
+  }
   const fetched = graphStore && wanted.size > 0 ? await cache.get(graphStore, namespace, wanted) : new Map<string, string>();
   const known = channel !== undefined || contentsInStore || fetched.size > 0 ? { ...channel, ...Object.fromEntries(fetched) } : undefined;
   const notes: string[] = [];
@@ -520,8 +532,9 @@ async function storedContents(
         continue;
       }
       const { contentSha256, size: _size, ...rest } = file as StoredFileRef;
-      const content = fetched.get(contentSha256);
-      if (content === undefined) notes.push(`the thread's file ${path.slice(0, 200)} is not visible to code: its content is not in the graph's store${graphStore ? " (no entry under its digest, or one whose bytes do not match it)" : " (this graph has no store)"}`);
+      const content = readable.has(path) ? fetched.get(contentSha256) : undefined;
+      if (!readable.has(path)) notes.push(`the thread's file ${path.slice(0, 200)} is not visible to code: it is over code mode's file caps (maxFileBytes, maxThreadFiles)`);
+      else if (content === undefined) notes.push(`the thread's file ${path.slice(0, 200)} is not visible to code: its content is not in the graph's store${graphStore ? " (no entry under its digest, or one whose bytes do not match it)" : " (this graph has no store)"}`);
       else resolved[path] = { ...rest, content };
     }
   }

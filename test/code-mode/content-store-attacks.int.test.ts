@@ -130,6 +130,11 @@ describe("fileContents: store under attack", { timeout: 60_000 }, () => {
     expect(text).toContain(String.raw`result: "[\"/m1.txt\"]"`);
     expect(text).toMatch(/\/big\.txt is not visible to code: it is over code mode's file caps/);
     expect(text).toMatch(/\/m2\.txt is not visible to code: it is over code mode's file caps/);
+    // A reference that says it is over maxFileBytes is not even read (the note of that check, not of the one on the bytes read).
+    await edit("size", { "/big.txt": refOf(big), "/m1.txt": null, "/m2.txt": null });
+    const again = await run("size", "JSON.stringify(files.list())");
+    expect(again.text).toContain(String.raw`result: "[]"`);
+    expect(again.text).toMatch(/\/big\.txt is not visible to code: it is over code mode's file caps \(maxFileBytes, maxThreadFiles\)/);
   });
 
   it("a ref naming another thread's content does not resolve (namespaces are per thread)", async () => {
@@ -193,9 +198,10 @@ describe("fileContents: store under attack", { timeout: 60_000 }, () => {
     // One note per missing content was a 2 MB reply; now five and a count.
     expect(text.length).toBeLessThan(20_000);
     expect(text).toMatch(/and 19\d\d\d more files like these/);
-    // Each digest read once, in bounded batches of the store itself: through LangGraph's
-    // AsyncBatchedStore, 20,000 single gets were one batch resolved in quadratic time (~6 s).
-    expect(store.gets).toBe(20_000);
+    // Only what the caps can show is read (maxThreadFiles references, in path order), in
+    // bounded batches of the store itself: through LangGraph's AsyncBatchedStore, 20,000 single
+    // gets were one batch resolved in quadratic time (~6 s); before the count bound all 20,000 were read.
+    expect(store.gets).toBe(50);
     expect(store.largestBatch).toBeLessThanOrEqual(500);
     console.info(`20,000 refs: ${store.gets} store reads, ${Math.round(elapsed)} ms, reply ${text.length} chars`);
   });
