@@ -21,6 +21,7 @@ import { createCodeInterpreterTool, type ArtifactFileRef, type ExecuteCodeArtifa
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { InvalidOptionError } from "../../src/errors.js";
 import type { Language } from "../../src/sandbox/types.js";
+import { savedBytes } from "./helpers.js";
 
 const KiB = 1024;
 const sandbox = createSandbox({ poolSize: 1 });
@@ -138,14 +139,7 @@ describe("file contents in the graph's store", { timeout: 120_000 }, () => {
     const saver = new MemorySaver();
     const store = new InMemoryStore();
     const config = { configurable: { thread_id: "agent-store" } };
-    const bytes = () => {
-      let total = 0;
-      const storage = (saver as unknown as { storage: Record<string, Record<string, Record<string, [Uint8Array, Uint8Array]>>> }).storage;
-      for (const ns of Object.values(storage)) for (const cps of Object.values(ns)) for (const [cp, md] of Object.values(cps)) total += cp.length + md.length;
-      const writes = (saver as unknown as { writes: Record<string, Record<string, [string, string, Uint8Array]>> }).writes;
-      for (const w of Object.values(writes)) for (const r of Object.values(w)) total += r[2].length;
-      return total;
-    };
+    const bytes = () => savedBytes(saver);
     const agent = (codes: string[]) => {
       let model = fakeModel();
       for (const code of codes) model = model.respond(call(code));
