@@ -155,6 +155,35 @@ describe("file contents in the graph's store", { timeout: 120_000 }, () => {
     expect(perCall).toBeLessThan(64 * KiB);
   });
 
+  it("a thread moves between the two modes in a graph without codeFileContents: each reads the other's files and restores exactly", async () => {
+    const saver = new MemorySaver();
+    const store = new InMemoryStore();
+    const { codeFileContents: _dropped, ...fields } = codeModeStateFields;
+    const make = (fileContents: "store" | "checkpoint") =>
+      new StateGraph(new StateSchema({ messages: MessagesValue, ...fields }))
+        .addNode("tools", new ToolNode([createCodeInterpreterTool({ sandbox, persistence: "thread", languages: ["javascript"], fileContents })]))
+        .addEdge(START, "tools")
+        .addEdge("tools", END)
+        .compile({ checkpointer: saver, store });
+    const config = { configurable: { thread_id: "modes" } };
+    const ask = async (g: ReturnType<typeof make>, code: string, extra: Record<string, unknown> = {}) => {
+      const state = await g.invoke({ messages: [call(code)], ...extra }, config);
+      const artifact = ((state.messages as ToolMessage[]).at(-1)!.artifact as ExecuteCodeArtifact);
+      expect(artifact.result.status, JSON.stringify(artifact.result)).toBe("success");
+      return { value: artifact.result.result, state };
+    };
+    expect((await ask(make("store"), "var a = files.read('/a.txt'); a", { files: { "/a.txt": "one" } })).value).toBe("one");
+    // Checkpoint mode reads the stored file, and a content the log sees stays inline (no channel for it).
+    const checkpointMode = make("checkpoint");
+    await checkpointMode.updateState(config, { files: { "/b.txt": "two" } });
+    const second = await ask(checkpointMode, "var b = files.read('/b.txt'); a + b");
+    expect(second.value).toBe("onetwo");
+    expect(JSON.stringify((second.state.codeCells as { filesIn?: unknown }[]).at(-1)!.filesIn)).toContain('"content":"two"');
+    // A fresh graph in either mode restores the thread exactly.
+    expect((await ask(make("store"), "a + b + files.read('/a.txt')")).value).toBe("onetwoone");
+    expect((await ask(make("checkpoint"), "a + b + files.read('/b.txt')")).value).toBe("onetwotwo");
+  });
+
   it("a move applies only while the file still has the content it moves (a write of the same step wins, in any order)", () => {
     const file = (content: string) => ({ content, mimeType: "text/plain", created_at: "t", modified_at: "t" });
     const ref = { contentSha256: sha256Hex("old"), size: 3, mimeType: "text/plain", created_at: "t", modified_at: "t" };
