@@ -47,11 +47,13 @@ const config = JSON.parse(Deno.args[0] ?? "{}") as RunnerConfig;
 
 /**
  * Time Python gets to unwind after the soft interrupt before its worker is terminated. A session
- * keeps its interpreter when the interrupt works, so it gets longer; a pool interpreter is
- * replaced after a timeout either way, and the grace only buys the error's line and stack (a
- * loop that swallows KeyboardInterrupt returns at the limit + this).
+ * keeps its interpreter when the interrupt works, so it gets longer: 300 ms was missed once on a
+ * loaded CI machine (a session ended after an `output_limit` of one `print`, its state lost); a
+ * pool interpreter is replaced after a timeout either way, and the grace only buys the error's
+ * line and stack (a loop that swallows KeyboardInterrupt returns at the limit + this; the host's
+ * own kill comes later still, at the limit + 1.5 s).
  */
-const HARD_KILL_GRACE_MS = config.session ? 300 : 150;
+const HARD_KILL_GRACE_MS = config.session ? 1000 : 150;
 /** A cancelled run gets less: the caller is waiting (the host kills the process at 280 ms). */
 const CANCEL_GRACE_MS = 200;
 /**
