@@ -406,29 +406,27 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
             const { outcome, kept, stored } = await run(input, runtime);
             const content = outcomeText(outcome, input.code, maxContentChars, persistence);
             const update: Record<string, unknown> = {};
-            const wroteFiles = kept?.update !== undefined && Object.keys(kept.update).length > 0;
-            if (wroteFiles) update.files = kept.update;
-            const store = stored?.known;
-            const moved = outcome.cell && store ? moveContentsOut(outcome.cell, store) : undefined;
+            if (kept?.update !== undefined && Object.keys(kept.update).length > 0) update.files = kept.update;
+            // The log's contents move out of its cells where they have a place to go: the graph's
+            // store (fileContents: "store") or `codeFileContents`; otherwise they stay inline.
+            const moved = outcome.cell && (contentsInStore || stored?.channel) ? moveContentsOut(outcome.cell, stored?.known ?? {}) : undefined;
             if (outcome.cell) update.codeCells = [moved?.cell ?? outcome.cell];
+            let added = moved?.added ?? {};
             if (stored?.graphStore && contentsInStore) {
               // The contents go to the graph's store before the checkpoint can name them.
-              const toPut = new Map(Object.entries(moved?.added ?? {}));
+              const toPut = new Map(Object.entries(added));
+              added = {};
               const files = referencedUpdate(kept?.update, stored.stateFiles, toPut);
               if (Object.keys(files).length > 0) update.files = files;
               else delete update.files;
               await contentCache.put(stored.graphStore, stored.namespace, toPut);
-              // Kept written as in checkpoint mode (empty), so that a read's walk back to the
-              // channel's last copy stays as short as the walk to the last copy of `files` (a thread
-              // that held contents in it before keeps its old copy otherwise).
-              if (stored.channel && (update.files !== undefined || (options.backend !== undefined && outcome.cell !== undefined))) update.codeFileContents = {};
-            } else {
-              // Written with every file write too (empty when nothing is new), so the store's copies
-              // keep pace with those of `files` (file-contents.ts); with a backend there is no `files`
-              // channel, and it keeps pace with the log instead.
-              const touch = wroteFiles || (options.backend !== undefined && outcome.cell !== undefined);
-              if (store && (touch || Object.keys(moved?.added ?? {}).length > 0)) update.codeFileContents = moved?.added ?? {};
             }
+            // Written with every file write too (empty when nothing is new), so the channel's copies
+            // keep pace with those of `files` and a read's walk back to its last copy is no longer
+            // (file-contents.ts); with a backend there is no `files` channel, and it keeps pace with
+            // the log instead. In store mode it stays empty: it is written for the walk only.
+            const touch = update.files !== undefined || (options.backend !== undefined && outcome.cell !== undefined);
+            if (stored?.channel && (touch || Object.keys(added).length > 0)) update.codeFileContents = added;
             update.messages = [
               new ToolMessage({
                 content,

@@ -21,6 +21,7 @@ import { createCodeInterpreterTool, type ArtifactFileRef, type ExecuteCodeArtifa
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { InvalidOptionError } from "../../src/errors.js";
 import type { Language } from "../../src/sandbox/types.js";
+import { savedBytes } from "./helpers.js";
 
 const KiB = 1024;
 const sandbox = createSandbox({ poolSize: 1 });
@@ -138,14 +139,7 @@ describe("file contents in the graph's store", { timeout: 120_000 }, () => {
     const saver = new MemorySaver();
     const store = new InMemoryStore();
     const config = { configurable: { thread_id: "agent-store" } };
-    const bytes = () => {
-      let total = 0;
-      const storage = (saver as unknown as { storage: Record<string, Record<string, Record<string, [Uint8Array, Uint8Array]>>> }).storage;
-      for (const ns of Object.values(storage)) for (const cps of Object.values(ns)) for (const [cp, md] of Object.values(cps)) total += cp.length + md.length;
-      const writes = (saver as unknown as { writes: Record<string, Record<string, [string, string, Uint8Array]>> }).writes;
-      for (const w of Object.values(writes)) for (const r of Object.values(w)) total += r[2].length;
-      return total;
-    };
+    const bytes = () => savedBytes(saver);
     const agent = (codes: string[]) => {
       let model = fakeModel();
       for (const code of codes) model = model.respond(call(code));
@@ -159,6 +153,35 @@ describe("file contents in the graph's store", { timeout: 120_000 }, () => {
     expect(((state.messages as ToolMessage[]).filter((m) => ToolMessage.isInstance(m)).at(-1)!.artifact as ExecuteCodeArtifact).result.result).toBe(128 * KiB);
     // Checkpoint mode stores ~4.7 MB per call here (each Send carries the state); references keep it to kilobytes.
     expect(perCall).toBeLessThan(64 * KiB);
+  });
+
+  it("a thread moves between the two modes in a graph without codeFileContents: each reads the other's files and restores exactly", async () => {
+    const saver = new MemorySaver();
+    const store = new InMemoryStore();
+    const { codeFileContents: _dropped, ...fields } = codeModeStateFields;
+    const make = (fileContents: "store" | "checkpoint") =>
+      new StateGraph(new StateSchema({ messages: MessagesValue, ...fields }))
+        .addNode("tools", new ToolNode([createCodeInterpreterTool({ sandbox, persistence: "thread", languages: ["javascript"], fileContents })]))
+        .addEdge(START, "tools")
+        .addEdge("tools", END)
+        .compile({ checkpointer: saver, store });
+    const config = { configurable: { thread_id: "modes" } };
+    const ask = async (g: ReturnType<typeof make>, code: string, extra: Record<string, unknown> = {}) => {
+      const state = await g.invoke({ messages: [call(code)], ...extra }, config);
+      const artifact = ((state.messages as ToolMessage[]).at(-1)!.artifact as ExecuteCodeArtifact);
+      expect(artifact.result.status, JSON.stringify(artifact.result)).toBe("success");
+      return { value: artifact.result.result, state };
+    };
+    expect((await ask(make("store"), "var a = files.read('/a.txt'); a", { files: { "/a.txt": "one" } })).value).toBe("one");
+    // Checkpoint mode reads the stored file, and a content the log sees stays inline (no channel for it).
+    const checkpointMode = make("checkpoint");
+    await checkpointMode.updateState(config, { files: { "/b.txt": "two" } });
+    const second = await ask(checkpointMode, "var b = files.read('/b.txt'); a + b");
+    expect(second.value).toBe("onetwo");
+    expect(JSON.stringify((second.state.codeCells as { filesIn?: unknown }[]).at(-1)!.filesIn)).toContain('"content":"two"');
+    // A fresh graph in either mode restores the thread exactly.
+    expect((await ask(make("store"), "a + b + files.read('/a.txt')")).value).toBe("onetwoone");
+    expect((await ask(make("checkpoint"), "a + b + files.read('/b.txt')")).value).toBe("onetwotwo");
   });
 
   it("a move applies only while the file still has the content it moves (a write of the same step wins, in any order)", () => {

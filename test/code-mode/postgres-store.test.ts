@@ -6,7 +6,6 @@
  * `files` channel in PostgreSQL holds references, and the checkpoint bytes a writing call adds
  * are far below those of `fileContents: "checkpoint"` on the same sequence (a size, not a time).
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import { startPostgres, type PostgresCluster } from "../support/postgres.js";
+import { lastJsonLineOf } from "../support/child-json.js";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = fileURLToPath(new URL("./fixtures/agent-process.mjs", import.meta.url));
 
 interface Result {
@@ -74,14 +73,7 @@ async function agentProcess(threadId: string, plan: Plan): Promise<ProcessReport
   // The plan goes through a file: it holds ~1 MiB of files, more than one argument may.
   const planFile = join(planDir, `plan-${plans++}.json`);
   writeFileSync(planFile, JSON.stringify(plan));
-  const child = spawn(process.execPath, [fixture, pg.url, threadId, `@${planFile}`], { cwd: root, env: { PATH: process.env.PATH } });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  if (exitCode !== 0) throw new Error(`agent process exited with ${exitCode}: ${stderr.slice(-2000)}`);
-  return JSON.parse(stdout.trim().split("\n").at(-1)!) as ProcessReport;
+  return lastJsonLineOf<ProcessReport>(fixture, [pg.url, threadId, `@${planFile}`]);
 }
 
 /** Text that does not compress (hex of a hash chain), so no layer can make it look small. */

@@ -7,12 +7,11 @@
  * asked to go back. On a throwaway PostgreSQL cluster (never skipped: if PostgreSQL cannot
  * start, the suite fails with the reason).
  */
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres, type PostgresCluster } from "../support/postgres.js";
+import { lastJsonLineOf } from "../support/child-json.js";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = fileURLToPath(new URL("./fixtures/agent-process.mjs", import.meta.url));
 
 interface Result {
@@ -33,14 +32,7 @@ interface Plan {
 }
 
 async function agentProcess(url: string, threadId: string, plan: Plan): Promise<ProcessReport> {
-  const child = spawn(process.execPath, [fixture, url, threadId, JSON.stringify(plan)], { cwd: root, env: { PATH: process.env.PATH } });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  if (exitCode !== 0) throw new Error(`agent process exited with ${exitCode}: ${stderr.slice(-2000)}`);
-  return JSON.parse(stdout.trim().split("\n").at(-1)!) as ProcessReport;
+  return lastJsonLineOf<ProcessReport>(fixture, [url, threadId, JSON.stringify(plan)]);
 }
 
 let pg: PostgresCluster;
