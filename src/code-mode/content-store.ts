@@ -16,6 +16,7 @@
  */
 import { sha256Hex } from "./digest.js";
 import { fileBytes, type StoredFileRef, type ThreadFile } from "./files.js";
+import { contentRefOf } from "./file-contents.js";
 
 export { sha256Hex } from "./digest.js";
 export type { StoredFileRef } from "./files.js";
@@ -104,10 +105,8 @@ export async function putContents(store: GraphStore, namespace: string[], conten
  * line arrays, which only hand-written updates hold, stay as they are).
  */
 export function storedFileOf(file: ThreadFile, size: number): { ref: StoredFileRef; digest: string; content: string } | undefined {
-  if (typeof file.content !== "string") return undefined;
-  const { content, ...rest } = file as ThreadFile & { content: string };
-  const digest = sha256Hex(content);
-  return { ref: { ...rest, contentSha256: digest, size }, digest, content };
+  const moved = contentRefOf(file);
+  return moved && { ...moved, ref: { ...moved.ref, size } };
 }
 
 /**

@@ -30,6 +30,18 @@ export function isContentRef(value: unknown): value is FileContentRef {
 }
 
 /**
+ * `file` without its content, named by the content's digest instead, and that content; undefined
+ * for what has no string content to move (a deletion, a plain text update, a reference already,
+ * bytes or line arrays from a hand-written update).
+ */
+export function contentRefOf(file: unknown): { ref: FileContentRef; digest: string; content: string } | undefined {
+  if (file === null || typeof file !== "object" || isContentRef(file) || typeof (file as ThreadFile).content !== "string") return undefined;
+  const { content, ...rest } = file as ThreadFile & { content: string };
+  const digest = sha256(content);
+  return { ref: { ...rest, contentSha256: digest }, digest, content };
+}
+
+/**
  * `cell` with the contents of its `filesIn` moved out: the cell to log, and the contents the
  * store does not hold yet (by digest). A file whose content is not a string (bytes, line arrays
  * from a hand-written update) stays inline.
@@ -39,14 +51,13 @@ export function moveContentsOut(cell: CodeCell, store: FileContents): { cell: Co
   if (!cell.filesIn) return { cell, added };
   const filesIn: Record<string, ThreadFile | FileContentRef | string | null> = {};
   for (const [path, file] of Object.entries(cell.filesIn)) {
-    if (file === null || typeof file !== "object" || isContentRef(file) || typeof (file as ThreadFile).content !== "string") {
+    const moved = contentRefOf(file);
+    if (!moved) {
       filesIn[path] = file;
       continue;
     }
-    const { content, ...rest } = file as ThreadFile & { content: string };
-    const digest = sha256(content);
-    if (!Object.hasOwn(store, digest)) added[digest] = content;
-    filesIn[path] = { ...rest, contentSha256: digest } as FileContentRef;
+    if (!Object.hasOwn(store, moved.digest)) added[moved.digest] = moved.content;
+    filesIn[path] = moved.ref;
   }
   return { cell: { ...cell, filesIn }, added };
 }

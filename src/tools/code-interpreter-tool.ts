@@ -416,7 +416,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
               // The contents go to the graph's store before the checkpoint can name them.
               const toPut = new Map(Object.entries(added));
               added = {};
-              const files = referencedUpdate(kept?.update, stored.stateFiles, toPut);
+              const files = referencedUpdate(kept?.update, outcome.files.written, stored.stateFiles, toPut);
               if (Object.keys(files).length > 0) update.files = files;
               else delete update.files;
               await contentCache.put(stored.graphStore, stored.namespace, toPut);
@@ -544,10 +544,12 @@ async function storedContents(
  * the thread's files another node wrote with their content moved to the store (only if they
  * still have it: `ContentMove`). Adds the contents to write to `toPut`.
  */
-function referencedUpdate(update: ThreadFilesUpdate | undefined, files: ThreadFiles | undefined, toPut: Map<string, string>): ThreadFilesUpdate {
+function referencedUpdate(update: ThreadFilesUpdate | undefined, written: ReadonlyMap<string, Uint8Array>, files: ThreadFiles | undefined, toPut: Map<string, string>): ThreadFilesUpdate {
   const out: ThreadFilesUpdate = {};
   for (const [path, value] of Object.entries(update ?? {})) {
-    const stored = value !== null && typeof value === "object" && !isContentRef(value) ? storedFileOf(value as ThreadFile, fileBytes(value)?.byteLength ?? 0) : undefined;
+    // The run's own bytes give the size; an update the source made itself is decoded for it.
+    const size = () => written.get(path)?.byteLength ?? fileBytes(value)?.byteLength ?? 0;
+    const stored = value !== null && typeof value === "object" ? storedFileOf(value as ThreadFile, size()) : undefined;
     if (!stored) {
       out[path] = value;
       continue;
