@@ -68,6 +68,25 @@ describe("Python sessions", { timeout: 60_000 }, () => {
     await strict.dispose();
   });
 
+  it("keeps its state when the output limit is hit by the program's last step (a limit's interrupt lands only in the guest's code)", async () => {
+    // The limit's interrupt used to reach Python after the program's last step, inside Pyodide's
+    // conversion of the outcome: the interpreter was declared failed and the session ended
+    // (1-2 runs in 100 of these).
+    const strict = await engine.createSession({ language: "python", defaults: { maxOutputBytes: 100, timeoutMs: 20_000 }, memoryLimitBytes: 64 * 1024 * 1024 });
+    await strict.run("kept = 41");
+    const programs = ["print('x' * 500)", "print('y' * 50)\nprint('z' * 500)\n7", "for i in range(100):\n    print('abcdefghij' * 3)", "import sys\nsys.stdout.write('q' * 300)"];
+    for (let round = 0; round < 40; round++) {
+      for (const code of programs) {
+        const r = await strict.run(code);
+        expect(r.status, `${code} (round ${round}): ${r.error?.message}`).toBe("output_limit");
+      }
+      // The last program passes the limit in the driver's own flush: no stop reaches the next request.
+      expect(await strict.functionNames()).toEqual([]);
+    }
+    expect((await strict.run("kept + 1")).result).toBe(42);
+    await strict.dispose();
+  });
+
   it("checks arguments and refuses use after dispose", async () => {
     expect(() => session.call("hyp", [() => 1] as never)).toThrow(InvalidOptionError);
     const other = await engine.createSession({ language: "python", defaults: {}, memoryLimitBytes: 32 * 1024 * 1024 });

@@ -67,6 +67,14 @@ export interface DriverPython {
   /** `_cs_result_text(value, maxBytes)`: the result's JSON text, its size when over the limit, or None. */
   resultText(value: unknown, maxBytes: number): unknown;
   flush(): void;
+  /**
+   * Interrupts land only in the guest's code. `mask` stops them from reaching Python (the
+   * driver's own steps are not the guest's: a KeyboardInterrupt there failed Pyodide's
+   * conversions and ended the session) and says whether a stop was asked for meanwhile (it is
+   * taken); `unmask` lets them in again, before the guest's next step.
+   */
+  mask(): boolean;
+  unmask(): void;
   /** Pyodide's proxies of Python objects (to destroy what the driver took). */
   isProxy(value: unknown): value is PyObject;
 }
@@ -78,8 +86,12 @@ export interface DriverDone {
   exited?: string;
 }
 
-/** How a task ended: returned a value, raised an exception (a proxy; SystemExit and KeyboardInterrupt included), or was cancelled. */
-type TaskEnd = { returned: unknown } | { raised: unknown } | { cancelled: true };
+/**
+ * How a task ended: returned a value, raised an exception (a proxy; SystemExit and
+ * KeyboardInterrupt included), was cancelled, or was asked to stop (a limit's interrupt that
+ * came after its last check: the run goes no further, whatever it returned).
+ */
+type TaskEnd = { returned: unknown } | { raised: unknown } | { cancelled: true } | { stopped: true };
 
 const ReflectApply = Reflect.apply;
 const JSONParse = JSON.parse;
@@ -113,8 +125,10 @@ const TASK_SOURCE = [
   "    except stops as e:",
   "        exits.append(e)",
   // The coroutine is made here: a coroutine handed to JavaScript would be scheduled by Pyodide.
-  "def _cs_task(Task, loop, fn, *args):",
-  "    return Task(fn(*args), loop=loop, eager_start=True)",
+  // The task goes in `box` at once: a limit's interrupt that lands in this frame after the
+  // guest's code ran (KeyboardInterrupt) leaves the task with the driver all the same.
+  "def _cs_task(Task, loop, box, fn, *args):",
+  "    box.append(Task(fn(*args), loop=loop, eager_start=True))",
   "",
 ].join("\n");
 
@@ -175,8 +189,17 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     }
   };
 
-  /** How a finished task ended, read with the Task's own C methods. */
+  /** Set when a limit asked the run to stop; no further guest step of the run starts. */
+  let stopAsked = false;
+
+  /** How a finished task ended, read with the Task's own C methods (interrupts masked). */
   function ending(task: PyObject, exits: PyObject): TaskEnd {
+    if (stopAsked) {
+      const stopped = exits.get(0 as never) ?? (task.cancelled() ? undefined : task.exception());
+      if (stopped !== undefined) return { raised: stopped };
+      if (!task.cancelled()) release(task.result());
+      return { stopped: true };
+    }
     if (task.cancelled()) return { cancelled: true };
     const exception = task.exception();
     if (exception !== undefined) return { raised: exception };
@@ -192,21 +215,39 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
    * the coroutine ended (PyIter_Send inside CPython); nothing in Python reports it.
    */
   function inTask(name: string, args: unknown[]): Promise<TaskEnd> {
+    if (stopAsked) return Promise.resolve({ stopped: true });
     const scope = py.dict() as PyObject;
     const exits = py.list() as PyObject;
-    let task: PyObject;
+    const box = py.list() as PyObject;
+    let task: PyObject | undefined;
     try {
       py.exec(taskModule, scope);
       const fn = scope.get(name);
       const start = scope.get("_cs_task") as PyObject;
       try {
-        task = start(py.task, py.loop, fn, ...args, py.stops, exits) as PyObject;
+        py.unmask();
+        try {
+          start(py.task, py.loop, box, fn, ...args, py.stops, exits);
+        } catch (error) {
+          // A limit's interrupt in our frames, around the guest's code: a stop, not a fault.
+          if (!isPythonError(error) || error.type !== "KeyboardInterrupt") throw error;
+          stopAsked = true;
+        } finally {
+          if (py.mask()) stopAsked = true;
+        }
+        task = box.get(0 as never) as PyObject | undefined;
       } finally {
         release(start);
         release(fn);
+        release(box);
       }
     } finally {
       scope.destroy();
+    }
+    if (task === undefined) {
+      // The Task re-raised the interrupt before it was boxed: it is over (its exception is set).
+      release(exits);
+      return Promise.resolve({ stopped: true });
     }
     if (task.done()) {
       try {
@@ -219,7 +260,13 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     return new Promise((resolve, reject) => {
       waitingTask = task;
       settleWaiting = () => {
-        if (waitingTask !== task || !task.done()) return;
+        if (waitingTask !== task) return;
+        // Called by the event loop, from Python: the guest's steps are over when the task is.
+        if (py.mask()) stopAsked = true;
+        if (!task.done()) {
+          py.unmask();
+          return;
+        }
         waitingTask = undefined;
         settleWaiting = undefined;
         try {
@@ -232,6 +279,8 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
         }
       };
       task.add_done_callback(() => settleWaiting?.());
+      // The guest's code goes on from the event loop.
+      py.unmask();
     });
   }
 
@@ -242,7 +291,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
   }
 
   /** The outcome of a run or call whose code raised `exception` (clamped: never success unless it exited). */
-  function raised(end: { raised: unknown } | { cancelled: true }, exits: boolean): DriverDone {
+  function raised(end: Exclude<TaskEnd, { returned: unknown }>, exits: boolean): DriverDone {
     let described: Record<string, unknown> | undefined;
     if ("raised" in end) {
       try {
@@ -252,6 +301,9 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
       } finally {
         release(end.raised);
       }
+    } else if ("stopped" in end) {
+      // The runner names the limit; this only keeps the run from going on.
+      described = { status: "runtime_error", error: { name: "KeyboardInterrupt", message: "the run was stopped by its limit" } };
     } else {
       described = { status: "runtime_error", error: { name: "CancelledError", message: "the program cancelled its own task" } };
     }
@@ -314,6 +366,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
   return {
     /** A program: its body, then its last expression (the result), each in a task of its own. */
     async runProgram(code: string, optionsJson: string, maxResultBytes: number): Promise<DriverDone> {
+      stopAsked = false;
       const prepared = parseObject(py.prepareRun(code, optionsJson));
       if (prepared?.ready !== true) return notRun(prepared);
       // Taken out at once, before any code of the run.
@@ -335,6 +388,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
 
     /** A session call of a function the session defined; an awaitable result is awaited. */
     async callFunction(name: string, optionsJson: string, maxResultBytes: number): Promise<DriverDone> {
+      stopAsked = false;
       const prepared = parseObject(py.prepareCall(name, optionsJson));
       if (prepared?.ready !== true) return notRun(prepared);
       const call = py.slot.get("_p");
@@ -365,6 +419,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
           release(ran.returned);
           return { status: "passed" };
         }
+        if ("stopped" in ran) return { status: "failed", error: { name: "KeyboardInterrupt", message: "the tests were stopped by their limit" } };
         if (!("raised" in ran)) return { status: "failed", error: { name: "CancelledError", message: "the tests' task was cancelled" } };
         let formatted: unknown;
         try {
@@ -387,7 +442,10 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
 
     /** Cancels the waiting task at its await (the runner asks after a limit; Python is idle then). */
     interrupt(): void {
-      waitingTask?.cancel();
+      // A task already over whose done callback was lost (an interrupt in the event loop's own
+      // frames) is settled now, not left for the hard kill.
+      if (waitingTask?.done()) settleWaiting?.();
+      else waitingTask?.cancel();
     },
 
     /** Whether a run waits on an await. */
@@ -400,7 +458,11 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
       const task = waitingTask;
       waitingTask = undefined;
       settleWaiting = undefined;
+      stopAsked = false;
+      py.mask();
       release(task);
+      // Between runs as at the start: the interpreter sees the buffer (the runner clears it).
+      py.unmask();
     },
   };
 }

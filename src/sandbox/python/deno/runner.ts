@@ -47,13 +47,13 @@ const config = JSON.parse(Deno.args[0] ?? "{}") as RunnerConfig;
 
 /**
  * Time Python gets to unwind after the soft interrupt before its worker is terminated. A session
- * keeps its interpreter when the interrupt works, so it gets longer: 300 ms was missed once on a
- * loaded CI machine (a session ended after an `output_limit` of one `print`, its state lost); a
- * pool interpreter is replaced after a timeout either way, and the grace only buys the error's
- * line and stack (a loop that swallows KeyboardInterrupt returns at the limit + this; the host's
- * own kill comes later still, at the limit + 1.5 s).
+ * keeps its interpreter when the interrupt works, so it gets longer; a pool interpreter is
+ * replaced after a timeout either way, and the grace only buys the error's line and stack (a
+ * loop that swallows KeyboardInterrupt returns at the limit + this). Sessions that ended after an
+ * `output_limit` were not a short grace: the interrupt landed in the driver's own frames after
+ * the program's last step (run-driver.ts masks it there now).
  */
-const HARD_KILL_GRACE_MS = config.session ? 1000 : 150;
+const HARD_KILL_GRACE_MS = config.session ? 300 : 150;
 /** A cancelled run gets less: the caller is waiting (the host kills the process at 280 ms). */
 const CANCEL_GRACE_MS = 200;
 /**
@@ -333,6 +333,8 @@ function execute(interpreter: Interpreter, id: number, request: WorkerRequest, l
       clearTimeout(softTimer);
       clearInterval(memoryTimer);
       if (hardTimer !== undefined) clearTimeout(hardTimer);
+      // A stop asked for after the run's last step must not reach the interpreter's next request.
+      Atomics.store(interpreter.interrupt, 0, 0);
       interpreter.worker.onmessage = null;
       interpreter.worker.onerror = null;
       const durationMs = performance.now() - startedAt;

@@ -50,6 +50,7 @@ const realSetTimeout = realm.setTimeout as (fn: () => void, ms?: number) => numb
 const realClearTimeout = realm.clearTimeout as (id: number) => void;
 const realSetInterval = realm.setInterval as (fn: () => void, ms?: number) => number;
 const AtomicsStore = Atomics.store;
+const AtomicsExchange = Atomics.exchange;
 const JSONParse = JSON.parse;
 const JSONStringify = JSON.stringify;
 const memoryPrototype = (realm.WebAssembly as { Memory: { prototype: WasmMemory } }).Memory.prototype;
@@ -700,6 +701,8 @@ async function handle(request: WorkerRequest): Promise<void> {
       const builtin = (name: string) => cLevel(`__import__('builtins').${name}`) as unknown as PyObject;
       const entry = (name: string) => entryPoint(name) as unknown as (...args: unknown[]) => unknown;
       const PyProxyClass = (py as unknown as { ffi: { PyProxy: new () => unknown } }).ffi.PyProxy;
+      // Taken before any program ran (the realm is the guest's afterwards).
+      const setInterruptBuffer = py.setInterruptBuffer.bind(py) as (buffer: Int32Array | undefined) => void;
       const python: DriverPython = {
         exec: builtin("exec"),
         eval: builtin("eval"),
@@ -720,6 +723,11 @@ async function handle(request: WorkerRequest): Promise<void> {
         format: entry("_cs_format_exception"),
         resultText: entry("_cs_result_text"),
         flush: flushPython,
+        mask: () => {
+          setInterruptBuffer(undefined);
+          return interrupt !== undefined && AtomicsExchange(interrupt, 0, 0) !== 0;
+        },
+        unmask: () => setInterruptBuffer(interrupt),
         isProxy: (value: unknown): value is PyObject => (typeof value === "object" || typeof value === "function") && value !== null && value instanceof PyProxyClass,
       };
       driver = createRunDriver(python, isPythonError);
