@@ -66,6 +66,34 @@ describe("Python engine", { timeout: 60_000 }, () => {
     expect(sub.status).toBe("forbidden");
   });
 
+  it("finds a forbidden import in any statement before running, and reports the one ast.walk meets first", async () => {
+    // The static check visits statements only, and skips a text without the keyword: every place a statement can be.
+    const nested = [
+      "def f():\n    import socket",
+      "class C:\n    import socket",
+      "try:\n    pass\nexcept Exception:\n    import socket",
+      "try:\n    pass\nfinally:\n    import socket",
+      "match 1:\n    case 1:\n        import socket",
+      "with open('x', 'w') as f:\n    import socket",
+      "for i in []:\n    pass\nelse:\n    import socket",
+      "async def g():\n    async with x:\n        from subprocess import run",
+      "x = 1  # é\nif x:\n    import socket",
+    ];
+    for (const code of nested) {
+      const r = await engine.run(`print('ran')\n${code}`, options());
+      expect(r.status, code).toBe("forbidden");
+      expect(r.stdout, code).toBe("");
+    }
+    // Breadth first: the shallow import (line 4) is met before the nested one (line 2).
+    const order = await engine.run("if True:\n    import socket\nx = 1\nimport subprocess", options());
+    expect(order.error?.line).toBe(4);
+    // A syntax error in the last expression or in the body is the cell's, as before.
+    expect((await engine.run("x = 1\n(yield x)", options())).status).toBe("syntax_error");
+    const body = await engine.run("break\n1 + 1", options());
+    expect(body.status).toBe("syntax_error");
+    expect(body.error?.line).toBe(1);
+  });
+
   it("runs the standard library", async () => {
     const r = await engine.run(
       "import json, math, re, collections, datetime, itertools, statistics\n[math.sqrt(16), statistics.mean([1, 2, 3]), re.findall(r'\\d+', 'a1b22'), dict(collections.Counter('aab'))]",

@@ -74,14 +74,22 @@ _CS_SLOT = {}
 
 def _cs_compile_cell(code, filename):
     """(body, last expression or None, None), or (None, None, outcome) for a syntax error or forbidden import."""
-    tree, bad = _cs_parse(code, filename)
+    # Compiled once, in its two parts: their syntax errors are the whole cell's.
+    tree, bad = _cs_parse(code, filename, compiled=False)
     if bad:
         return None, None, bad
+    try:
+        last = None
+        if tree.body and isinstance(tree.body[-1], _cs_ast.Expr):
+            last_tree = _cs_ast.Expression(tree.body.pop().value)
+            body = compile(tree, filename, "exec", flags=_CS_TLA)
+            last = compile(last_tree, filename, "eval", flags=_CS_TLA)
+        else:
+            body = compile(tree, filename, "exec", flags=_CS_TLA)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
+        return None, None, _cs_syntax_outcome(e)
     _cs_linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
-    last = None
-    if tree.body and isinstance(tree.body[-1], _cs_ast.Expr):
-        last = compile(_cs_ast.Expression(tree.body.pop().value), filename, "eval", flags=_CS_TLA)
-    return compile(tree, filename, "exec", flags=_CS_TLA), last, None
+    return body, last, None
 
 def _cs_exit_text(code):
     return "sys.exit()" if code is None else "sys.exit(%r)" % (code,)

@@ -79,20 +79,46 @@ def _cs_syntax(e):
     stack = '  File "%s", line %s\n    %s\n%s: %s' % (filename, line, text.strip(), type(e).__name__, e.msg) if line else None
     return {"status": "syntax_error", "error": _cs_error(type(e).__name__, e.msg, line, col, stack)}
 
-def _cs_parse(code, filename=_CS_FILE):
-    """Returns (tree, None) or (None, outcome) for a syntax error or a forbidden import."""
+_CS_STATEMENT_NODES = (_cs_ast.stmt, _cs_ast.excepthandler, _cs_ast.match_case)
+
+def _cs_import_nodes(tree):
+    """The import statements of a module, in ast.walk's order (breadth first), visiting statements
+    only: an import is always a statement, and most nodes of a cell are expressions."""
+    level = [tree]
+    while level:
+        below = []
+        for node in level:
+            if isinstance(node, (_cs_ast.Import, _cs_ast.ImportFrom)):
+                yield node
+                continue
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    below.extend(item for item in value if isinstance(item, _CS_STATEMENT_NODES))
+        level = below
+
+def _cs_syntax_outcome(e):
+    if isinstance(e, SyntaxError):
+        return _cs_syntax(e)
+    return {"status": "syntax_error", "error": _cs_error("SyntaxError", str(e))}
+
+def _cs_parse(code, filename=_CS_FILE, compiled=True):
+    """Returns (tree, None) or (None, outcome) for a syntax error or a forbidden import. With
+    compiled=False the caller compiles the tree itself (and reports its syntax errors)."""
     try:
         tree = _cs_ast.parse(code, filename, "exec")
-        compile(tree, filename, "exec", flags=_cs_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    except SyntaxError as e:
-        return None, _cs_syntax(e)
-    except (ValueError, MemoryError, RecursionError) as e:
-        return None, {"status": "syntax_error", "error": _cs_error("SyntaxError", str(e))}
-    for node in _cs_ast.walk(tree):
+        if compiled:
+            compile(tree, filename, "exec", flags=_cs_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
+        return None, _cs_syntax_outcome(e)
+    # No import statement without the keyword in the text (ASCII: no other spelling of it).
+    if code.isascii() and "import" not in code:
+        return tree, None
+    for node in _cs_import_nodes(tree):
         names = []
         if isinstance(node, _cs_ast.Import):
             names = [a.name for a in node.names]
-        elif isinstance(node, _cs_ast.ImportFrom) and node.level == 0 and node.module:
+        elif node.level == 0 and node.module:
             names = [node.module] + [node.module + "." + a.name for a in node.names]
         for n in names:
             problem = _cs_import_problem(n)
