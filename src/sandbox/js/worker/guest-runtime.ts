@@ -44,6 +44,24 @@ const NATIVE_PATHS: readonly (readonly [string, string])[] = [
  */
 export type BoundedString = { text: string | undefined; overLimitBytes?: undefined } | { text?: undefined; overLimitBytes: number };
 
+/**
+ * Built-ins the guest is not given. `SharedArrayBuffer` (and `Atomics`, which only works on
+ * one) has no use in a single-threaded sandbox, and quickjs-ng hands a growable one's new bytes
+ * out unzeroed: a pool run read an earlier run's strings from its worker's reused memory
+ * (test/security/js-memory-reuse.test.ts).
+ */
+const UNGRANTED_GLOBALS = ["SharedArrayBuffer", "Atomics"] as const;
+
+function removeUngrantedGlobals(ctx: QuickJSContext): void {
+  using reflect = ctx.getProp(ctx.global, "Reflect");
+  using deleteProperty = ctx.getProp(reflect, "deleteProperty");
+  for (const name of UNGRANTED_GLOBALS) {
+    using key = ctx.newString(name);
+    using deleted = ctx.unwrapResult(ctx.callFunction(deleteProperty, reflect, ctx.global, key));
+    if (ctx.typeof(deleted) !== "boolean" || !ctx.dump(deleted)) throw new Error(`could not remove the global ${name} from a guest context`);
+  }
+}
+
 const NATIVE_STRINGIFY = 0;
 const NATIVE_PARSE = 1;
 const NATIVE_GET_OWN_PROPERTY_DESCRIPTOR = 9;
@@ -76,6 +94,7 @@ export class GuestRuntime {
       }
       return this.own(value);
     });
+    removeUngrantedGlobals(ctx);
   }
 
   /** Handles owned for the context's life, in the order taken (their pointers are part of a snapshot's state). */
