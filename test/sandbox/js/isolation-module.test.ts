@@ -5,7 +5,7 @@ const sandbox = createSandbox({ poolSize: 1, isolation: "module" });
 afterAll(() => sandbox.dispose());
 
 describe('createSandbox({ isolation: "module" })', () => {
-  it("runs every pool run in a WASM instance of its own, with the same results", async () => {
+  it("runs every pool run from the worker's restored memory, with the same results", async () => {
     const first = await sandbox.run("globalThis.leak = 'x'.repeat(1000); console.log('one'); 6 * 7");
     expect(first).toMatchObject({ status: "success", stdout: "one\n", result: 42 });
     const second = await sandbox.run("typeof leak");
