@@ -24,6 +24,8 @@ if (!port) throw new Error("worker.js must run in a worker thread");
 installRunClock();
 
 function post(message: WorkerToHost): void {
+  // A run's output goes with its end: none of it stays in the mirror for the host to read later.
+  if (message.type === "done") host.mirror?.clear();
   port!.postMessage(message);
 }
 
