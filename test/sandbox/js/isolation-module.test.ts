@@ -15,6 +15,10 @@ describe('createSandbox({ isolation: "module" })', () => {
     const timeout = await sandbox.run("for (;;) {}", { timeoutMs: 200 });
     expect(timeout.status).toBe("timeout");
     expect((await sandbox.run("1 + 1")).result).toBe(2);
+    // A run that grows the memory: the worker takes a new instance, and runs on.
+    const grow = "const p = []; for (let i = 0; i < 24; i++) p.push(new Uint8Array(1 << 20).fill(1)); p.length";
+    expect((await sandbox.run(grow)).result).toBe(24);
+    expect((await sandbox.run("globalThis.leak === undefined && [1, 2].join()")).result).toBe("1,2");
     expect(sandbox.liveWorkerCount()).toBe(1);
   });
 

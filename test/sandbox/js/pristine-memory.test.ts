@@ -42,9 +42,11 @@ describe("PristineMemory", () => {
     expect(pristine.restore()).toBeGreaterThan(0);
     expect(memory(module).equals(before)).toBe(true);
 
+    expect(pristine.grown()).toBe(false);
     expect(run(module, GROW)).toBe(40);
     const grown = memory(module);
     expect(grown.byteLength).toBeGreaterThan(before.byteLength);
+    expect(pristine.grown()).toBe(true);
     pristine.restore();
     const after = memory(module);
     expect(after.subarray(0, before.byteLength).equals(before)).toBe(true);

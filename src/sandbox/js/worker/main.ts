@@ -189,7 +189,20 @@ interface RunEnd {
   files?: Record<string, Uint8Array>;
 }
 
+/**
+ * A new WASM instance for a pool worker that restores its memory, when a run grew the old one's
+ * (see PristineMemory.grown): its memory is new, and it becomes the pristine one.
+ */
+async function replaceInstance(): Promise<void> {
+  quickjs = await newQuickJS();
+  pristine = PristineMemory.take(quickjs);
+}
+
+/** Set while a pool worker replaces its instance between runs: the next run waits for it. */
+let replacing: Promise<void> | undefined;
+
 async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promise<RunEnd> {
+  if (replacing) await replacing;
   const startedMs = performance.now();
   host.mirror?.markStarted(message.runId);
   const prepared = prepareJavaScript(message.code, message.language, { grantedNames: message.grantedNames });
@@ -232,7 +245,13 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}), ...(files ? { files } : {}) });
   if (retiring) process.exit(1);
   // No runtime is alive now: nothing the run left (or wrote anywhere) reaches the next one.
-  pristine?.restore();
+  if (pristine?.grown()) {
+    replacing = replaceInstance();
+    await replacing;
+    replacing = undefined;
+  } else {
+    pristine?.restore();
+  }
   try {
     spare = new GuestContext(quickjs, message.memoryLimitBytes, host);
   } catch {
