@@ -45,7 +45,8 @@ function rawStdio() {
   const send = (message: unknown) => input.write(`${JSON.stringify(message)}\n`);
   const reply = async (id: number): Promise<Record<string, any>> => {
     for (;;) {
-      const line = received.split("\n").find((l) => l.startsWith(`{`) && (JSON.parse(l) as { id?: unknown }).id === id);
+      // Complete lines only: the last piece may be half of a line still arriving.
+      const line = received.split("\n").slice(0, -1).find((l) => (JSON.parse(l) as { id?: unknown }).id === id);
       if (line !== undefined) return JSON.parse(line) as Record<string, any>;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
