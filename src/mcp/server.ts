@@ -95,7 +95,7 @@ export function createMcpServer(options: SandboxMcpServerOptions = {}): SandboxM
     idleMs: resolved.sessionIdleMs,
     create: (language) => sandbox.createSession({ language, memoryLimitBytes: resolved.memoryLimitBytes }),
   });
-  const context: ToolContext = { options: resolved, sandbox, sessions, limiter: new RunLimiter(resolved.maxConcurrentRuns) };
+  const context: ToolContext = { options: resolved, sandbox, sessions, limiter: new RunLimiter(resolved.maxConcurrentRuns, resolved.maxConcurrentRuns * resolved.maxTotalFileBytes) };
   const inputs = toolInputSchemas(resolved);
   const version = packageVersion();
   const connections = new Set<McpServer>();

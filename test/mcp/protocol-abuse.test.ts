@@ -134,3 +134,22 @@ describe("an HTTP request aborted mid-run", { timeout: 30_000 }, () => {
     expect(performance.now() - started).toBeLessThan(6000);
   });
 });
+
+describe("the waiting line is bounded in bytes, not only in calls", { timeout: 30_000 }, () => {
+  it("a call whose files would take the waiting calls past the server's file budget is refused as busy; smaller ones still wait", async () => {
+    // One slot; the waiting calls may hold at most 1 x maxTotalFileBytes (64 KiB) of files together.
+    const client = await connected({ maxConcurrentRuns: 1, maxTotalFileBytes: 64 * 1024, maxFileBytes: 64 * 1024 });
+    const file = "f".repeat(40 * 1024);
+    const running = client.callTool({ name: "run_code", arguments: { language: "javascript", code: "const t = Date.now(); while (Date.now() - t < 800) {}\n1" } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const first = client.callTool({ name: "run_code", arguments: { language: "javascript", code: "files.list().length", files: { "a.txt": file } } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = await client.callTool({ name: "run_code", arguments: { language: "javascript", code: "files.list().length", files: { "b.txt": file } } });
+    expect(second.isError).toBe(true);
+    expect(textOf(second)).toMatch(/The server is busy: 1 runs at once and 1 waiting, holding 40960 bytes of files/);
+    const small = client.callTool({ name: "run_code", arguments: { language: "javascript", code: "files.list().length", files: { "c.txt": "small" } } });
+    expect(structured(await running).result).toBe(1);
+    expect(structured(await first).result).toBe(1);
+    expect(structured(await small).result).toBe(1);
+  });
+});
