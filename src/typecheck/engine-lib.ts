@@ -7,9 +7,10 @@
  *
  * - ES2023, less the shared-memory files: QuickJS has no `Atomics` (nor, then, the
  *   `SharedArrayBuffer` those files declare with it).
- * - ES2024 without `Atomics.waitAsync`: `Object.groupBy`, `Map.groupBy`,
- *   `Promise.withResolvers`, resizable `ArrayBuffer`s, `String.prototype.isWellFormed`, the
- *   RegExp `v` flag.
+ * - ES2024 without `Atomics.waitAsync` and without resizable `ArrayBuffer`s (the sandbox
+ *   removes `resize`, `transfer` and `transferToFixedLength`: docs/security.md):
+ *   `Object.groupBy`, `Map.groupBy`, `Promise.withResolvers`, `String.prototype.isWellFormed`,
+ *   the RegExp `v` flag.
  * - From ES2025 and later: the `Set` methods (`union`, `intersection`, ...), iterator helpers
  *   (`Iterator.from`, `.map`, `.toArray`, ...), `Promise.try`, `Float16Array` and
  *   `Math.f16round`, `Error.isError`.
@@ -69,7 +70,6 @@ export const ENGINE_LIB_FILES: readonly string[] = [
   "es2023.array",
   "es2023.collection",
   "es2023.intl",
-  "es2024.arraybuffer",
   "es2024.collection",
   "es2024.object",
   "es2024.promise",
