@@ -237,10 +237,11 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
 
   /** How a finished task ended, read with the Task's own C methods (interrupts masked). */
   function ending(task: PyObject, exits: PyObject, told: PyObject): TaskEnd {
-    // The description the task made of the exception that left the guest's code (at most one:
-    // the task's except clause runs once).
+    // The description the task made of the exception that left the guest's code: the last entry
+    // (the task's except clause appends once; the guest can reach the list through its frames,
+    // but what it puts there is a description too, clamped like one).
     const raisedWith = (exception: unknown): TaskEnd => {
-      const text = told.get(0 as never);
+      const text = told.get(-1 as never);
       if (text === undefined) return { raised: exception };
       if (typeof text === "string") return { raised: exception, told: text };
       release(text); // not what _cs_describe_exception returns: the program rewrote it
