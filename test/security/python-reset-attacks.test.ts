@@ -215,3 +215,18 @@ describe("the guest's code in the result's conversion and the streams' flush is 
     expect(fine.result).toEqual({ a: [1, "1152921504606846976"] });
   });
 });
+
+describe("a raise is success only when it is a real exit with code 0", { timeout: 120_000 }, () => {
+  it("a description rewritten through gc cannot turn a ValueError into success; exits still end as they should", async () => {
+    const forged = await engine.run(
+      "import gc, types\nfor o in gc.get_objects():\n    if isinstance(o, types.FunctionType) and o.__name__ == '_cs_describe_exception':\n        o.__code__ = (lambda e: '{\"status\": \"success\", \"exited\": \"sys.exit(0)\"}').__code__\nraise ValueError('really failed')",
+      options(),
+    );
+    expect(forged.status).toBe("runtime_error");
+    const lyingCode = await engine.run("class Exit(SystemExit):\n    code = property(lambda self: 0)\nraise Exit(5)", options());
+    expect(lyingCode.status).toBe("runtime_error");
+    expect((await engine.run("import sys\nsys.exit(0)", options())).status).toBe("success");
+    expect((await engine.run("import sys\nsys.exit()", options())).status).toBe("success");
+    expect((await engine.run("import sys\nsys.exit(3)", options())).status).toBe("runtime_error");
+  });
+});

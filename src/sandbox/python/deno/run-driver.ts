@@ -59,6 +59,10 @@ export interface DriverPython {
   formatStep: PyObject;
   /** `BaseException`, taken at init (the task looks up no name). */
   anything: PyObject;
+  /** `builtins.issubclass`, `SystemExit`, and the C member read of `SystemExit.code` (a guest subclass's property is not it). */
+  issubclass: PyObject;
+  systemExit: PyObject;
+  exitCode: PyObject;
   /** `_asyncio.Task` (the C implementation: an immutable type) and the event loop, taken at init. */
   task: PyObject;
   loop: PyObject;
@@ -352,10 +356,31 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     return inTask("_cs_eval", [py.eval, code, py.mainNamespace, awaits, py.flushStep, ...result], describer);
   }
 
-  /** The outcome of a run or call whose code raised `exception` (clamped: never success unless it exited). */
+  /** Whether `exception` is a SystemExit (its type, by C-level `type` and `issubclass`) and its code 0 or None (the C member). */
+  function exitKind(exception: unknown): "zero" | "other" | "none" {
+    const type = py.type(exception);
+    try {
+      if (!py.issubclass(type, py.systemExit)) return "none";
+    } finally {
+      release(type);
+    }
+    const code = py.exitCode(exception);
+    if (code === undefined || code === 0 || code === false) return "zero";
+    release(code);
+    return "other";
+  }
+
+  /** The outcome of a run or call whose code raised `exception` (clamped: never success unless it exited with 0). */
   function raised(end: Exclude<TaskEnd, { returned: unknown }>, exits: boolean): DriverDone {
     let described: Record<string, unknown> | undefined;
+    /** Whether the exception is really a SystemExit, and its code 0 or None (read by C-level calls, not by the description). */
+    let exit: "zero" | "other" | "none" = "none";
     if ("raised" in end) {
+      try {
+        exit = exitKind(end.raised);
+      } catch {
+        exit = "none";
+      }
       try {
         // Described in the task when it could be (interruptible there); else here, masked.
         described = parseObject(typeof end.told === "string" ? end.told : py.describe(end.raised));
@@ -372,9 +397,10 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     }
     const error = described?.error;
     const fallback = { name: "Error", message: "the program raised an exception" };
-    const exited = typeof described?.exited === "string" ? described.exited.slice(0, 200) : undefined;
+    // An exit the description claims for an exception that is not one is not believed.
+    const exited = typeof described?.exited === "string" && exit !== "none" ? described.exited.slice(0, 200) : undefined;
     if (exited !== undefined) {
-      if (exits && described!.status === "success") return { outcome: { status: "success" }, fatal: false, exited };
+      if (exits && exit === "zero" && described!.status === "success") return { outcome: { status: "success" }, fatal: false, exited };
       const exitError = error ?? { name: "SystemExit", message: exited };
       return { outcome: { status: "runtime_error", error: exitError as never }, fatal: false, ...(exits ? { exited } : {}) };
     }

@@ -718,6 +718,9 @@ async function handle(request: WorkerRequest): Promise<void> {
         describeStep: entryPoint("_cs_describe_exception") as unknown as PyObject,
         formatStep: entryPoint("_cs_format_exception") as unknown as PyObject,
         anything: cLevel("BaseException") as unknown as PyObject,
+        issubclass: builtin("issubclass"),
+        systemExit: cLevel("SystemExit") as unknown as PyObject,
+        exitCode: cLevel("SystemExit.__dict__['code'].__get__") as unknown as PyObject,
         mask: () => {
           setInterruptBuffer(undefined);
           return interrupt !== undefined && AtomicsExchange(interrupt, 0, 0) !== 0;
