@@ -7,10 +7,12 @@
  * the listener.
  */
 import { anyValue, arrayRule, booleanRule, checkOptions, integerRule, MAX_TIMER_MS, textRule, type OptionRules } from "../options/index.js";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isJSONRPCRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidOptionError } from "../errors.js";
 import { checkRequest, checkToken, CORS_ALLOWED_HEADERS, corsHeaders, isLoopbackHost, originPolicy } from "./http-security.js";
 import type { SandboxMcpServer } from "./server.js";
@@ -57,6 +59,41 @@ interface Connection {
   transport: StreamableHTTPServerTransport;
   openRequests: number;
   lastUsed: number;
+}
+
+/** The HTTP response a message is being read for, so the calls it carries can be cancelled with it. */
+const arrivingWith = new AsyncLocalStorage<ServerResponse>();
+
+/**
+ * Cancels the calls of a POST whose client went away before their answers (a closed
+ * connection, an aborted fetch): the SDK only stops a call on `notifications/cancelled` or
+ * when the whole MCP connection closes, so such a run held its slot to its end (15 s measured).
+ * Each call of the request gets the cancellation a client would have sent.
+ */
+function cancelCallsOfAbandonedRequests(transport: StreamableHTTPServerTransport): void {
+  const deliver = transport.onmessage;
+  if (deliver === undefined) return;
+  const calls = new WeakMap<ServerResponse, RequestId[]>();
+  transport.onmessage = (message, extra) => {
+    const res = arrivingWith.getStore();
+    if (res !== undefined && isJSONRPCRequest(message)) {
+      let ids = calls.get(res);
+      if (ids === undefined) {
+        ids = [];
+        calls.set(res, ids);
+        const carried = ids;
+        res.once("close", () => {
+          // Answered in full: nothing to cancel. Cancelling an answered call is a no-op anyway.
+          if (res.writableFinished) return;
+          for (const requestId of carried) {
+            deliver({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the HTTP request was closed before its answer" } });
+          }
+        });
+      }
+      ids.push(message.id);
+    }
+    deliver(message, extra);
+  };
 }
 
 function jsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
@@ -167,7 +204,7 @@ export async function startMcpHttpServer(server: SandboxMcpServer, given: McpHtt
         return;
       }
       track(connection, res);
-      await connection.transport.handleRequest(req, res);
+      await arrivingWith.run(res, () => connection.transport.handleRequest(req, res));
       return;
     }
     if (req.method !== "POST") return jsonError(res, 400, "Bad Request: send initialize in a POST first, then the Mcp-Session-Id header it returns.");
@@ -188,8 +225,9 @@ export async function startMcpHttpServer(server: SandboxMcpServer, given: McpHtt
       if (transport.sessionId !== undefined && connections.get(transport.sessionId) === connection) connections.delete(transport.sessionId);
     };
     await server.connect(transport);
+    cancelCallsOfAbandonedRequests(transport);
     track(connection, res);
-    await transport.handleRequest(req, res);
+    await arrivingWith.run(res, () => transport.handleRequest(req, res));
     // A first request that was not `initialize` made no connection: drop its transport.
     if (transport.sessionId === undefined) await transport.close();
   }

@@ -48,7 +48,7 @@ export async function runCodeTool(context: ToolContext, args: RunCodeArgs, signa
         return { ok: true, value: await session.run(args.code, runOptions) };
       });
       return inSession.ok ? inSession.value : inSession;
-    });
+    }, given === undefined ? 0 : Object.values(given).reduce((sum, bytes) => sum + bytes.byteLength, 0));
   } catch (error) {
     // The sandbox's own checks (file paths, file caps) name the argument and what to send.
     if (error instanceof InvalidOptionError) return errorResult(error.message);

@@ -1,7 +1,9 @@
 /**
  * How many tool calls run code at once. Calls past the limit wait in a bounded line (first in,
  * first out); a call cancelled while it waits leaves the line; past the line's bound a call is
- * refused at once, so a flood of calls cannot pile up memory in the server.
+ * refused at once, so a flood of calls cannot pile up memory in the server. The line is bounded
+ * in bytes too: each waiting call holds its arguments (up to ~45 MB of JSON for 32 MiB of files),
+ * and 32 such calls in line peaked the server at 1.44 GB.
  */
 import type { Lookup } from "./sessions.js";
 
@@ -10,6 +12,7 @@ const WAITING_PER_SLOT = 8;
 
 interface Waiter {
   start(): void;
+  readonly bytes: number;
 }
 
 /**
@@ -25,8 +28,16 @@ export class RunLimiter {
   #active = 0;
   readonly #waiting: Waiter[] = [];
   readonly #idle: Array<() => void> = [];
+  #waitingBytes = 0;
 
-  constructor(readonly maxActive: number) {}
+  /**
+   * @param maxActive Calls that run at once.
+   * @param maxWaitingBytes Bytes (a call's `bytes`, e.g. its files) the waiting calls may hold together.
+   */
+  constructor(
+    readonly maxActive: number,
+    readonly maxWaitingBytes = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** Calls running now. */
   get active(): number {
@@ -41,18 +52,21 @@ export class RunLimiter {
 
   /**
    * Runs `work` once a slot is free. Rejects with the signal's reason when `signal` aborts
-   * while the call waits; resolves `{ ok: false }` when the line is full.
+   * while the call waits; resolves `{ ok: false }` when the line is full (in calls, or in bytes
+   * with this call's `bytes` added).
    */
-  async run<T>(signal: AbortSignal, work: () => Promise<T>): Promise<Lookup<T>> {
+  async run<T>(signal: AbortSignal, work: () => Promise<T>, bytes = 0): Promise<Lookup<T>> {
     signal.throwIfAborted();
     if (this.#active >= this.maxActive) {
-      if (this.#waiting.length >= this.maxActive * WAITING_PER_SLOT) {
+      const full = this.#waiting.length >= this.maxActive * WAITING_PER_SLOT;
+      if (full || (bytes > 0 && this.#waitingBytes + bytes > this.maxWaitingBytes)) {
+        const held = this.#waitingBytes > 0 ? `, holding ${this.#waitingBytes} bytes of files` : "";
         return {
           ok: false,
-          message: `The server is busy: ${this.#active} runs at once and ${this.#waiting.length} waiting (its limit). Try again in a moment.`,
+          message: `The server is busy: ${this.#active} runs at once and ${this.#waiting.length} waiting${held} (its limit). Try again in a moment.`,
         };
       }
-      await this.#wait(signal);
+      await this.#wait(signal, bytes);
     } else {
       this.#active++;
     }
@@ -63,21 +77,27 @@ export class RunLimiter {
     }
   }
 
-  #wait(signal: AbortSignal): Promise<void> {
+  #wait(signal: AbortSignal, bytes: number): Promise<void> {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
+        bytes,
         start: () => {
           signal.removeEventListener("abort", onAbort);
+          this.#waitingBytes -= bytes;
           resolve();
         },
       };
       const onAbort = () => {
         const i = this.#waiting.indexOf(waiter);
-        if (i !== -1) this.#waiting.splice(i, 1);
+        if (i !== -1) {
+          this.#waiting.splice(i, 1);
+          this.#waitingBytes -= bytes;
+        }
         reject(signal.reason);
       };
       signal.addEventListener("abort", onAbort, { once: true });
       this.#waiting.push(waiter);
+      this.#waitingBytes += bytes;
     });
   }
 

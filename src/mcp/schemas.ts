@@ -7,11 +7,15 @@
 import { unknownOption } from "../options/index.js";
 import { z } from "zod";
 import { InvalidOptionError } from "../errors.js";
+import { truncate } from "../feedback/truncate.js";
 import { resolveLanguage } from "../sandbox/options.js";
 import { EXECUTION_STATUSES, LANGUAGES, type ExecutionStatus, type Language } from "../sandbox/types.js";
 
 /** The repairs `solve` accepts at most (the graph's `MAX_RETRIES_LIMIT`; a test keeps them equal). */
 export const SOLVE_MAX_RETRIES = 20;
+
+/** Unknown arguments named in a refusal; the rest are counted. */
+const LISTED_UNKNOWN_KEYS = 3;
 
 interface Issue {
   input?: unknown;
@@ -38,7 +42,10 @@ function unknownArguments(tool: string, shape: Record<string, unknown>) {
         const keys = issue.keys;
         // One unknown key: the package's one message, with the nearest argument's name.
         if (keys.length === 1) return unknownOption(keys[0]!, Object.keys(shape), tool, "", (issue.input as Record<string, unknown> | undefined)?.[keys[0]!]).message;
-        return new InvalidOptionError(keys.join(", "), keys.length === 1 ? (issue.input as Record<string, unknown> | undefined)?.[keys[0]!] : keys, `only the arguments of ${tool} (${names}); remove ${keys.map((k) => `"${k}"`).join(", ")}`).message;
+        // Named by the first few (each cut short) and a count: thousands of keys made a 570 KB text.
+        const shown = keys.slice(0, LISTED_UNKNOWN_KEYS).map((key) => truncate(key, 40));
+        const listed = keys.length > LISTED_UNKNOWN_KEYS ? `${shown.join(", ")} and ${keys.length - LISTED_UNKNOWN_KEYS} more` : shown.join(", ");
+        return new InvalidOptionError(listed, undefined, `only the arguments of ${tool} (${names}); remove them`, { problem: `${tool} has no arguments of these names` }).message;
       }
       return new InvalidOptionError("arguments", issue.input, `an object with the arguments of ${tool} (${names})`).message;
     },
@@ -59,18 +66,46 @@ const LANGUAGE_HELP =
 
 const language = z.enum(LANGUAGES as [Language, ...Language[]], { error: languageMessage }).describe(`Language of the code: ${LANGUAGE_HELP}`);
 
-const fileContent = z.union(
-  [z.string(), z.strictObject({ base64: z.string() })],
-  invalid("files", 'a string of UTF-8 text, or { "base64": "..." } (standard base64) for other bytes'),
-);
+const FILE_CONTENT_EXPECTED = 'a string of UTF-8 text, or { "base64": "..." } (standard base64) for other bytes';
+const fileContent = z.union([z.string(), z.strictObject({ base64: z.string() })], invalid("files", FILE_CONTENT_EXPECTED));
+
+/**
+ * The first bad file of `input` as one issue, the others counted: checked by the record itself,
+ * thousands of bad files made thousands of messages (a 450 KB text for the model).
+ */
+function firstBadFile(input: object): { path: PropertyKey[]; input: unknown; message: string } | undefined {
+  let first: { path: PropertyKey[]; input: unknown; message: string } | undefined;
+  let more = 0;
+  for (const [path, content] of Object.entries(input)) {
+    const checked = fileContent.safeParse(content);
+    if (checked.success) continue;
+    if (first !== undefined) {
+      more++;
+      continue;
+    }
+    const issue = checked.error.issues[0]!;
+    // Neither branch fitted: our message, naming the file. Else the `{ base64 }` branch's own issue.
+    first =
+      issue.code === "invalid_union"
+        ? { path: [path], input: content, message: new InvalidOptionError(`files.${path}`, content, FILE_CONTENT_EXPECTED).message }
+        : { path: [path, ...issue.path], input: content, message: issue.message };
+  }
+  if (first !== undefined && more > 0) first.message += ` (and ${more} more files like it)`;
+  return first;
+}
 
 // zod's record drops a "__proto__" key without a word; refuse it instead, so no file goes missing.
+// An issue raised here stops the check, so the record adds none of its own.
 const files = z
   .preprocess(
     (input, ctx) => {
-      if (input !== null && typeof input === "object" && Object.hasOwn(input, "__proto__")) {
+      if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
+      if (Object.hasOwn(input, "__proto__")) {
         ctx.addIssue({ code: "custom", input, message: new InvalidOptionError("files.__proto__", "__proto__", "another file name (a JSON object key named __proto__ is dropped by the argument check); rename the file").message });
+        return input;
       }
+      const bad = firstBadFile(input);
+      if (bad !== undefined) ctx.addIssue({ code: "custom", ...bad });
       return input;
     },
     z.record(z.string(), fileContent, invalid("files", 'an object mapping relative paths to text or { "base64": "..." }')),

@@ -9,6 +9,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { SandboxDisposedError } from "../errors.js";
 import { createSandbox } from "../sandbox/sandbox.js";
+import { refuseMalformedCalls } from "./call-params.js";
 import { resolveMcpOptions, type ResolvedMcpOptions, type SandboxMcpServerOptions } from "./options.js";
 import { RunLimiter } from "./run-limiter.js";
 import { toolInputSchemas } from "./schemas.js";
@@ -94,7 +95,7 @@ export function createMcpServer(options: SandboxMcpServerOptions = {}): SandboxM
     idleMs: resolved.sessionIdleMs,
     create: (language) => sandbox.createSession({ language, memoryLimitBytes: resolved.memoryLimitBytes }),
   });
-  const context: ToolContext = { options: resolved, sandbox, sessions, limiter: new RunLimiter(resolved.maxConcurrentRuns) };
+  const context: ToolContext = { options: resolved, sandbox, sessions, limiter: new RunLimiter(resolved.maxConcurrentRuns, resolved.maxConcurrentRuns * resolved.maxTotalFileBytes) };
   const inputs = toolInputSchemas(resolved);
   const version = packageVersion();
   const connections = new Set<McpServer>();
@@ -124,6 +125,7 @@ export function createMcpServer(options: SandboxMcpServerOptions = {}): SandboxM
       server.server.onclose = () => connections.delete(server);
       try {
         await server.connect(transport);
+        refuseMalformedCalls(transport);
       } catch (error) {
         connections.delete(server);
         throw error;

@@ -49,7 +49,7 @@ const PYTHON_OPTION_RULES = {
 const SANDBOX_OPTION_RULES = {
   poolSize: integerRule({ min: 1, max: MAX_POOL_SIZE, unit: "worker threads" }),
   defaults: rule("an object of run options (timeoutMs, memoryLimitBytes, ...)", (v) => typeof v === "object" && v !== null && !Array.isArray(v)),
-  isolation: oneOfRule(["context", "module"] as const, '"context": a fresh QuickJS context per run; "module": a fresh WASM instance per run'),
+  isolation: oneOfRule(["context", "module"] as const, '"context": a fresh QuickJS context per run; "module": also the WASM memory restored after every run'),
   python: { expected: "an object of Python engine options ({ wheels })", check: (v) => checkOptions<NonNullable<SandboxOptions["python"]>>(v, PYTHON_OPTION_RULES, "createSandbox's python options", "python.") },
 } satisfies OptionRules<SandboxOptions>;
 

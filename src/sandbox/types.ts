@@ -320,8 +320,9 @@ export interface SandboxOptions {
   /**
    * What a JavaScript/TypeScript pool run gets fresh. `"context"` (default): a fresh QuickJS
    * runtime and context in the worker's reused WASM instance (one linear memory for all runs
-   * of that worker). `"module"`: a fresh WASM instance for every run as well (costs a few to
-   * tens of milliseconds per run; see the bench). Sessions always have their own.
+   * of that worker). `"module"`: the worker's whole WASM memory is also put back, byte for byte,
+   * to what it was before any run, after every run (~0.3-0.5 ms per run; see the bench), so no
+   * byte any run left or wrote reaches the next. Sessions always have their own.
    */
   isolation?: "context" | "module";
   /** Options of the Python engine. */

@@ -161,7 +161,8 @@ describe("malformed protocol input on stdio", { timeout: 60_000 }, () => {
       new Promise<Record<string, any>>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no answer to ${id}; stdout:\n${stdout.slice(0, 2000)}`)), 30_000);
         const check = () => {
-          for (const line of stdout.split("\n")) {
+          // Complete lines only: the last piece may be half of a line still arriving.
+          for (const line of stdout.split("\n").slice(0, -1)) {
             if (!line.startsWith("{")) continue;
             const message = JSON.parse(line) as Record<string, any>;
             if (message.id === id) {

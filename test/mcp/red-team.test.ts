@@ -216,7 +216,7 @@ describe("stdio framing", { timeout: 60_000 }, () => {
     const served = serveStdio(server, { input, output });
     const reply = async (id: number): Promise<Record<string, unknown>> => {
       for (;;) {
-        const line = received.split("\n").find((l) => l.includes(`"id":${id}`));
+        const line = received.split("\n").slice(0, -1).find((l) => l.includes(`"id":${id}`));
         if (line !== undefined) return JSON.parse(line) as Record<string, unknown>;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }

@@ -5,7 +5,7 @@ const sandbox = createSandbox({ poolSize: 1, isolation: "module" });
 afterAll(() => sandbox.dispose());
 
 describe('createSandbox({ isolation: "module" })', () => {
-  it("runs every pool run in a WASM instance of its own, with the same results", async () => {
+  it("runs every pool run from the worker's restored memory, with the same results", async () => {
     const first = await sandbox.run("globalThis.leak = 'x'.repeat(1000); console.log('one'); 6 * 7");
     expect(first).toMatchObject({ status: "success", stdout: "one\n", result: 42 });
     const second = await sandbox.run("typeof leak");
@@ -15,6 +15,10 @@ describe('createSandbox({ isolation: "module" })', () => {
     const timeout = await sandbox.run("for (;;) {}", { timeoutMs: 200 });
     expect(timeout.status).toBe("timeout");
     expect((await sandbox.run("1 + 1")).result).toBe(2);
+    // A run that grows the memory: the worker takes a new instance, and runs on.
+    const grow = "const p = []; for (let i = 0; i < 24; i++) p.push(new Uint8Array(1 << 20).fill(1)); p.length";
+    expect((await sandbox.run(grow)).result).toBe(24);
+    expect((await sandbox.run("globalThis.leak === undefined && [1, 2].join()")).result).toBe("1,2");
     expect(sandbox.liveWorkerCount()).toBe(1);
   });
 

@@ -22,7 +22,7 @@ import { EngineWorker } from "./worker-client.js";
 export interface JavaScriptEngineOptions {
   /** Worker threads of the run pool (sessions have their own threads). */
   poolSize: number;
-  /** `"module"`: a fresh WASM instance per pool run (see `SandboxOptions.isolation`). Default `"context"`. */
+  /** `"module"`: the WASM memory restored after every pool run (see `SandboxOptions.isolation`). Default `"context"`. */
   isolation?: "context" | "module";
 }
 

@@ -452,6 +452,8 @@ export class EngineWorker {
   }
 
   private takeMirroredOutput(active: Active): void {
+    // The mirror holds the output of the run the worker began last, which may not be this one yet.
+    if (this.mirror.startedRunId() !== active.runId) return;
     const tail = this.mirror.read();
     appendOutput(active, tail.stdout, tail.stderr);
   }

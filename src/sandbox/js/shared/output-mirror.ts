@@ -52,8 +52,13 @@ export class OutputMirror {
     return true;
   }
 
-  /** Records that the worker has begun run `runId` (its own deadline counts from now). */
+  /**
+   * Records that the worker has begun run `runId` (its own deadline counts from now), emptied
+   * first: what the mirror holds from then on is this run's (a previous run's output left in it
+   * was read by the host as the output of a run killed before its code started).
+   */
   markStarted(runId: number): void {
+    Atomics.store(this.used, 0, 0);
     Atomics.store(this.started, 0, runId);
   }
 

@@ -45,20 +45,41 @@ const NATIVE_PATHS: readonly (readonly [string, string])[] = [
 export type BoundedString = { text: string | undefined; overLimitBytes?: undefined } | { text?: undefined; overLimitBytes: number };
 
 /**
- * Built-ins the guest is not given. `SharedArrayBuffer` (and `Atomics`, which only works on
- * one) has no use in a single-threaded sandbox, and quickjs-ng hands a growable one's new bytes
- * out unzeroed: a pool run read an earlier run's strings from its worker's reused memory
- * (test/security/js-memory-reuse.test.ts).
+ * Built-ins the guest is not given, as [owner, name] (owner "" is the global object).
+ * `SharedArrayBuffer` (and `Atomics`, which only works on one) has no use in a single-threaded
+ * sandbox, and a growable one's new bytes were handed out unzeroed: a pool run read an earlier
+ * run's strings from its worker's reused memory (test/security/js-memory-reuse.test.ts).
+ * `ArrayBuffer.prototype.resize`, `transfer` and `transferToFixedLength` are the only ways an
+ * ArrayBuffer changes its length or loses its data after it was made, and this QuickJS trusts a
+ * length it read before a guest callback in #477, #478 and #492: a typed array made while its
+ * buffer shrank (#478) reached the whole WebAssembly memory, and a pool run read an earlier
+ * run's strings through it (test/security/js-typed-array-reach.test.ts). Without them every
+ * buffer keeps its length and data for life.
  */
-const UNGRANTED_GLOBALS = ["SharedArrayBuffer", "Atomics"] as const;
+const UNGRANTED: readonly (readonly [string, string])[] = [
+  ["", "SharedArrayBuffer"],
+  ["", "Atomics"],
+  ["ArrayBuffer.prototype", "resize"],
+  ["ArrayBuffer.prototype", "transfer"],
+  ["ArrayBuffer.prototype", "transferToFixedLength"],
+];
 
-function removeUngrantedGlobals(ctx: QuickJSContext): void {
+/** The names `UNGRANTED` removes, as one line (part of a session snapshot's engine build). */
+export const UNGRANTED_BUILT_INS = UNGRANTED.map(([owner, name]) => (owner ? `${owner}.${name}` : name)).join(",");
+
+function removeUngranted(ctx: QuickJSContext): void {
   using reflect = ctx.getProp(ctx.global, "Reflect");
   using deleteProperty = ctx.getProp(reflect, "deleteProperty");
-  for (const name of UNGRANTED_GLOBALS) {
+  for (const [owner, name] of UNGRANTED) {
+    let holder: QuickJSHandle = ctx.global.dup();
+    for (const key of owner === "" ? [] : owner.split(".")) {
+      using parent = holder;
+      holder = ctx.getProp(parent, key);
+    }
+    using held = holder;
     using key = ctx.newString(name);
-    using deleted = ctx.unwrapResult(ctx.callFunction(deleteProperty, reflect, ctx.global, key));
-    if (ctx.typeof(deleted) !== "boolean" || !ctx.dump(deleted)) throw new Error(`could not remove the global ${name} from a guest context`);
+    using deleted = ctx.unwrapResult(ctx.callFunction(deleteProperty, reflect, held, key));
+    if (ctx.typeof(deleted) !== "boolean" || !ctx.dump(deleted)) throw new Error(`could not remove ${owner ? `${owner}.` : ""}${name} from a guest context`);
   }
 }
 
@@ -94,7 +115,7 @@ export class GuestRuntime {
       }
       return this.own(value);
     });
-    removeUngrantedGlobals(ctx);
+    removeUngranted(ctx);
   }
 
   /** Handles owned for the context's life, in the order taken (their pointers are part of a snapshot's state). */

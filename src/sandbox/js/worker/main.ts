@@ -16,6 +16,7 @@ import { OutputMirror } from "../shared/output-mirror.js";
 import { installRunClock } from "./run-clock.js";
 import { restoreSnapshot, takeSnapshot } from "./session-snapshot.js";
 import { enginePackageFile } from "./engine-internals.js";
+import { PristineMemory } from "./pristine-memory.js";
 
 const port = parentPort;
 if (!port) throw new Error("worker.js must run in a worker thread");
@@ -23,13 +24,18 @@ if (!port) throw new Error("worker.js must run in a worker thread");
 installRunClock();
 
 function post(message: WorkerToHost): void {
+  // A run's output goes with its end: none of it stays in the mirror for the host to read later.
+  if (message.type === "done") host.mirror?.clear();
   port!.postMessage(message);
 }
 
 const data = workerData as { outputMirror?: SharedArrayBuffer; isolation?: "context" | "module"; warm?: "javascript" | "typescript" } | null;
 const mirrorBuffer = data?.outputMirror;
-/** "module": every pool run gets a WASM instance of its own, dropped after the run. */
-const freshModulePerRun = data?.isolation === "module";
+/**
+ * "module": every pool run starts from the worker's memory as it was before any run: after each
+ * run the whole WebAssembly memory is put back byte for byte (see pristine-memory.ts).
+ */
+const restoresMemory = data?.isolation === "module";
 
 const host: GuestHost = {
   mirror: mirrorBuffer ? new OutputMirror(mirrorBuffer) : undefined,
@@ -62,6 +68,8 @@ function newQuickJS(): Promise<QuickJSWASMModule> {
 // Only the sync release build is ever loaded in this thread (loading two QuickJS variants in one process crashed when measured).
 // Set by `start()` before the first message is handled.
 let quickjs!: QuickJSWASMModule;
+/** The memory before any run, when this pool worker restores it after each run (isolation "module"). */
+let pristine: PristineMemory | undefined;
 
 /**
  * Runs a few tiny programs before reporting ready, so the first real run does not pay for
@@ -110,8 +118,7 @@ let active: GuestContext | undefined;
  */
 let spare: GuestContext | undefined;
 
-async function freshContext(memoryLimitBytes: number): Promise<GuestContext> {
-  if (freshModulePerRun) return new GuestContext(await newQuickJS(), memoryLimitBytes, host);
+function freshContext(memoryLimitBytes: number): GuestContext {
   const guest = spare;
   spare = undefined;
   if (!guest) return new GuestContext(quickjs, memoryLimitBytes, host);
@@ -182,7 +189,20 @@ interface RunEnd {
   files?: Record<string, Uint8Array>;
 }
 
+/**
+ * A new WASM instance for a pool worker that restores its memory, when a run grew the old one's
+ * (see PristineMemory.grown): its memory is new, and it becomes the pristine one.
+ */
+async function replaceInstance(): Promise<void> {
+  quickjs = await newQuickJS();
+  pristine = PristineMemory.take(quickjs);
+}
+
+/** Set while a pool worker replaces its instance between runs: the next run waits for it. */
+let replacing: Promise<void> | undefined;
+
 async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promise<RunEnd> {
+  if (replacing) await replacing;
   const startedMs = performance.now();
   host.mirror?.markStarted(message.runId);
   const prepared = prepareJavaScript(message.code, message.language, { grantedNames: message.grantedNames });
@@ -191,7 +211,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     return { status: prepared.status };
   }
   if (session) sessionUsed = true;
-  const guest = session ?? (await freshContext(message.memoryLimitBytes));
+  const guest = session ?? freshContext(message.memoryLimitBytes);
   const withTests = message.tests !== undefined;
   if (message.files) guest.openFiles(message.files, message);
   active = guest;
@@ -224,7 +244,14 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   const retiring = !tryDispose(guest);
   post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}), ...(files ? { files } : {}) });
   if (retiring) process.exit(1);
-  if (freshModulePerRun) return { status: outcome.status };
+  // No runtime is alive now: nothing the run left (or wrote anywhere) reaches the next one.
+  if (pristine?.grown()) {
+    replacing = replaceInstance();
+    await replacing;
+    replacing = undefined;
+  } else {
+    pristine?.restore();
+  }
   try {
     spare = new GuestContext(quickjs, message.memoryLimitBytes, host);
   } catch {
@@ -342,6 +369,7 @@ function finish(runId: number, outcome: WorkerOutcome, guest: GuestContext | und
 async function start(): Promise<void> {
   quickjs = await newQuickJS();
   await warmUp(data?.warm);
+  if (restoresMemory) pristine = PristineMemory.take(quickjs);
   port!.on("message", onMessage);
   post({ type: "ready" });
 }
