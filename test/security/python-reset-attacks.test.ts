@@ -163,3 +163,70 @@ describe("descriptors and proxies do not survive a pool run", { timeout: 120_000
     expect((await session.run("1 + 1", { timeoutMs: 5000 })).result).toBe(2);
   });
 });
+
+/**
+ * The guest's code that runs after its program's last step: a replaced `sys.stdout`'s flush, a
+ * dict subclass's `items()` (or a `__del__`) reached while the result is turned into JSON, an
+ * exception's `__str__` or an exit code's `__repr__` while the outcome is described. It
+ * used to run in the driver's masked steps, where a limit's interrupt could not reach it: a loop
+ * there was killed, and the session ended. It runs in the program's task now.
+ */
+describe("the guest's code in the result's conversion and the streams' flush is interruptible", { timeout: 120_000 }, () => {
+  it("a session keeps its state when a limit stops a loop in a result's items(), a stream's flush, a call's result or an exception's description", async () => {
+    const own = await engine.createSession({ language: "python", defaults: {}, memoryLimitBytes: 64 * 1024 * 1024 });
+    try {
+      await own.run("MARK = 41\nclass Loops(dict):\n    def items(self):\n        while True:\n            pass\ndef looping():\n    return Loops(a=1)", { timeoutMs: 5000 });
+      const inResult = await own.run("Loops(a=1)", { timeoutMs: 800 });
+      expect(inResult.status).toBe("timeout");
+      expect(inResult.error?.message).toMatch(/was interrupted/);
+      expect((await own.run("MARK + 1", { timeoutMs: 5000 })).result).toBe(42);
+      const inCall = await own.call("looping", [], { timeoutMs: 800 });
+      expect(inCall.status).toBe("timeout");
+      expect((await own.run("MARK + 2", { timeoutMs: 5000 })).result).toBe(43);
+      const inFlush = await own.run(
+        "import sys\nclass Stuck:\n    def write(self, s):\n        return len(s)\n    def flush(self):\n        while True:\n            pass\nsys.stdout = Stuck()",
+        { timeoutMs: 800 },
+      );
+      expect(inFlush.status).toBe("timeout");
+      expect(inFlush.error?.message).toMatch(/was interrupted/);
+      expect((await own.run("import sys\nsys.stdout = sys.__stdout__\nMARK + 3", { timeoutMs: 5000 })).result).toBe(44);
+      const inStr = await own.run("class Odd(Exception):\n    def __str__(self):\n        while True:\n            pass\nraise Odd()", { timeoutMs: 800 });
+      expect(inStr.status).toBe("timeout");
+      expect(inStr.error?.message).toMatch(/was interrupted/);
+      const inExitCode = await own.run("import sys\nclass Code:\n    def __repr__(self):\n        while True:\n            pass\nsys.exit(Code())", { timeoutMs: 800 });
+      expect(inExitCode.status).toBe("timeout");
+      expect((await own.run("MARK + 5", { timeoutMs: 5000 })).result).toBe(46);
+      const limited = await own.run("class Loud(dict):\n    def items(self):\n        print('x' * 5000)\n        return dict.items(self)\nLoud(a=1)", { timeoutMs: 5000, maxOutputBytes: 1000 });
+      expect(limited.status).toBe("output_limit");
+      expect((await own.run("MARK + 4", { timeoutMs: 5000 })).result).toBe(45);
+    } finally {
+      await own.dispose();
+    }
+  });
+
+  it("a pool run's result is still measured by the worker, and one whose items() loops ends timeout", async () => {
+    const looping = await engine.run("class Loops(dict):\n    def items(self):\n        while True:\n            pass\nLoops(a=1)", options({ timeoutMs: 800 }));
+    expect(looping.status).toBe("timeout");
+    const big = await engine.run("'x' * 2000", options({ maxResultBytes: 1000 }));
+    expect(big.status).toBe("output_limit");
+    const fine = await engine.run("class D(dict):\n    pass\nprint('out', end='')\nD(a=[1, 2**60])", options());
+    expect(fine.status).toBe("success");
+    expect(fine.stdout).toBe("out");
+    expect(fine.result).toEqual({ a: [1, "1152921504606846976"] });
+  });
+});
+
+describe("a raise is success only when it is a real exit with code 0", { timeout: 120_000 }, () => {
+  it("a description rewritten through gc cannot turn a ValueError into success; exits still end as they should", async () => {
+    const forged = await engine.run(
+      "import gc, types\nfor o in gc.get_objects():\n    if isinstance(o, types.FunctionType) and o.__name__ == '_cs_describe_exception':\n        o.__code__ = (lambda e: '{\"status\": \"success\", \"exited\": \"sys.exit(0)\"}').__code__\nraise ValueError('really failed')",
+      options(),
+    );
+    expect(forged.status).toBe("runtime_error");
+    const lyingCode = await engine.run("class Exit(SystemExit):\n    code = property(lambda self: 0)\nraise Exit(5)", options());
+    expect(lyingCode.status).toBe("runtime_error");
+    expect((await engine.run("import sys\nsys.exit(0)", options())).status).toBe("success");
+    expect((await engine.run("import sys\nsys.exit()", options())).status).toBe("success");
+    expect((await engine.run("import sys\nsys.exit(3)", options())).status).toBe("runtime_error");
+  });
+});

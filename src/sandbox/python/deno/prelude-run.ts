@@ -113,7 +113,7 @@ def _cs_result_text(value, max_bytes):
     """The JSON text of a run's result; its size in bytes (an int) when that is over max_bytes (the
     worker measures a text again); None for None or a value JSON cannot hold."""
     _CS_SLOT.clear()
-    _cs_flush()
+    _cs_flush_step()
     if value is None:
         return None
     try:

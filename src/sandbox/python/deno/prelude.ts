@@ -210,6 +210,17 @@ def _cs_flush():
         except BaseException:
             pass
 
+def _cs_flush_step():
+    """_cs_flush as a step of the guest's task (a replaced stream's flush is the guest's code): a
+    limit's interrupt there stops the run instead of being swallowed."""
+    for stream in (_cs_sys.stdout, _cs_sys.stderr):
+        try:
+            stream.flush()
+        except KeyboardInterrupt:
+            raise
+        except BaseException:
+            pass
+
 def _cs_install_scheduler(fn):
     import pyodide.webloop as _w
     _w.scheduleCallback = fn

@@ -49,6 +49,20 @@ export interface DriverPython {
   list: PyObject;
   /** `(SystemExit, KeyboardInterrupt)`: what asyncio's Task re-raises instead of recording. */
   stops: PyObject;
+  /** `(SystemExit, KeyboardInterrupt, MemoryError)`: what the result's conversion lets through. */
+  keeps: PyObject;
+  /** `_cs_flush` and `_cs_result_text` as Python callables, handed to the task (steps of the guest's). */
+  flushStep: PyObject;
+  resultTextStep: PyObject;
+  /** `_cs_describe_exception` and `_cs_format_exception` as Python callables, for the task. */
+  describeStep: PyObject;
+  formatStep: PyObject;
+  /** `BaseException`, taken at init (the task looks up no name). */
+  anything: PyObject;
+  /** `builtins.issubclass`, `SystemExit`, and the C member read of `SystemExit.code` (a guest subclass's property is not it). */
+  issubclass: PyObject;
+  systemExit: PyObject;
+  exitCode: PyObject;
   /** `_asyncio.Task` (the C implementation: an immutable type) and the event loop, taken at init. */
   task: PyObject;
   loop: PyObject;
@@ -64,9 +78,6 @@ export interface DriverPython {
   describe(exception: unknown): unknown;
   /** `_cs_format_exception(e)`: `[type name, formatted traceback]` as JSON. */
   format(exception: unknown): unknown;
-  /** `_cs_result_text(value, maxBytes)`: the result's JSON text, its size when over the limit, or None. */
-  resultText(value: unknown, maxBytes: number): unknown;
-  flush(): void;
   /**
    * Interrupts land only in the guest's code. `mask` stops them from reaching Python (the
    * driver's own steps are not the guest's: a KeyboardInterrupt there failed Pyodide's
@@ -91,7 +102,7 @@ export interface DriverDone {
  * KeyboardInterrupt included), was cancelled, or was asked to stop (a limit's interrupt that
  * came after its last check: the run goes no further, whatever it returned).
  */
-type TaskEnd = { returned: unknown } | { raised: unknown } | { cancelled: true } | { stopped: true };
+type TaskEnd = { returned: unknown } | { raised: unknown; told?: unknown } | { cancelled: true } | { stopped: true };
 
 const ReflectApply = Reflect.apply;
 const JSONParse = JSON.parse;
@@ -112,16 +123,52 @@ const NOT_RUN_STATUSES = new Set(["syntax_error", "forbidden", "runtime_error"])
 const TASK_SOURCE = [
   // asyncio's C Task records every exception but re-raises SystemExit and KeyboardInterrupt:
   // those are put in `exits` (a fresh list) instead, and the Task returns.
-  "async def _cs_eval(ev, code, ns, awaits, stops, exits):",
+  // Flushing the streams and turning the result into text run the guest's code too (a replaced
+  // sys.stdout, a dict subclass's items(), a __del__ of the result, a prelude function rewritten
+  // through gc): they are steps of the task, where a limit's interrupt reaches them, not steps of
+  // the driver (masked: a loop there could only be killed, and a session ended).
+  // An exception is described in the task too (its __str__, an exit code's __repr__ are the
+  // guest's), then raised on: the task still says that it raised.
+  "async def _cs_eval(ev, code, ns, awaits, fl, rt, limit, dx, told, anything, keeps, stops, exits):",
   "    try:",
-  "        value = ev(code, ns)",
-  "        return (await value) if awaits else value",
+  "        try:",
+  "            try:",
+  "                value = ev(code, ns)",
+  "                if awaits:",
+  "                    value = await value",
+  "            finally:",
+  "                fl()",
+  "        except anything as e:",
+  "            told.append(dx(e))",
+  "            raise",
+  "        if rt is None:",
+  "            return None",
+  "        try:",
+  "            return rt(value, limit)",
+  "        except keeps:",
+  "            raise",
+  "        except:",
+  "            return None",
   "    except stops as e:",
   "        exits.append(e)",
-  "async def _cs_call(fn, hasattr, type, stops, exits):",
+  "async def _cs_call(fn, hasattr, type, fl, rt, limit, dx, told, anything, keeps, stops, exits):",
   "    try:",
-  "        value = fn()",
-  "        return (await value) if hasattr(type(value), '__await__') else value",
+  "        try:",
+  "            try:",
+  "                value = fn()",
+  "                if hasattr(type(value), '__await__'):",
+  "                    value = await value",
+  "            finally:",
+  "                fl()",
+  "        except anything as e:",
+  "            told.append(dx(e))",
+  "            raise",
+  "        try:",
+  "            return rt(value, limit)",
+  "        except keeps:",
+  "            raise",
+  "        except:",
+  "            return None",
   "    except stops as e:",
   "        exits.append(e)",
   // The coroutine is made here: a coroutine handed to JavaScript would be scheduled by Pyodide.
@@ -193,18 +240,28 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
   let stopAsked = false;
 
   /** How a finished task ended, read with the Task's own C methods (interrupts masked). */
-  function ending(task: PyObject, exits: PyObject): TaskEnd {
+  function ending(task: PyObject, exits: PyObject, told: PyObject): TaskEnd {
+    // The description the task made of the exception that left the guest's code: the last entry
+    // (the task's except clause appends once; the guest can reach the list through its frames,
+    // but what it puts there is a description too, clamped like one).
+    const raisedWith = (exception: unknown): TaskEnd => {
+      const text = told.get(-1 as never);
+      if (text === undefined) return { raised: exception };
+      if (typeof text === "string") return { raised: exception, told: text };
+      release(text); // not what _cs_describe_exception returns: the program rewrote it
+      return { raised: exception };
+    };
     if (stopAsked) {
       const stopped = exits.get(0 as never) ?? (task.cancelled() ? undefined : task.exception());
-      if (stopped !== undefined) return { raised: stopped };
+      if (stopped !== undefined) return raisedWith(stopped);
       if (!task.cancelled()) release(task.result());
       return { stopped: true };
     }
     if (task.cancelled()) return { cancelled: true };
     const exception = task.exception();
-    if (exception !== undefined) return { raised: exception };
+    if (exception !== undefined) return raisedWith(exception);
     const stopped = exits.get(0 as never);
-    if (stopped !== undefined) return { raised: stopped };
+    if (stopped !== undefined) return raisedWith(stopped);
     return { returned: task.result() };
   }
 
@@ -214,10 +271,11 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
    * goes on from the event loop, and the Task's done callback settles it. The Task records how
    * the coroutine ended (PyIter_Send inside CPython); nothing in Python reports it.
    */
-  function inTask(name: string, args: unknown[]): Promise<TaskEnd> {
+  function inTask(name: string, args: unknown[], describer: PyObject): Promise<TaskEnd> {
     if (stopAsked) return Promise.resolve({ stopped: true });
     const scope = py.dict() as PyObject;
     const exits = py.list() as PyObject;
+    const told = py.list() as PyObject;
     const box = py.list() as PyObject;
     let task: PyObject | undefined;
     try {
@@ -227,7 +285,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
       try {
         py.unmask();
         try {
-          start(py.task, py.loop, box, fn, ...args, py.stops, exits);
+          start(py.task, py.loop, box, fn, ...args, describer, told, py.anything, py.keeps, py.stops, exits);
         } catch (error) {
           // A limit's interrupt in our frames, around the guest's code: a stop, not a fault.
           if (!isPythonError(error) || error.type !== "KeyboardInterrupt") throw error;
@@ -247,14 +305,16 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     if (task === undefined) {
       // The Task re-raised the interrupt before it was boxed: it is over (its exception is set).
       release(exits);
+      release(told);
       return Promise.resolve({ stopped: true });
     }
     if (task.done()) {
       try {
-        return Promise.resolve(ending(task, exits));
+        return Promise.resolve(ending(task, exits, told));
       } finally {
         release(task);
         release(exits);
+        release(told);
       }
     }
     return new Promise((resolve, reject) => {
@@ -270,12 +330,13 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
         waitingTask = undefined;
         settleWaiting = undefined;
         try {
-          resolve(ending(task, exits));
+          resolve(ending(task, exits, told));
         } catch (error) {
           reject(error);
         } finally {
           release(task);
           release(exits);
+          release(told);
         }
       };
       task.add_done_callback(() => settleWaiting?.());
@@ -284,18 +345,45 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     });
   }
 
-  /** Evaluates a code object in the program's namespace, in a task (awaited when it is a coroutine). */
-  function evalInTask(code: unknown): Promise<TaskEnd> {
+  /**
+   * Evaluates a code object in the program's namespace, in a task (awaited when it is a
+   * coroutine); the streams are flushed in the task, and with `maxResultBytes` the value is
+   * turned into its JSON text there too (what the task returns).
+   */
+  function evalInTask(code: unknown, maxResultBytes?: number, describer: PyObject = py.describeStep): Promise<TaskEnd> {
     const awaits = ((code as PyObject).co_flags & CO_COROUTINE) !== 0;
-    return inTask("_cs_eval", [py.eval, code, py.mainNamespace, awaits]);
+    const result = maxResultBytes === undefined ? [undefined, 0] : [py.resultTextStep, maxResultBytes];
+    return inTask("_cs_eval", [py.eval, code, py.mainNamespace, awaits, py.flushStep, ...result], describer);
   }
 
-  /** The outcome of a run or call whose code raised `exception` (clamped: never success unless it exited). */
+  /** Whether `exception` is a SystemExit (its type, by C-level `type` and `issubclass`) and its code 0 or None (the C member). */
+  function exitKind(exception: unknown): "zero" | "other" | "none" {
+    const type = py.type(exception);
+    try {
+      if (!py.issubclass(type, py.systemExit)) return "none";
+    } finally {
+      release(type);
+    }
+    const code = py.exitCode(exception);
+    if (code === undefined || code === 0 || code === false) return "zero";
+    release(code);
+    return "other";
+  }
+
+  /** The outcome of a run or call whose code raised `exception` (clamped: never success unless it exited with 0). */
   function raised(end: Exclude<TaskEnd, { returned: unknown }>, exits: boolean): DriverDone {
     let described: Record<string, unknown> | undefined;
+    /** Whether the exception is really a SystemExit, and its code 0 or None (read by C-level calls, not by the description). */
+    let exit: "zero" | "other" | "none" = "none";
     if ("raised" in end) {
       try {
-        described = parseObject(py.describe(end.raised));
+        exit = exitKind(end.raised);
+      } catch {
+        exit = "none";
+      }
+      try {
+        // Described in the task when it could be (interruptible there); else here, masked.
+        described = parseObject(typeof end.told === "string" ? end.told : py.describe(end.raised));
       } catch {
         described = undefined;
       } finally {
@@ -307,12 +395,12 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     } else {
       described = { status: "runtime_error", error: { name: "CancelledError", message: "the program cancelled its own task" } };
     }
-    py.flush();
     const error = described?.error;
     const fallback = { name: "Error", message: "the program raised an exception" };
-    const exited = typeof described?.exited === "string" ? described.exited.slice(0, 200) : undefined;
+    // An exit the description claims for an exception that is not one is not believed.
+    const exited = typeof described?.exited === "string" && exit !== "none" ? described.exited.slice(0, 200) : undefined;
     if (exited !== undefined) {
-      if (exits && described!.status === "success") return { outcome: { status: "success" }, fatal: false, exited };
+      if (exits && exit === "zero" && described!.status === "success") return { outcome: { status: "success" }, fatal: false, exited };
       const exitError = error ?? { name: "SystemExit", message: exited };
       return { outcome: { status: "runtime_error", error: exitError as never }, fatal: false, ...(exits ? { exited } : {}) };
     }
@@ -320,23 +408,16 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     return { outcome: { status: status as PythonOutcome["status"], error: (error ?? fallback) as never }, fatal: false };
   }
 
-  /** The outcome of a run or call that returned `value` (a JS value or a PyProxy); the result's size is measured here. */
-  function succeeded(value: unknown, maxResultBytes: number): DriverDone {
-    if (value === undefined) {
-      py.flush();
-      return { outcome: { status: "success" }, fatal: false };
-    }
-    let text: unknown;
-    try {
-      text = py.resultText(value, maxResultBytes);
-    } catch (error) {
-      if (!isPythonError(error)) throw error;
-      if (error.type === "MemoryError") {
-        return { outcome: { status: "memory_limit", error: { name: "MemoryError", message: "the result's JSON did not fit in the memory limit" } }, fatal: false };
-      }
+  /**
+   * The outcome of a run or call whose task returned `text`: the result's JSON text, its size
+   * when over the limit, or nothing (what `_cs_result_text` said, in the task; a description
+   * only: the result's size is measured here).
+   */
+  function succeeded(text: unknown, maxResultBytes: number): DriverDone {
+    if (py.isProxy(text)) {
+      // Not what _cs_result_text returns: the program rewrote it.
+      release(text);
       text = undefined;
-    } finally {
-      release(value);
     }
     const size = typeof text === "string" ? utf8Bytes(text) : typeof text === "number" && Number.isFinite(text) ? text : undefined;
     if (size !== undefined && size > maxResultBytes) {
@@ -377,7 +458,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
         if (!("returned" in ranBody)) return raised(ranBody, true);
         release(ranBody.returned);
         if (last === undefined) return succeeded(undefined, maxResultBytes);
-        const ranLast = await evalInTask(last);
+        const ranLast = await evalInTask(last, maxResultBytes);
         if (!("returned" in ranLast)) return raised(ranLast, true);
         return succeeded(ranLast.returned, maxResultBytes);
       } finally {
@@ -393,7 +474,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
       if (prepared?.ready !== true) return notRun(prepared);
       const call = py.slot.get("_p");
       try {
-        const ran = await inTask("_cs_call", [call, py.hasattr, py.type]);
+        const ran = await inTask("_cs_call", [call, py.hasattr, py.type, py.flushStep, py.resultTextStep, maxResultBytes], py.describeStep);
         if (!("returned" in ran)) return raised(ran, false);
         return succeeded(ran.returned, maxResultBytes);
       } finally {
@@ -414,7 +495,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
         return { status: "failed", error: testsError(error.type, error.message, tests) };
       }
       try {
-        const ran = await evalInTask(code);
+        const ran = await evalInTask(code, undefined, py.formatStep);
         if ("returned" in ran) {
           release(ran.returned);
           return { status: "passed" };
@@ -423,7 +504,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
         if (!("raised" in ran)) return { status: "failed", error: { name: "CancelledError", message: "the tests' task was cancelled" } };
         let formatted: unknown;
         try {
-          formatted = JSONParse(String(py.format(ran.raised)));
+          formatted = JSONParse(String(typeof ran.told === "string" ? ran.told : py.format(ran.raised)));
         } catch {
           formatted = undefined;
         }
@@ -436,7 +517,6 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
         return { status: "failed", error: testsError(name, text, tests) };
       } finally {
         release(code);
-        py.flush();
       }
     },
 

@@ -437,7 +437,7 @@ let runtimeNamespace: { get(name: string): unknown; set(name: string, value: unk
 let clearTracing: (() => void) | undefined;
 
 /** The prelude functions the worker calls. */
-const ENTRY_POINTS = ["_cs_prepare_run", "_cs_prepare_call", "_cs_describe_exception", "_cs_format_exception", "_cs_result_text", "_cs_host_reply", "_cs_flush", "_cs_check", "_cs_functions"];
+const ENTRY_POINTS = ["_cs_prepare_run", "_cs_prepare_call", "_cs_describe_exception", "_cs_format_exception", "_cs_result_text", "_cs_host_reply", "_cs_flush_step", "_cs_check", "_cs_functions"];
 
 /** Prelude functions, looked up once (at init): each lookup would otherwise leave a proxy behind. */
 const entryPoints = new Map<string, (...args: unknown[]) => unknown>();
@@ -537,19 +537,10 @@ async function entryDone(kind: "run" | "call", first: string, options: EntryOpti
 async function runTests(program: Done & { exited?: string }, tests: string, run: number): Promise<PythonTestsOutcome> {
   if (program.exited !== undefined) return { status: "not_run", reason: `the program called ${program.exited} before the tests ran` };
   if (program.outcome.status !== "success") return testsNotRun(program.outcome);
-  // The program's buffered output is the program's.
-  flushPython();
+  // The program's task flushed its streams (a replaced stream's flush is the guest's code).
   post({ type: "phase", run, phase: "tests" });
   clearTracing!();
   return driver!.runTests(tests);
-}
-
-function flushPython(): void {
-  try {
-    entryPoint("_cs_flush")();
-  } catch {
-    // The program broke its own streams; what it wrote is lost.
-  }
 }
 
 function isPythonError(error: unknown): error is { type: string; message: string } {
@@ -712,6 +703,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         dict: builtin("dict"),
         list: builtin("list"),
         stops: cLevel("(SystemExit, KeyboardInterrupt)") as unknown as PyObject,
+        keeps: cLevel("(SystemExit, KeyboardInterrupt, MemoryError)") as unknown as PyObject,
         task: cLevel("__import__('_asyncio').Task") as unknown as PyObject,
         loop: cLevel("__import__('asyncio').get_event_loop()") as unknown as PyObject,
         mainNamespace: runtime.get("_CS_MAIN") as PyObject,
@@ -721,8 +713,14 @@ async function handle(request: WorkerRequest): Promise<void> {
         prepareCall: entry("_cs_prepare_call"),
         describe: entry("_cs_describe_exception"),
         format: entry("_cs_format_exception"),
-        resultText: entry("_cs_result_text"),
-        flush: flushPython,
+        flushStep: entryPoint("_cs_flush_step") as unknown as PyObject,
+        resultTextStep: entryPoint("_cs_result_text") as unknown as PyObject,
+        describeStep: entryPoint("_cs_describe_exception") as unknown as PyObject,
+        formatStep: entryPoint("_cs_format_exception") as unknown as PyObject,
+        anything: cLevel("BaseException") as unknown as PyObject,
+        issubclass: builtin("issubclass"),
+        systemExit: cLevel("SystemExit") as unknown as PyObject,
+        exitCode: cLevel("SystemExit.__dict__['code'].__get__") as unknown as PyObject,
         mask: () => {
           setInterruptBuffer(undefined);
           return interrupt !== undefined && AtomicsExchange(interrupt, 0, 0) !== 0;
