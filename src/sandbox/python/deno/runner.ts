@@ -646,8 +646,9 @@ async function main(): Promise<void> {
     }
     queue = queue.then(() => handle(request)).catch((error: unknown) => send({ type: "fatal", message: String(error) }));
   }
-  // The host closed stdin (it exited or disposed us): answer what was asked, then stop.
-  await queue;
+  // The host closed stdin: it is gone (the host never closes it while it wants answers; a
+  // killed host leaves it closed). Nobody reads what a run would answer, and the host's own
+  // deadlines went with it: stop now, runs and all (else a `while True` ran on, orphaned).
   Deno.exit(0);
 }
 
