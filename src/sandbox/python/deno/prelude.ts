@@ -203,23 +203,20 @@ def _cs_exact(value, depth=0):
         return out, changed
     return value, False
 
-def _cs_flush():
+def _cs_flush(let_through=()):
+    """Flushes the program's streams; what their flush raises is dropped, but let_through."""
     for stream in (_cs_sys.stdout, _cs_sys.stderr):
         try:
             stream.flush()
+        except let_through:
+            raise
         except BaseException:
             pass
 
 def _cs_flush_step():
     """_cs_flush as a step of the guest's task (a replaced stream's flush is the guest's code): a
     limit's interrupt there stops the run instead of being swallowed."""
-    for stream in (_cs_sys.stdout, _cs_sys.stderr):
-        try:
-            stream.flush()
-        except KeyboardInterrupt:
-            raise
-        except BaseException:
-            pass
+    _cs_flush(KeyboardInterrupt)
 
 def _cs_install_scheduler(fn):
     import pyodide.webloop as _w
