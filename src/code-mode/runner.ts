@@ -425,9 +425,9 @@ export class CodeModeRunner {
     return { live, report };
   }
 
-  /** The snapshots of `language`'s sessions, if any (Python sessions are not snapshotted: they replay). */
-  private snapshotsFor(language: Language): ThreadSnapshots | undefined {
-    return language === "python" ? undefined : this.snapshots;
+  /** The snapshots of `language`'s sessions, if any (every engine's sessions take them). */
+  private snapshotsFor(_language: Language): ThreadSnapshots | undefined {
+    return this.snapshots;
   }
 
   /**

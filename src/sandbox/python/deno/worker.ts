@@ -32,6 +32,7 @@ import { reachableGlobals, takeFingerprint, type FingerprintSources } from "./fi
 import { captureBaseline, type BaselineModule, type InterpreterBaseline } from "./interpreter-baseline.js";
 import { createPurityClassifier, type PurityFs } from "./pure-imports.js";
 import { moduleImports, withWatchedInstantiation, type ImportWatch, type InstantiatedPyodide } from "./wasm-imports.js";
+import { captureFresh, javascriptHash, restoreImage, takeImage, type FreshInterpreter, type ImageModule } from "./session-image.js";
 
 type Fn = (...args: never[]) => unknown;
 interface WasmMemory {
@@ -618,6 +619,31 @@ function onRunMessage(request: Extract<WorkerRequest, { type: "host-reply" | "in
   }, 50);
 }
 
+// ---- Session images (session-image.ts) --------------------------------------------------------
+/** A session's fresh state, captured at init; images are taken against it and restored into it. */
+let fresh: FreshInterpreter | undefined;
+/** Set by the first run or call (and by a restore): an image is restored only into a fresh interpreter. */
+let ranUserCode = false;
+/** Objects Python may hold that an image names: object → name, and name → object. */
+let capabilityNames: Map<unknown, string> | undefined;
+let capabilityObjects: Map<string, unknown> | undefined;
+
+function imageModule(): ImageModule {
+  return (pyodide as unknown as { _module: ImageModule })._module;
+}
+
+function currentJavascriptHash(): string {
+  const py = pyodide!;
+  const module = imageModule();
+  return javascriptHash({ api: (py as unknown as { _api: object })._api, globals: globalThis, js: jsGlobals, module: module as unknown as object, pyodide: py }, module.FS, isProxy);
+}
+
+/** The heap of the Pyodide snapshot file (its JSON header's length is the second u32). */
+function baseHeap(file: Uint8Array): Uint8Array {
+  const offset = new DataView(file.buffer, file.byteOffset, file.byteLength).getUint32(4, true);
+  return file.subarray(offset);
+}
+
 async function handle(request: WorkerRequest): Promise<void> {
   switch (request.type) {
     case "make-snapshot": {
@@ -773,12 +799,54 @@ async function handle(request: WorkerRequest): Promise<void> {
         await warmUp();
         if (!restore()) baseline = undefined;
       }
+      if (request.session) {
+        fresh = captureFresh(module as unknown as ImageModule, gotGlobals(instantiated!));
+        const named: Array<[unknown, string]> = [[jsGlobals, "js"], [scheduleCallback, "scheduler"], [bridge.hooks, "hooks"], [bridge.hooks.hostCall, "hooks.hostCall"]];
+        for (const [name, value] of Object.entries(jsGlobals)) named.push([value, `js.${name}`]);
+        capabilityNames = new Map(named);
+        capabilityObjects = new Map(named.map(([value, name]) => [name, value]));
+      }
       if (request.introspection) baselineFingerprint = { ...fingerprintNow(), reachable: reachableFromPython() };
       post({ type: "ready" });
       return;
     }
+    case "session-image": {
+      if (!fresh || !pyodide || !capabilityNames) {
+        post({ type: "session-image", refused: "this interpreter keeps no fresh state (not a session)" });
+        return;
+      }
+      const image = takeImage(imageModule(), { fresh, got: gotGlobals(instantiated!), base: baseHeap(request.base), baseDigest: request.baseDigest, capabilities: capabilityNames, javascript: currentJavascriptHash() });
+      delete (request as { base?: Uint8Array }).base;
+      if (typeof image === "string") post({ type: "session-image", refused: image });
+      else post({ type: "session-image", image: image as unknown as Extract<WorkerMessage, { type: "session-image" }>["image"] }, [image.pageIndex.buffer as ArrayBuffer, image.pages.buffer as ArrayBuffer, image.fileBytes.buffer as ArrayBuffer]);
+      return;
+    }
+    case "session-restore": {
+      if (!fresh || !pyodide || !capabilityObjects) {
+        post({ type: "session-restored", refused: "this interpreter keeps no fresh state (not a session)" });
+        return;
+      }
+      if (ranUserCode) {
+        post({ type: "session-restored", refused: "this session has already run code" });
+        return;
+      }
+      const module = imageModule();
+      const refused = restoreImage(module, request.image, {
+        fresh,
+        base: baseHeap(request.base),
+        baseDigest: request.baseDigest,
+        capabilities: capabilityObjects,
+        javascript: currentJavascriptHash(),
+        grow: (bytes) => (module as unknown as { growMemory(size: number): unknown }).growMemory(bytes) === 1 || module.HEAPU8.byteLength >= bytes,
+      });
+      delete (request as { base?: Uint8Array }).base;
+      if (refused === undefined) ranUserCode = true;
+      post({ type: "session-restored", ...(refused === undefined ? {} : { refused }) });
+      return;
+    }
     case "run":
     case "call": {
+      ranUserCode = true;
       const { extras } = request;
       const fs = (pyodide as unknown as { FS: EmscriptenFs }).FS;
       const place = filesPlace(extras.filesAtRoot === true);

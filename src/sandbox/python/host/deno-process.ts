@@ -41,6 +41,8 @@ const PAGE_BYTES = 4096;
 export const SNAPSHOT_LINE_LIMIT_BYTES = 96 * 1024 * 1024;
 /** Bound of a reply that carries no user output (ready, check, function names, fatal). */
 const SMALL_LINE_LIMIT_BYTES = 1024 * 1024;
+/** A session image's reply: base64 of up to the memory limit's heap and the files (an image past it is not kept). */
+const IMAGE_LINE_LIMIT_BYTES = 256 * 1024 * 1024;
 /** Raw bytes the guest may write outside the channel while no run is going before the process is replaced. */
 const IDLE_GUEST_BYTES_LIMIT = 64 * 1024;
 
@@ -240,6 +242,42 @@ export class DenoProcess {
     // The runner says "ready" just after the reply.
     await this.whenReady();
     return { baseline: reply.baseline, now: reply.now };
+  }
+
+  /**
+   * The session's image now (session-image.ts in the runner), or why it cannot be taken: page
+   * numbers, pages and the worker-side state. Nothing the image holds is trusted here beyond its
+   * shape: it goes into a signed record and back into an interpreter only.
+   */
+  async sessionImage(): Promise<{ memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string } | string> {
+    const reply = await this.#request({ type: "session-image", id: this.#nextId++ }, IMAGE_LINE_LIMIT_BYTES);
+    await this.whenReady().catch(() => undefined);
+    if (reply.type !== "session-image") throw new EngineSetupError(`unexpected reply "${reply.type}" to a session image`);
+    if (typeof reply.refused === "string") return reply.refused;
+    if (typeof reply.pageIndex !== "string" || typeof reply.pages !== "string" || typeof reply.state !== "string" || !Number.isSafeInteger(reply.memoryBytes)) return "the interpreter sent a malformed image";
+    const index = Buffer.from(reply.pageIndex, "base64");
+    const pages = new Uint8Array(Buffer.from(reply.pages, "base64"));
+    if (index.byteLength % 4 !== 0 || pages.byteLength !== (index.byteLength / 4) * 4096) return "the interpreter sent a malformed image";
+    const pageIndex = new Uint32Array(index.byteLength / 4);
+    for (let i = 0; i < pageIndex.length; i++) pageIndex[i] = index.readUInt32LE(i * 4);
+    return { memoryBytes: reply.memoryBytes!, pageIndex, pages, state: reply.state };
+  }
+
+  /** Writes an image into the session's interpreter (which has run nothing yet): undefined when done, else why it was refused. */
+  async restoreSessionImage(image: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string }): Promise<string | undefined> {
+    const index = Buffer.alloc(image.pageIndex.length * 4);
+    image.pageIndex.forEach((page, i) => index.writeUInt32LE(page, i * 4));
+    const reply = await this.#request({
+      type: "session-restore",
+      id: this.#nextId++,
+      memoryBytes: image.memoryBytes,
+      pageIndex: index.toString("base64"),
+      pages: Buffer.from(image.pages.buffer, image.pages.byteOffset, image.pages.byteLength).toString("base64"),
+      state: image.state,
+    });
+    await this.whenReady().catch(() => undefined);
+    if (reply.type !== "session-restored") throw new EngineSetupError(`unexpected reply "${reply.type}" to a session restore`);
+    return typeof reply.refused === "string" ? reply.refused : undefined;
   }
 
   /** Kills the process; pending requests settle with their failure. */
