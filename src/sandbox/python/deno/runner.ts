@@ -580,22 +580,18 @@ async function handle(request: HostRequest): Promise<void> {
     }
     case "session-image":
     case "session-restore": {
-      const tb = performance.now();
-      const base = await baseSnapshot();
-      const tb2 = performance.now();
       const nonce = newNonce();
       const reply = await new Promise<Nonced<WorkerMessage> | undefined>((resolve) => {
-        if (!base) return resolve(undefined);
-        // A copy of the pages (~1 ms per MB) and a restore of ~30 MB take well under this.
+        // Hashing ~30 MB of memory and copying the pages take well under this.
         const timer = setTimeout(() => resolve(undefined), 30_000);
         interpreter.worker.onmessage = (event) => {
           clearTimeout(timer);
           resolve(event.data as Nonced<WorkerMessage>);
         };
-        if (request.type === "session-image") interpreter.worker.postMessage({ type: "session-image", base: base.bytes, baseDigest: base.digest, nonce }, [base.bytes.buffer as ArrayBuffer]);
+        if (request.type === "session-image") interpreter.worker.postMessage({ type: "session-image", nonce });
         else {
           const image = { memoryBytes: request.memoryBytes, pageIndex: new Uint32Array(fromBase64(request.pageIndex).buffer), pages: fromBase64(request.pages), state: request.state };
-          interpreter.worker.postMessage({ type: "session-restore", base: base.bytes, baseDigest: base.digest, image, nonce }, [base.bytes.buffer as ArrayBuffer, image.pageIndex.buffer as ArrayBuffer, image.pages.buffer as ArrayBuffer]);
+          interpreter.worker.postMessage({ type: "session-restore", image, nonce }, [image.pageIndex.buffer as ArrayBuffer, image.pages.buffer as ArrayBuffer]);
         }
       });
       interpreter.worker.onmessage = null;
@@ -603,7 +599,7 @@ async function handle(request: HostRequest): Promise<void> {
       if (!valid) {
         // No answer, or not the one asked for: the interpreter cannot be trusted with the session.
         kill(interpreter);
-        send(request.type === "session-image" ? { type: "session-image", id: request.id, refused: base ? "the interpreter did not answer" : "no base memory (the interpreter started without a snapshot)" } : { type: "session-restored", id: request.id, refused: "the interpreter did not answer" });
+        send(request.type === "session-image" ? { type: "session-image", id: request.id, refused: "the interpreter did not answer" } : { type: "session-restored", id: request.id, refused: "the interpreter did not answer" });
       } else if (reply.type === "session-image") {
         const image = reply.image;
         if (typeof reply.refused === "string" || !image) send({ type: "session-image", id: request.id, refused: String(reply.refused ?? "no image").slice(0, 300) });
@@ -616,7 +612,7 @@ async function handle(request: HostRequest): Promise<void> {
           send({ type: "session-image", id: request.id, memoryBytes: Number(image.memoryBytes), pageIndex: toBase64(index), pages: toBase64(image.pages), state });
         }
       } else if (reply.type === "session-restored") {
-        send({ type: "session-restored", id: request.id, ...(typeof reply.refused === "string" ? { refused: reply.refused.slice(0, 300) + ` base ${(tb2 - tb).toFixed(1)} total ${(performance.now() - tb).toFixed(1)}` } : {}) });
+        send({ type: "session-restored", id: request.id, ...(typeof reply.refused === "string" ? { refused: reply.refused.slice(0, 300) } : {}) });
       }
       if (interpreter.dead) replaceInterpreter("the interpreter was stopped");
       else send({ type: "ready" });
@@ -627,22 +623,6 @@ async function handle(request: HostRequest): Promise<void> {
       return;
   }
 }
-
-/** The Pyodide snapshot this runner's interpreters start from (a fresh copy) and its SHA-256, for session images. */
-async function baseSnapshot(): Promise<{ bytes: Uint8Array; digest: string } | undefined> {
-  let bytes: Uint8Array | undefined;
-  if (snapshotInFile && config.snapshotPath) {
-    try {
-      bytes = await Deno.readFile(config.snapshotPath);
-    } catch {
-      return undefined;
-    }
-  } else bytes = snapshot?.slice();
-  if (!bytes) return undefined;
-  baseDigest ??= Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
-  return { bytes, digest: baseDigest };
-}
-let baseDigest: string | undefined;
 
 function fromBase64(text: string): Uint8Array {
   const binary = atob(text);

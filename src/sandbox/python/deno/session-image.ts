@@ -5,9 +5,10 @@
  * the in-memory file system (Emscripten MEMFS: nodes, descriptors, cwd) and whatever else
  * Python reached. An image carries all of (a) and the file system, and refuses everything else:
  *
- * - memory: the pages that differ from the interpreter's base (the Pyodide memory snapshot every
- *   process of this build starts from, read again from its file); a restore writes the base and
- *   then those pages, so the restored memory is the live one byte for byte;
+ * - memory: the pages that differ from the fresh interpreter's (a session interpreter starts on a
+ *   fixed clock and seed, so every fresh one of a build is the same, byte for byte: its digest is
+ *   checked); a restore writes them over a fresh interpreter, so the restored memory is the live
+ *   one byte for byte;
  * - globals: the stack pointer, stack limits and `tempRet0` are carried; the GOT globals and the
  *   function table must be those of a fresh interpreter (a loaded extension module refuses);
  * - hiwire: every slot Python holds must be a fresh interpreter's own slot, a named capability
@@ -56,6 +57,7 @@ const createHash = nodeCrypto.createHash;
 const hashProto = Object.getPrototypeOf(createHash("sha256")) as { update: (data: string | Uint8Array) => unknown; digest: (encoding: string) => string };
 const HashUpdate = hashProto.update;
 const HashDigest = hashProto.digest;
+const HashDigestBytes = hashProto.digest as unknown as () => Uint8Array;
 const JSONStringify = JSON.stringify;
 const NumberIsSafeInteger = Number.isSafeInteger;
 const ObjectCreate = Object.create;
@@ -174,7 +176,8 @@ interface ImageNode {
 /** The worker-side part of an image (`state`, JSON made by the runner). */
 export interface ImageState {
   format: 1;
-  base: string;
+  /** Digest of the fresh interpreter's memory the pages are taken against. */
+  fresh: string;
   javascript: string;
   stack: [number, number, number, number];
   /** Occupied hiwire slots: a fresh interpreter's own, a named capability, or a primitive. */
@@ -202,6 +205,10 @@ export interface SessionImage {
 
 /** A fresh interpreter's state that images are taken against (captured before any user code). */
 export interface FreshInterpreter {
+  /** SHA-256 (first 16 bytes) of each page of the fresh memory, and a digest of them all. */
+  pageHashes: Uint8Array;
+  hashedPages: number;
+  digest: string;
   tableEntries: unknown[];
   got: unknown[];
   slots: Map<number, unknown>;
@@ -300,7 +307,39 @@ function immortalsOf(module: ImageModule, each: (index: number, value: unknown) 
   return undefined;
 }
 
-/** Captures a fresh interpreter's state (at init, before any user code). */
+/** Bytes of a page hash. */
+const HASH_BYTES = 16;
+
+/** Writes the hash of `page` into `out` at `at`. */
+function hashPage(page: Uint8Array, out: Uint8Array, at: number): void {
+  const hash = createHash("sha256");
+  ReflectApply(HashUpdate, hash, [page]);
+  const digest = ReflectApply(HashDigestBytes, hash, []) as Uint8Array;
+  ReflectApply(TypedArraySet, out, [ReflectApply(TypedArraySubarray, digest, [0, HASH_BYTES]), at]);
+}
+
+/**
+ * Hashes the fresh memory's pages, `chunk` pages a call (a session hashes in the background
+ * after it is ready, and finishes before any user code runs): true once done.
+ */
+export function hashFreshPages(module: ImageModule, fresh: FreshInterpreter, chunk: number): boolean {
+  const heap = module.HEAPU8;
+  const pages = fresh.pageHashes.length / HASH_BYTES;
+  const start = fresh.hashedPages;
+  const end = Math.min(pages, start + chunk);
+  for (let page = start; page < end; page++) hashPage(heap.subarray(page * IMAGE_PAGE_BYTES, (page + 1) * IMAGE_PAGE_BYTES), fresh.pageHashes, page * HASH_BYTES);
+  fresh.hashedPages = end;
+  if (end < pages) return false;
+  if (fresh.digest === "") {
+    const hash = createHash("sha256");
+    hash.update(`${heap.byteLength}\0`);
+    hash.update(fresh.pageHashes);
+    fresh.digest = hash.digest("hex");
+  }
+  return true;
+}
+
+/** Captures a fresh interpreter's state (at init, before any user code); its pages are hashed by `hashFreshPages`. */
 export function captureFresh(module: ImageModule, got: ReadonlyArray<{ value: unknown }>): FreshInterpreter {
   const table = module.wasmTable;
   const tableEntries: unknown[] = [];
@@ -318,6 +357,9 @@ export function captureFresh(module: ImageModule, got: ReadonlyArray<{ value: un
   });
   const streams = [...module.FS.streams];
   return {
+    pageHashes: new Uint8Array((module.HEAPU8.byteLength / IMAGE_PAGE_BYTES) * HASH_BYTES),
+    hashedPages: 0,
+    digest: "",
     tableEntries,
     got: got.map((g) => g.value),
     slots,
@@ -330,14 +372,22 @@ export function captureFresh(module: ImageModule, got: ReadonlyArray<{ value: un
   };
 }
 
+/** A walk of the JavaScript graph that can stop and go on (a fresh session walks in the background). */
+export interface GraphWalk {
+  /** Walks up to `objects` more objects; true once the walk is done. */
+  step(objects: number): boolean;
+  /** The hash, once done. */
+  digest(): string;
+}
+
 /**
- * The hash of the JavaScript objects reachable as properties from `roots` (their prototypes,
- * own keys, attributes and primitive values), leaving out the file system (carried apart), the
- * memory's views and a few listed scalars. Proxies are not entered (their traps would run Python).
- * Map and Set entries and closures are not seen: what Python can change there is what it holds
- * (hiwire, checked apart).
+ * Hashes the JavaScript objects reachable as properties from `roots` (their prototypes, own
+ * keys, attributes and primitive values), leaving out the file system (carried apart), the
+ * memory's views and a few listed scalars. Proxies are not entered (their traps would run
+ * Python). Map and Set entries and closures are not seen: what Python can change there is what
+ * it holds (hiwire, checked apart). Runs in the guest's realm: captured functions only.
  */
-export function javascriptHash(roots: { api: unknown; globals: unknown; js: unknown; module: object; pyodide: unknown }, fs: ImageFs, isProxy: (value: unknown) => boolean): string {
+export function walkJavascript(roots: { api: unknown; globals: unknown; js: unknown; module: object; pyodide: unknown }, fs: ImageFs, isProxy: (value: unknown) => boolean): GraphWalk {
   const module = roots.module;
   const realmGlobal = roots.globals;
   const leftOut = new SetCtor<unknown>();
@@ -364,7 +414,8 @@ export function javascriptHash(roots: { api: unknown; globals: unknown; js: unkn
   const ids = new MapCtor<object, number>();
   let count = 0;
   const queue: object[] = [];
-  const lines: string[] = [];
+  const hash = createHash("sha256");
+  const emit = (line: string) => void ReflectApply(HashUpdate, hash, [`${line}\n`]);
   const visit = (value: unknown): string => {
     if (value === null) return "null";
     const type = typeof value;
@@ -379,48 +430,46 @@ export function javascriptHash(roots: { api: unknown; globals: unknown; js: unkn
     }
     return `#${id}`;
   };
-  append(lines, `roots ${visit(roots.api)} ${visit(roots.globals)} ${visit(roots.js)} ${visit(module)} ${visit(roots.pyodide)}`);
-  for (let i = 0; i < queue.length && i < 400_000; i++) {
+  emit(`roots ${visit(roots.api)} ${visit(roots.globals)} ${visit(roots.js)} ${visit(module)} ${visit(roots.pyodide)}`);
+  let next = 0;
+  let result = "";
+  const walkOne = (i: number) => {
     const object = queue[i]!;
     const prototype = getPrototypeOf(object);
-    if (ReflectApply(SetHas, leftOut, [object]) || (prototype !== null && (prototype === nodePrototype || prototype === streamPrototype))) {
-      append(lines, `#${i} left out`);
-      continue;
-    }
-    if (isProxy(object)) {
-      append(lines, `#${i} proxy`);
-      continue;
-    }
-    if (isView(object)) {
-      append(lines, `#${i} view`);
-      continue;
-    }
+    if (ReflectApply(SetHas, leftOut, [object]) || (prototype !== null && (prototype === nodePrototype || prototype === streamPrototype))) return emit(`#${i} left out`);
+    if (isProxy(object)) return emit(`#${i} proxy`);
+    if (isView(object)) return emit(`#${i} view`);
     let text = `#${i} proto ${visit(prototype)} ext ${isExtensible(object)}`;
     const keys = ownKeys(object);
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!;
       const descriptor = getOwnPropertyDescriptor(object, key);
-      if (!descriptor) continue;
+      if (!descriptor || leftOutKey(object, key)) continue;
       const name = typeof key === "symbol" ? `@${String(ReflectApply(symbolDescription, key, []))}` : key;
       const flags = `${descriptor.enumerable ? "e" : ""}${descriptor.configurable ? "c" : ""}`;
-      if (leftOutKey(object, key)) continue;
       if ("value" in descriptor) text += ` ${name}=${visit(descriptor.value)}${descriptor.writable ? "w" : ""}${flags}`;
       else text += ` ${name}=get${visit(descriptor.get)}set${visit(descriptor.set)}${flags}`;
     }
-    append(lines, text);
-  }
-  const hash = createHash("sha256");
-  ReflectApply(HashUpdate, hash, [ReflectApply(ArrayJoin, lines, ["\n"])]);
-  return ReflectApply(HashDigest, hash, ["hex"]) as string;
+    emit(text);
+  };
+  return {
+    step(objects: number): boolean {
+      if (result !== "") return true;
+      // The queue grows as the walk goes: its length is read at every object.
+      const stop = next + objects;
+      for (; next < queue.length && next < 400_000 && next < stop; next++) walkOne(next);
+      if (next < queue.length && next < 400_000) return false;
+      result = ReflectApply(HashDigest, hash, ["hex"]) as string;
+      return true;
+    },
+    digest: () => result,
+  };
 }
 
 /** What `takeImage` needs besides the module. */
 export interface TakeInputs {
   fresh: FreshInterpreter;
   got: ReadonlyArray<{ value: unknown }>;
-  /** The base memory: the heap of the Pyodide snapshot this interpreter started from. */
-  base: Uint8Array;
-  baseDigest: string;
   /** Named capabilities Python may hold (object → name). */
   capabilities: ReadonlyMap<unknown, string>;
   javascript: string;
@@ -531,17 +580,20 @@ export function takeImage(module: ImageModule, inputs: TakeInputs): SessionImage
     if (!ReflectApply(SetHas, seen, [path]) && !inFixedTree(path)) return `${path} was removed`;
   }
 
+  // Memory: the pages whose hash differs from the fresh page's, and the non-zero pages past it.
   const heap = module.HEAPU8;
   const memoryBytes = ReflectApply(byteLengthOf, heap, []) as number;
   const live = ReflectApply(BufferFrom, Buffer, [heap.buffer, heap.byteOffset, memoryBytes]) as Uint8Array;
-  const baseBytes = ReflectApply(byteLengthOf, inputs.base, []) as number;
-  const base = ReflectApply(BufferFrom, Buffer, [inputs.base.buffer, inputs.base.byteOffset, baseBytes]) as Uint8Array;
+  const freshPages = (ReflectApply(byteLengthOf, fresh.pageHashes, []) as number) / HASH_BYTES;
   const zero = new Uint8ArrayCtor(IMAGE_PAGE_BYTES);
+  const now = new Uint8ArrayCtor(HASH_BYTES);
   const index: number[] = [];
-  for (let offset = 0; offset < memoryBytes; offset += IMAGE_PAGE_BYTES) {
-    const page = ReflectApply(TypedArraySubarray, live, [offset, offset + IMAGE_PAGE_BYTES]) as Uint8Array;
-    const against = offset + IMAGE_PAGE_BYTES <= baseBytes ? (ReflectApply(TypedArraySubarray, base, [offset, offset + IMAGE_PAGE_BYTES]) as Uint8Array) : zero;
-    if (BufferCompare(page, against) !== 0) append(index, offset / IMAGE_PAGE_BYTES);
+  for (let page = 0; page * IMAGE_PAGE_BYTES < memoryBytes; page++) {
+    const bytes = ReflectApply(TypedArraySubarray, live, [page * IMAGE_PAGE_BYTES, (page + 1) * IMAGE_PAGE_BYTES]) as Uint8Array;
+    if (page < freshPages) {
+      hashPage(bytes, now, 0);
+      if (BufferCompare(now, ReflectApply(TypedArraySubarray, fresh.pageHashes, [page * HASH_BYTES, (page + 1) * HASH_BYTES])) !== 0) append(index, page);
+    } else if (BufferCompare(bytes, zero) !== 0) append(index, page);
   }
   const pageIndex = new Uint32ArrayCtor(index.length);
   const pages = new Uint8ArrayCtor(index.length * IMAGE_PAGE_BYTES);
@@ -557,7 +609,7 @@ export function takeImage(module: ImageModule, inputs: TakeInputs): SessionImage
   }
   const state = bare<ImageState>();
   state.format = 1;
-  state.base = inputs.baseDigest;
+  state.fresh = fresh.digest;
   state.javascript = inputs.javascript;
   state.stack = [module.___stack_pointer.value, module._emscripten_stack_get_base(), module._emscripten_stack_get_end(), module._getTempRet0()];
   state.slots = slots;
@@ -578,8 +630,6 @@ export function takeImage(module: ImageModule, inputs: TakeInputs): SessionImage
 /** What `restoreImage` needs besides the module. */
 export interface RestoreInputs {
   fresh: FreshInterpreter;
-  base: Uint8Array;
-  baseDigest: string;
   /** Capability name → this interpreter's object. */
   capabilities: ReadonlyMap<string, unknown>;
   javascript: string;
@@ -599,7 +649,7 @@ function checkImage(module: ImageModule, memoryBytes: number, pageIndex: Uint32A
     return "its state is not valid JSON";
   }
   if (state === null || typeof state !== "object" || state.format !== 1) return "its format is not this one";
-  if (state.base !== inputs.baseDigest) return "it was taken over another base memory";
+  if (inputs.fresh.digest === "" || state.fresh !== inputs.fresh.digest) return "it was taken against another fresh interpreter's memory";
   if (state.javascript !== inputs.javascript) return "the JavaScript side of the session it was taken in differed from a fresh interpreter's";
   const pagesBytes = pageIndex.length * IMAGE_PAGE_BYTES;
   if (!int(memoryBytes) || memoryBytes % 65536 !== 0 || memoryBytes < module.HEAPU8.byteLength || memoryBytes > 4 * 1024 * 1024 * 1024) return "its memory size is not valid";
@@ -668,10 +718,6 @@ export function restoreImage(module: ImageModule, image: { memoryBytes: number; 
   for (const encoded of state.immortals) module.__hiwire_immortal_add(decodePrimitive(encoded)!.value);
   if (module.HEAPU8.byteLength < image.memoryBytes && !inputs.grow(image.memoryBytes)) throw new Error(`the memory could not grow to ${image.memoryBytes} bytes`);
   const heap = module.HEAPU8;
-  const baseBytes = Math.min(inputs.base.byteLength, heap.byteLength);
-  heap.set(inputs.base.subarray(0, baseBytes), 0);
-  if (heap.byteLength > baseBytes) heap.fill(0, baseBytes, heap.byteLength);
-  const pagesBytes = image.pageIndex.length * IMAGE_PAGE_BYTES;
   for (let i = 0; i < image.pageIndex.length; i++) heap.set(image.pages.subarray(i * IMAGE_PAGE_BYTES, (i + 1) * IMAGE_PAGE_BYTES), image.pageIndex[i]! * IMAGE_PAGE_BYTES);
   const [stackPointer, stackBase, stackEnd, tempRet] = state.stack;
   module._emscripten_stack_set_limits(stackBase, stackEnd);

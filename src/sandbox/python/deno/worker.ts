@@ -32,7 +32,7 @@ import { reachableGlobals, takeFingerprint, type FingerprintSources } from "./fi
 import { captureBaseline, type BaselineModule, type InterpreterBaseline } from "./interpreter-baseline.js";
 import { createPurityClassifier, type PurityFs } from "./pure-imports.js";
 import { moduleImports, withWatchedInstantiation, type ImportWatch, type InstantiatedPyodide } from "./wasm-imports.js";
-import { captureFresh, javascriptHash, restoreImage, takeImage, type FreshInterpreter, type ImageModule } from "./session-image.js";
+import { captureFresh, hashFreshPages, restoreImage, takeImage, walkJavascript, type GraphWalk, type FreshInterpreter, type ImageModule } from "./session-image.js";
 
 type Fn = (...args: never[]) => unknown;
 interface WasmMemory {
@@ -620,6 +620,8 @@ function onRunMessage(request: Extract<WorkerRequest, { type: "host-reply" | "in
 }
 
 // ---- Session images (session-image.ts) --------------------------------------------------------
+/** The clock (2026-01-01T00:00:00Z, then a millisecond a reading) and seed a session interpreter starts on. */
+const FRESH_INPUTS = { seed: "5e551011000000000000000000000001", clockReads: [1_767_225_600_000] };
 /** A session's fresh state, captured at init; images are taken against it and restored into it. */
 let fresh: FreshInterpreter | undefined;
 /** Set by the first run or call (and by a restore): an image is restored only into a fresh interpreter. */
@@ -632,16 +634,48 @@ function imageModule(): ImageModule {
   return (pyodide as unknown as { _module: ImageModule })._module;
 }
 
-function currentJavascriptHash(): string {
+function javascriptWalk(): GraphWalk {
   const py = pyodide!;
   const module = imageModule();
-  return javascriptHash({ api: (py as unknown as { _api: object })._api, globals: globalThis, js: jsGlobals, module: module as unknown as object, pyodide: py }, module.FS, isProxy);
+  return walkJavascript({ api: (py as unknown as { _api: object })._api, globals: globalThis, js: jsGlobals, module: module as unknown as object, pyodide: py }, module.FS, isProxy);
 }
 
-/** The heap of the Pyodide snapshot file (its JSON header's length is the second u32). */
-function baseHeap(file: Uint8Array): Uint8Array {
-  const offset = new DataView(file.buffer, file.byteOffset, file.byteLength).getUint32(4, true);
-  return file.subarray(offset);
+function currentJavascriptHash(): string {
+  const walk = javascriptWalk();
+  walk.step(Number.POSITIVE_INFINITY);
+  return walk.digest();
+}
+
+/** The fresh interpreter's JavaScript walk, made in the background (a restore compares with it). */
+let freshWalk: GraphWalk | undefined;
+
+/** Pages hashed per background task (~3 ms); the rest is hashed before any user code runs. */
+const FRESH_HASH_CHUNK = 512;
+
+/** Objects walked per background task (~10-20 ms). */
+const FRESH_WALK_CHUNK = 2000;
+
+/**
+ * Between requests, while the session is fresh: hashes its memory's pages, then walks its
+ * JavaScript side (only a restore needs that walk; the first run abandons it).
+ */
+function hashFreshInBackground(): void {
+  if (!fresh || ranUserCode) return;
+  if (!hashFreshPages(imageModule(), fresh, FRESH_HASH_CHUNK)) return nextTask(hashFreshInBackground);
+  freshWalk ??= javascriptWalk();
+  if (!freshWalk.step(FRESH_WALK_CHUNK)) nextTask(hashFreshInBackground);
+}
+
+/** Finishes hashing the fresh memory (before the first user code, a restore or an image). */
+function finishFreshHashes(): void {
+  if (fresh && !ranUserCode) hashFreshPages(imageModule(), fresh, Number.POSITIVE_INFINITY);
+}
+
+/** The fresh interpreter's JavaScript hash (finishing the background walk). */
+function freshJavascriptHash(): string {
+  freshWalk ??= javascriptWalk();
+  freshWalk.step(Number.POSITIVE_INFINITY);
+  return freshWalk.digest();
 }
 
 async function handle(request: WorkerRequest): Promise<void> {
@@ -654,6 +688,11 @@ async function handle(request: WorkerRequest): Promise<void> {
       return;
     }
     case "init": {
+      // A session's interpreter starts on a fixed clock and generator: every fresh session
+      // interpreter of this build is then the same, byte for byte (file times included), so an
+      // image carries only what the session changed (session-image.ts). Its first run reseeds
+      // Python's `random` from real entropy unless the run is given inputs.
+      if (request.session) runInputs.begin(FRESH_INPUTS);
       const py = await load(request.pyodideUrl, request.snapshot, false);
       // Pyodide keeps its load options as `_api.config`, and the init message holds the 31 MB
       // snapshot too: both dropped (its bytes were copied into the interpreter's memory), so
@@ -790,6 +829,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         endRun();
       };
       await warmUp();
+      if (request.session) runInputs.end();
       baselineHeapBytes = heapBytes(py);
       baselineFileBytes = fileSystemBytes(module.FS.root as never, module.FS as never);
       // Pool interpreters keep a baseline to reset to; a session's state is meant to last.
@@ -808,6 +848,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       }
       if (request.introspection) baselineFingerprint = { ...fingerprintNow(), reachable: reachableFromPython() };
       post({ type: "ready" });
+      nextTask(hashFreshInBackground);
       return;
     }
     case "session-image": {
@@ -815,8 +856,12 @@ async function handle(request: WorkerRequest): Promise<void> {
         post({ type: "session-image", refused: "this interpreter keeps no fresh state (not a session)" });
         return;
       }
-      const image = takeImage(imageModule(), { fresh, got: gotGlobals(instantiated!), base: baseHeap(request.base), baseDigest: request.baseDigest, capabilities: capabilityNames, javascript: currentJavascriptHash() });
-      delete (request as { base?: Uint8Array }).base;
+      finishFreshHashes();
+      if (fresh.digest === "") {
+        post({ type: "session-image", refused: "the fresh memory was not hashed" });
+        return;
+      }
+      const image = takeImage(imageModule(), { fresh, got: gotGlobals(instantiated!), capabilities: capabilityNames, javascript: currentJavascriptHash() });
       if (typeof image === "string") post({ type: "session-image", refused: image });
       else post({ type: "session-image", image: image as unknown as Extract<WorkerMessage, { type: "session-image" }>["image"] }, [image.pageIndex.buffer as ArrayBuffer, image.pages.buffer as ArrayBuffer, image.fileBytes.buffer as ArrayBuffer]);
       return;
@@ -831,21 +876,21 @@ async function handle(request: WorkerRequest): Promise<void> {
         return;
       }
       const module = imageModule();
+      finishFreshHashes();
       const refused = restoreImage(module, request.image, {
         fresh,
-        base: baseHeap(request.base),
-        baseDigest: request.baseDigest,
         capabilities: capabilityObjects,
-        javascript: currentJavascriptHash(),
+        javascript: freshJavascriptHash(),
         grow: (bytes) => (module as unknown as { growMemory(size: number): unknown }).growMemory(bytes) === 1 || module.HEAPU8.byteLength >= bytes,
       });
-      delete (request as { base?: Uint8Array }).base;
       if (refused === undefined) ranUserCode = true;
       post({ type: "session-restored", ...(refused === undefined ? {} : { refused }) });
       return;
     }
     case "run":
     case "call": {
+      finishFreshHashes();
+      const firstRun = !ranUserCode;
       ranUserCode = true;
       const { extras } = request;
       const fs = (pyodide as unknown as { FS: EmscriptenFs }).FS;
@@ -886,7 +931,9 @@ async function handle(request: WorkerRequest): Promise<void> {
               if (request.type === "call") return entryDone("call", request.name, { args: request.args, ...limits });
               // A run given inputs reseeds `random` from its own generator, in a session too: its
               // numbers then depend on the cell's recorded seed, not on the interpreter's start.
-              const program = await entryDone("run", request.code, { globals: request.globals, session: request.session, ...(extras.inputs ? { reseed: true } : {}), ...limits });
+              // A session's interpreter started on a fixed seed: its first run reseeds from real entropy.
+              const reseed = extras.inputs !== undefined || (request.session && firstRun);
+              const program = await entryDone("run", request.code, { globals: request.globals, session: request.session, ...(reseed ? { reseed: true } : {}), ...limits });
               if (program.fatal || extras.tests === undefined) return program;
               return { outcome: { ...program.outcome, tests: await runTests(program, extras.tests, request.run) }, fatal: false };
             })();
@@ -904,6 +951,9 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "interrupt":
       return;
     case "check": {
+      // Python runs: a session's memory is no longer the fresh one (no image is written into it).
+      finishFreshHashes();
+      ranUserCode = true;
       const check = entryPoint("_cs_check");
       post({ type: "done", outcome: JSONParse(String(check(request.code))) as PythonOutcome, fatal: false });
       return;
@@ -913,6 +963,8 @@ async function handle(request: WorkerRequest): Promise<void> {
       return;
     }
     case "functions": {
+      finishFreshHashes();
+      ranUserCode = true;
       const list = entryPoint("_cs_functions");
       post({ type: "functions", names: JSONParse(String(list())) as string[] });
       return;

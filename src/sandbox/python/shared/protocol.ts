@@ -122,9 +122,9 @@ export type WorkerRequest =
   | { type: "check"; code: string }
   | { type: "functions" }
   | { type: "fingerprint" }
-  /** A session's image (session-image.ts), taken against `base`: the heap of the Pyodide snapshot file. */
-  | { type: "session-image"; base: Uint8Array; baseDigest: string }
-  | { type: "session-restore"; base: Uint8Array; baseDigest: string; image: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string } };
+  /** A session's image (session-image.ts), and its restore into a fresh session interpreter. */
+  | { type: "session-image" }
+  | { type: "session-restore"; image: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string } };
 
 /** Pure-Python packages to install into site-packages (see wheels.ts). */
 export interface WorkerPackages {
