@@ -10,7 +10,7 @@ import { resolvePythonPaths } from "../../../src/sandbox/python/host/deno-paths.
 import type { EngineSnapshot, SandboxSession } from "../../../src/sandbox/types.js";
 
 const paths = resolvePythonPaths();
-const options = { language: "python" as const, defaults: {}, memoryLimitBytes: 64 << 20 };
+const options = { language: "python" as const, defaults: {}, memoryLimitBytes: 64 << 20, snapshots: true };
 const sessions: SandboxSession[] = [];
 afterAll(async () => {
   await Promise.all(sessions.map((s) => s.dispose()));
@@ -89,6 +89,20 @@ describe("Python session images", () => {
     // Nothing was touched: the session still restores the real image.
     expect(await fresh.restoreSnapshot!(taken)).toBeUndefined();
     expect((await fresh.run("v")).result).toBe(1);
+  });
+
+  it("a session opened without snapshots lets its fresh state go at its first run, and refuses images", { timeout: 60_000 }, async () => {
+    const plain = await createPythonSession(paths, { ...options, snapshots: false });
+    sessions.push(plain);
+    await plain.run("v = 1");
+    expect(await plain.snapshot!()).toMatch(/not opened for snapshots/);
+    // It can still be restored into while it ran nothing.
+    const live = await open();
+    await live.run("w = 3");
+    const target = await createPythonSession(paths, { ...options, snapshots: false });
+    sessions.push(target);
+    expect(await target.restoreSnapshot!(await image(live))).toBeUndefined();
+    expect((await target.run("w")).result).toBe(3);
   });
 
   it("sessions start alike but their first runs draw different random numbers", { timeout: 60_000 }, async () => {
