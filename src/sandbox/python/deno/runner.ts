@@ -591,7 +591,8 @@ async function handle(request: HostRequest): Promise<void> {
         if (request.type === "session-image") interpreter.worker.postMessage({ type: "session-image", nonce });
         else {
           const image = { memoryBytes: request.memoryBytes, pageIndex: new Uint32Array(fromBase64(request.pageIndex).buffer), pages: fromBase64(request.pages), state: request.state };
-          interpreter.worker.postMessage({ type: "session-restore", image, nonce }, [image.pageIndex.buffer as ArrayBuffer, image.pages.buffer as ArrayBuffer]);
+          const fresh = typeof request.freshJavascript === "string" && /^[0-9a-f]{64}$/.test(request.freshJavascript) ? { freshJavascript: request.freshJavascript } : {};
+          interpreter.worker.postMessage({ type: "session-restore", image, ...fresh, nonce }, [image.pageIndex.buffer as ArrayBuffer, image.pages.buffer as ArrayBuffer]);
         }
       });
       interpreter.worker.onmessage = null;
@@ -612,7 +613,8 @@ async function handle(request: HostRequest): Promise<void> {
           send({ type: "session-image", id: request.id, memoryBytes: Number(image.memoryBytes), pageIndex: toBase64(index), pages: toBase64(image.pages), state });
         }
       } else if (reply.type === "session-restored") {
-        send({ type: "session-restored", id: request.id, ...(typeof reply.refused === "string" ? { refused: reply.refused.slice(0, 300) } : {}) });
+        const walked = typeof reply.freshJavascript === "string" && /^[0-9a-f]{64}$/.test(reply.freshJavascript) ? { freshJavascript: reply.freshJavascript } : {};
+        send({ type: "session-restored", id: request.id, ...(typeof reply.refused === "string" ? { refused: reply.refused.slice(0, 300) } : {}), ...walked });
       }
       if (interpreter.dead) replaceInterpreter("the interpreter was stopped");
       else send({ type: "ready" });
