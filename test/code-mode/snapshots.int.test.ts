@@ -52,8 +52,8 @@ interface Thread {
   files: Map<string, Uint8Array>;
 }
 
-async function step(r: CodeModeRunner, thread: Thread, code: string, threadId = "t"): Promise<CellOutcome> {
-  const outcome = await r.run({ code, language: "javascript", persistence: "thread", threadId, cells: thread.cells, files: thread.files });
+async function step(r: CodeModeRunner, thread: Thread, code: string, threadId = "t", language: "javascript" | "python" = "javascript"): Promise<CellOutcome> {
+  const outcome = await r.run({ code, language, persistence: "thread", threadId, cells: thread.cells, files: thread.files });
   if (outcome.cell) thread.cells.push(outcome.cell);
   for (const [path, bytes] of outcome.files.written) thread.files.set(path, bytes);
   for (const path of outcome.files.deleted) thread.files.delete(path);
@@ -258,13 +258,7 @@ const PY_QUERY = [
   " 'ino': os.stat('/other.txt').st_ino if os.path.exists('/other.txt') else None, 'tmp_times': os.stat('/tmp').st_mtime, 'cwd': os.getcwd()}",
 ].join("\n");
 
-async function pyStep(r: CodeModeRunner, thread: Thread, code: string): Promise<CellOutcome> {
-  const outcome = await r.run({ code, language: "python", persistence: "thread", threadId: "py", cells: thread.cells, files: thread.files });
-  if (outcome.cell) thread.cells.push(outcome.cell);
-  for (const [path, bytes] of outcome.files.written) thread.files.set(path, bytes);
-  for (const path of outcome.files.deleted) thread.files.delete(path);
-  return outcome;
-}
+const pyStep = (r: CodeModeRunner, thread: Thread, code: string) => step(r, thread, code, "py", "python");
 
 describe("snapshots of Python sessions", () => {
   const pyQuery = (r: CodeModeRunner, at: Thread) => r.run({ code: PY_QUERY, language: "python", persistence: "thread", threadId: "py", cells: at.cells, files: at.files });
