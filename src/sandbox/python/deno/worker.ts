@@ -629,6 +629,8 @@ let ranUserCode = false;
 /** Objects Python may hold that an image names: object → name, and name → object. */
 let capabilityNames: Map<unknown, string> | undefined;
 let capabilityObjects: Map<string, unknown> | undefined;
+/** The fresh interpreter's hiwire objects and the capabilities, in a fixed order: roots of the JavaScript walk. */
+let heldRoots: unknown[] = [];
 
 function imageModule(): ImageModule {
   return (pyodide as unknown as { _module: ImageModule })._module;
@@ -637,7 +639,7 @@ function imageModule(): ImageModule {
 function javascriptWalk(): GraphWalk {
   const py = pyodide!;
   const module = imageModule();
-  return walkJavascript({ api: (py as unknown as { _api: object })._api, globals: globalThis, js: jsGlobals, module: module as unknown as object, pyodide: py }, module.FS, isProxy);
+  return walkJavascript({ api: (py as unknown as { _api: object })._api, globals: globalThis, js: jsGlobals, module: module as unknown as object, pyodide: py, held: heldRoots }, module.FS, isProxy);
 }
 
 function currentJavascriptHash(): string {
@@ -845,6 +847,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         for (const [name, value] of Object.entries(jsGlobals)) named.push([value, `js.${name}`]);
         capabilityNames = new Map(named);
         capabilityObjects = new Map(named.map(([value, name]) => [name, value]));
+        heldRoots = [...fresh.slots.values(), ...fresh.immortals, ...named.map(([value]) => value)];
       }
       if (request.introspection) baselineFingerprint = { ...fingerprintNow(), reachable: reachableFromPython() };
       post({ type: "ready" });
