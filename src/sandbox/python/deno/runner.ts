@@ -612,6 +612,12 @@ async function handle(request: HostRequest): Promise<void> {
           send({ type: "session-image", id: request.id, memoryBytes: Number(image.memoryBytes), pageIndex: toBase64(index), pages: toBase64(image.pages), state });
         }
       } else if (reply.type === "session-restored") {
+        // The restore's garbage (the request line, its decoded pages and files) is resident until
+        // V8 collects it: the session's floor is the process now less what the session keeps, or
+        // its next run is stopped at the limit where the live session's is not (red team).
+        if (reply.refused === undefined && typeof reply.keptBytes === "number" && Number.isFinite(reply.keptBytes)) {
+          interpreter.readyRss = Math.max(interpreter.readyRss, Deno.memoryUsage().rss - Math.max(0, reply.keptBytes));
+        }
         send({ type: "session-restored", id: request.id, ...(typeof reply.refused === "string" ? { refused: reply.refused.slice(0, 300) } : {}) });
       }
       if (interpreter.dead) replaceInterpreter("the interpreter was stopped");

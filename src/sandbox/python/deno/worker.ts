@@ -887,7 +887,10 @@ async function handle(request: WorkerRequest): Promise<void> {
         grow: (bytes) => (module as unknown as { growMemory(size: number): unknown }).growMemory(bytes) === 1 || module.HEAPU8.byteLength >= bytes,
       });
       if (refused === undefined) ranUserCode = true;
-      post({ type: "session-restored", ...(refused === undefined ? {} : { refused }) });
+      // What the restored session keeps, as sessionKeepsTooMuch counts it: the runner moves its
+      // resident-memory floor up by the restore's own garbage (the image's copies), not by this.
+      const keptBytes = refused === undefined ? heapBytes(pyodide) - baselineHeapBytes + fileSystemBytes(module.FS.root as never, module.FS as never) - baselineFileBytes : 0;
+      post({ type: "session-restored", ...(refused === undefined ? { keptBytes } : { refused }) });
       return;
     }
     case "run":
