@@ -64,6 +64,25 @@ const NumberIsSafeInteger = Number.isSafeInteger;
 const ObjectCreate = Object.create;
 const ObjectIs = Object.is;
 
+/**
+ * Intrinsics no property path from the realm's global reaches (iterator and function-kind
+ * prototypes): Python reaches them through an instance (`to_js([1]).values()`), so the walk
+ * starts from them too. Taken at load, before any guest code.
+ */
+const HIDDEN_INTRINSICS: readonly unknown[] = (() => {
+  const proto = Object.getPrototypeOf;
+  return [
+    proto([][Symbol.iterator]()),
+    proto(new Map().entries()),
+    proto(new Set().values()),
+    proto(""[Symbol.iterator]()),
+    proto(/a/[Symbol.matchAll]("")),
+    proto(function* () {}),
+    proto(async function () {}),
+    proto(async function* () {}),
+  ];
+})();
+
 /** Appends as an own data property: no setter the guest put on a prototype runs. */
 function append<T>(list: T[], value: T): void {
   defineProperty(list, list.length, { value, writable: true, enumerable: true, configurable: true });
@@ -436,6 +455,7 @@ export function walkJavascript(roots: { api: unknown; globals: unknown; js: unkn
   // Python reaches (Pyodide's loadedPackages, the host-call function) can be changed through
   // its handle, and a restore would bring back the fresh one (found by the red team).
   let heldLine = "held";
+  for (let i = 0; i < HIDDEN_INTRINSICS.length; i++) heldLine += ` ${visit(HIDDEN_INTRINSICS[i])}`;
   for (let i = 0; i < roots.held.length; i++) heldLine += ` ${visit(roots.held[i])}`;
   emit(heldLine);
   let next = 0;
