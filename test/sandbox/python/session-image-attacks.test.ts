@@ -127,6 +127,16 @@ describe("session images under attack", { timeout: 90_000 }, () => {
     expect(await ok(again!, follow)).toEqual(await ok(first!, follow));
   });
 
+  it("refuses an image too large for the host's line bound, and the live session lives on", async () => {
+    // Broke before: the runner sent the image anyway, the host killed the process at its line
+    // bound and the live session's next cell failed.
+    const big = await createPythonSession(resolvePythonPaths(), { language: "python", defaults: {}, memoryLimitBytes: 320 << 20 });
+    opened.push(big);
+    await ok(big, "blob = b'\\x01' * (200 << 20)");
+    expect(await imageOf(big)).toMatch(/too large/);
+    expect(await ok(big, "len(blob)")).toBe(200 << 20);
+  });
+
   it("refuses an image when Python changed a JavaScript object only Python holds (Pyodide's loadedPackages)", async () => {
     // Broke before: the walk did not reach this object once the API was closed; the restore
     // brought back the fresh one (the restored session answered None, the live one 'x').
