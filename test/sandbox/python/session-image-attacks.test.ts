@@ -137,6 +137,16 @@ describe("session images under attack", { timeout: 90_000 }, () => {
     expect(await ok(big, "len(blob)")).toBe(200 << 20);
   });
 
+  it("refuses an image once the guest started a JavaScript timer; Pyodide's own timers keep images", async () => {
+    // Broke before: the restored session's next `await asyncio.sleep(0.2)` failed inside Pyodide
+    // ("hiwire_get is falsy", the session ended) where the live one answered 1.
+    const setup = "import importlib\njs = importlib.import_module('js')\nffi = importlib.import_module('pyodide.ffi')\njs.setTimeout(ffi.create_proxy(lambda: 1), 50)\ndel js, ffi";
+    expect(await refusedButReplayed([setup], "import asyncio\nawait asyncio.sleep(0.2)\n1", "take", /JavaScript timer/)).toBe(1);
+    const loop = "import asyncio\nawait asyncio.sleep(0.01)\nh = asyncio.get_event_loop().call_later(0.05, lambda: 1)";
+    const { live, restored } = await roundTrip([loop], "import asyncio\nawait asyncio.sleep(0.2)\n(1, h.cancelled())");
+    expect(restored).toEqual(live);
+  });
+
   it("refuses an image when Python changed a JavaScript object only Python holds (Pyodide's loadedPackages)", async () => {
     // Broke before: the walk did not reach this object once the API was closed; the restore
     // brought back the fresh one (the restored session answered None, the live one 'x').

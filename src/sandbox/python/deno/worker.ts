@@ -155,17 +155,27 @@ function writer(stream: "stdout" | "stderr"): { write: (buffer: Uint8Array) => n
 }
 
 /** Timers for the guest (and Pyodide's event loop): only during a run, all cleared at its end. */
-function scopedTimer(real: (fn: () => void, ms?: number) => number) {
+function scopedTimer(real: (fn: () => void, ms?: number) => number, guest: boolean) {
   return function timer(fn: unknown, ms?: unknown, ...args: unknown[]): number {
     if (!inRun || typeof fn !== "function") return 0;
+    if (guest) guestTimerUsed = true;
     return real(() => {
       if (!inRun) return;
       ReflectApply(fn as Fn, undefined, args);
     }, Number(ms) || 0);
   };
 }
-const guestSetTimeout = scopedTimer(realSetTimeout);
-const guestSetInterval = scopedTimer(realSetInterval);
+/**
+ * Set once the guest itself started a timer (not Pyodide's event loop): a session image is then
+ * refused. Red team: a Python callback given to a guest timer, cleared at the run's end, left a
+ * state the image does not carry; the restored session's next `await asyncio.sleep` failed
+ * inside Pyodide ("hiwire_get is falsy") where the live one went on.
+ */
+let guestTimerUsed = false;
+const guestSetTimeout = scopedTimer(realSetTimeout, true);
+const guestSetInterval = scopedTimer(realSetInterval, true);
+/** Pyodide's event loop's later callbacks (scheduleCallback): scoped the same way, not marked. */
+const loopSetTimeout = scopedTimer(realSetTimeout, false);
 function guestClearTimeout(id: unknown): void {
   if (typeof id === "number" && id >= firstTimer) realClearTimeout(id);
 }
@@ -179,7 +189,7 @@ function guestClearTimeout(id: unknown): void {
 function scheduleCallback(fn: unknown, ms?: unknown): void {
   if (!inRun || typeof fn !== "function") return;
   if ((Number(ms) || 0) > 0) {
-    guestSetTimeout(fn, ms);
+    loopSetTimeout(fn, ms);
     return;
   }
   const epoch = runEpoch;
@@ -862,6 +872,10 @@ async function handle(request: WorkerRequest): Promise<void> {
       finishFreshHashes();
       if (fresh.digest === "") {
         post({ type: "session-image", refused: "the fresh memory was not hashed" });
+        return;
+      }
+      if (guestTimerUsed) {
+        post({ type: "session-image", refused: "a run started a JavaScript timer (what it leaves behind is not carried)" });
         return;
       }
       const image = takeImage(imageModule(), { fresh, got: gotGlobals(instantiated!), capabilities: capabilityNames, javascript: currentJavascriptHash() });
