@@ -274,7 +274,8 @@ export class CodeModeRunner {
   }
 
   private async openSession(language: Language, memoryLimitBytes: number): Promise<SandboxSession> {
-    return this.sandbox().createSession({ language, memoryLimitBytes });
+    // With snapshots, a Python session keeps what its images are taken against from its start.
+    return this.sandbox().createSession({ language, memoryLimitBytes, ...(this.snapshots ? { snapshots: true } : {}) });
   }
 
   private async runInThread(key: string, request: CellRequest, notes: string[]): Promise<CellOutcome> {

@@ -696,6 +696,11 @@ async function main(): Promise<void> {
       if (active?.id === request.id) active.stop("cancelled");
       continue;
     }
+    if (request.type === "prepare-images") {
+      // Before any run (the host sends it right after the session's process is ready).
+      if (config.session && current && !current.dead && !active) current.worker.postMessage({ type: "prepare-images", keep: request.keep === true, nonce: "" });
+      continue;
+    }
     if (request.type === "host-reply") {
       // Answered at once: the run that waits for it holds the queue.
       const target = relaying;

@@ -342,8 +342,8 @@ function hashPage(page: Uint8Array, out: Uint8Array, at: number): void {
  * Hashes the fresh memory's pages, `chunk` pages a call (a session hashes in the background
  * after it is ready, and finishes before any user code runs): true once done.
  */
-export function hashFreshPages(module: ImageModule, fresh: FreshInterpreter, chunk: number): boolean {
-  const heap = module.HEAPU8;
+export function hashFreshPages(source: { HEAPU8: Uint8Array }, fresh: FreshInterpreter, chunk: number): boolean {
+  const heap = source.HEAPU8;
   const pages = fresh.pageHashes.length / HASH_BYTES;
   const start = fresh.hashedPages;
   const end = Math.min(pages, start + chunk);

@@ -594,6 +594,8 @@ realListen("message", (event) => {
     if (request.nonce === nonce) onRunMessage(request);
     return;
   }
+  // No reply and no run: it keeps the nonce of the run in progress.
+  if (request.type === "prepare-images") return prepareImages(request.keep === true);
   nonce = typeof request.nonce === "string" ? request.nonce : "";
   void handle(request).catch((error: unknown) => {
     post({ type: "failed", message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
@@ -661,24 +663,51 @@ function currentJavascriptHash(): string {
 /** The fresh interpreter's JavaScript walk, made in the background (a restore compares with it). */
 let freshWalk: GraphWalk | undefined;
 
-/** Pages hashed per background task (~3 ms); the rest is hashed before any user code runs. */
+/** Pages hashed per background task (~3 ms). */
 const FRESH_HASH_CHUNK = 512;
 
-/** Objects walked per background task (~10-20 ms). */
-const FRESH_WALK_CHUNK = 2000;
+/** Objects walked per background task (~5 ms). */
+const FRESH_WALK_CHUNK = 500;
+
+/** Set when the host said this session will be imaged (`sandbox.createSession({ snapshots: true })`). */
+let imagesWanted = false;
+let backgroundStarted = false;
 
 /**
- * Between requests, while the session is fresh: hashes its memory's pages, then walks its
- * JavaScript side (only a restore needs that walk; the first run abandons it).
+ * Between requests, while the session is fresh and it was asked to prepare (a session started
+ * ahead, or one that will be imaged): hashes its memory's pages, then walks its JavaScript side
+ * (only a restore needs that walk; the first run abandons it). Chunks come from a timer, not from
+ * the worker's own task queue: that queue runs before the runner's messages.
  */
 function hashFreshInBackground(): void {
   if (!fresh || ranUserCode) return;
-  if (!hashFreshPages(imageModule(), fresh, FRESH_HASH_CHUNK)) return nextTask(hashFreshInBackground);
+  if (inRun) return void realSetTimeout(hashFreshInBackground, 20);
+  if (!hashFreshPages(imageModule(), fresh, FRESH_HASH_CHUNK)) return void realSetTimeout(hashFreshInBackground, 1);
   freshWalk ??= javascriptWalk();
-  if (!freshWalk.step(FRESH_WALK_CHUNK)) nextTask(hashFreshInBackground);
+  if (!freshWalk.step(FRESH_WALK_CHUNK)) realSetTimeout(hashFreshInBackground, 1);
 }
 
-/** Finishes hashing the fresh memory (before the first user code, a restore or an image). */
+function prepareImages(keep: boolean): void {
+  if (!fresh || ranUserCode) return;
+  if (keep) imagesWanted = true;
+  if (!backgroundStarted) {
+    backgroundStarted = true;
+    realSetTimeout(hashFreshInBackground, 1);
+  }
+}
+
+/**
+ * Before the first code of any kind runs: a session that will be imaged finishes hashing its
+ * fresh memory (~50 ms if the background had not); any other lets its fresh state go.
+ */
+function leaveFresh(): void {
+  if (!fresh || ranUserCode) return;
+  freshWalk = undefined;
+  if (imagesWanted) hashFreshPages(imageModule(), fresh, Number.POSITIVE_INFINITY);
+  else fresh = undefined;
+}
+
+/** Finishes hashing the fresh memory (a restore needs it now). */
 function finishFreshHashes(): void {
   if (fresh && !ranUserCode) hashFreshPages(imageModule(), fresh, Number.POSITIVE_INFINITY);
 }
@@ -861,15 +890,13 @@ async function handle(request: WorkerRequest): Promise<void> {
       }
       if (request.introspection) baselineFingerprint = { ...fingerprintNow(), reachable: reachableFromPython() };
       post({ type: "ready" });
-      nextTask(hashFreshInBackground);
       return;
     }
     case "session-image": {
       if (!fresh || !pyodide || !capabilityNames) {
-        post({ type: "session-image", refused: "this interpreter keeps no fresh state (not a session)" });
+        post({ type: "session-image", refused: "the session was not opened for snapshots (sandbox.createSession({ snapshots: true }))" });
         return;
       }
-      finishFreshHashes();
       if (fresh.digest === "") {
         post({ type: "session-image", refused: "the fresh memory was not hashed" });
         return;
@@ -909,7 +936,7 @@ async function handle(request: WorkerRequest): Promise<void> {
     }
     case "run":
     case "call": {
-      finishFreshHashes();
+      leaveFresh();
       const firstRun = !ranUserCode;
       ranUserCode = true;
       const { extras } = request;
@@ -972,7 +999,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       return;
     case "check": {
       // Python runs: a session's memory is no longer the fresh one (no image is written into it).
-      finishFreshHashes();
+      leaveFresh();
       ranUserCode = true;
       const check = entryPoint("_cs_check");
       post({ type: "done", outcome: JSONParse(String(check(request.code))) as PythonOutcome, fatal: false });
@@ -983,7 +1010,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       return;
     }
     case "functions": {
-      finishFreshHashes();
+      leaveFresh();
       ranUserCode = true;
       const list = entryPoint("_cs_functions");
       post({ type: "functions", names: JSONParse(String(list())) as string[] });

@@ -264,6 +264,15 @@ export class DenoProcess {
     return { memoryBytes: reply.memoryBytes!, pageIndex, pages, state: reply.state };
   }
 
+  /**
+   * Tells a session's interpreter, before its first run, that it will be imaged (`keep`: its
+   * first run hashes the fresh memory first) or, for a process started ahead, to prepare in idle
+   * time. No reply.
+   */
+  prepareImages(keep: boolean): void {
+    if (this.#session && this.#ready) this.#send({ type: "prepare-images", id: 0, keep });
+  }
+
   /** Writes an image into the session's interpreter (which has run nothing yet): undefined when done, else why it was refused. */
   async restoreSessionImage(image: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string }): Promise<string | undefined> {
     const index = Buffer.alloc(image.pageIndex.length * 4);

@@ -32,6 +32,7 @@ export async function createPythonSession(paths: PythonPaths, options: EngineSes
   if (spare?.alive && !spare.busy) {
     try {
       await spare.whenReady();
+      if (options.snapshots) spare.prepareImages(true);
       return new PythonSession(spare, options, paths);
     } catch {
       spare.dispose();
@@ -44,6 +45,7 @@ export async function createPythonSession(paths: PythonPaths, options: EngineSes
     process.dispose();
     throw error;
   }
+  if (options.snapshots) process.prepareImages(true);
   return new PythonSession(process, options, paths);
 }
 

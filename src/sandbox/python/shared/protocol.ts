@@ -43,6 +43,11 @@ export type HostRequest =
   | { type: "fingerprint"; id: number }
   /** A session's image now (code mode's snapshots), or why not. */
   | { type: "session-image"; id: number }
+  /**
+   * Out of band, no reply, before any run: `keep`, the session will be imaged (its first run
+   * finishes hashing the fresh memory); otherwise a session started ahead prepares in idle time.
+   */
+  | { type: "prepare-images"; id: number; keep: boolean }
   /** Writes an image into the session's interpreter, which must not have run code yet. */
   | { type: "session-restore"; id: number; memoryBytes: number; pageIndex: string; pages: string; state: string }
   /** The answer to a host call of run `id`; handled at once, not queued behind requests. */
@@ -124,6 +129,7 @@ export type WorkerRequest =
   | { type: "fingerprint" }
   /** A session's image (session-image.ts), and its restore into a fresh session interpreter. */
   | { type: "session-image" }
+  | { type: "prepare-images"; keep: boolean }
   | { type: "session-restore"; image: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string } };
 
 /** Pure-Python packages to install into site-packages (see wheels.ts). */
