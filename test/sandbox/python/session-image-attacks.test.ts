@@ -98,7 +98,10 @@ describe("session images under attack", { timeout: 90_000 }, () => {
         "os.chmod('/tmp/d', 0o500)",
         "os.makedirs('/tmp/deep' + '/d' * 55)",
         "os.mkdir('/tmp/r'); os.rename('/tmp/r', '/tmp/s'); os.rename('/tmp/s', '/tmp/r')",
+        "os.chmod('/tmp', 0o700); os.utime('/tmp', (1, 2))",
       ].join("\n"),
+      // Past the hiwire table's first 1,024 slots (capabilities held), and 3,000 names interned.
+      "import importlib\njs = importlib.import_module('js')\nkeep = [js.setTimeout for _ in range(3000)]\nfor i in range(3000):\n    getattr(js, 'name%d' % i, None)\ndel js",
     ];
     const query = [
       "import os, sys, faulthandler, gc, hashlib",
@@ -108,7 +111,8 @@ describe("session images under attack", { timeout: 90_000 }, () => {
       // 30 MiB more: the restored session's resident-memory floor must not count the restore's garbage.
       "more = len(bytearray(30 << 20))",
       "[os.environ.get('ZZ'), faulthandler.is_enabled(), sys.getrecursionlimit(), next(it), log, done, task.done(), hashlib.sha256(blob).hexdigest(), more,",
-      " os.listdir('/tmp'), open('/tmp/__proto__').read(), os.readlink('/tmp/ln'), stats, len(list(os.walk('/tmp/deep')))]",
+      " os.listdir('/tmp'), open('/tmp/__proto__').read(), os.readlink('/tmp/ln'), stats, len(list(os.walk('/tmp/deep'))),",
+      " oct(os.stat('/tmp').st_mode), os.stat('/tmp').st_mtime, len(keep), callable(keep[2999])]",
     ].join("\n");
     const { live, restored, image } = await roundTrip(setup, query);
     expect(restored).toEqual(live);
