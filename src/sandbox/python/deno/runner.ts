@@ -591,7 +591,8 @@ async function handle(request: HostRequest): Promise<void> {
         if (request.type === "session-image") interpreter.worker.postMessage({ type: "session-image", nonce });
         else {
           const image = { memoryBytes: request.memoryBytes, pageIndex: new Uint32Array(fromBase64(request.pageIndex).buffer), pages: fromBase64(request.pages), state: request.state };
-          interpreter.worker.postMessage({ type: "session-restore", image, nonce }, [image.pageIndex.buffer as ArrayBuffer, image.pages.buffer as ArrayBuffer]);
+          const fresh = typeof request.freshJavascript === "string" && /^[0-9a-f]{64}$/.test(request.freshJavascript) ? { freshJavascript: request.freshJavascript } : {};
+          interpreter.worker.postMessage({ type: "session-restore", image, ...fresh, nonce }, [image.pageIndex.buffer as ArrayBuffer, image.pages.buffer as ArrayBuffer]);
         }
       });
       interpreter.worker.onmessage = null;
@@ -626,7 +627,8 @@ async function handle(request: HostRequest): Promise<void> {
         if (reply.refused === undefined && typeof reply.keptBytes === "number" && Number.isFinite(reply.keptBytes)) {
           interpreter.readyRss = Math.max(interpreter.readyRss, Deno.memoryUsage().rss - Math.max(0, reply.keptBytes));
         }
-        send({ type: "session-restored", id: request.id, ...(typeof reply.refused === "string" ? { refused: reply.refused.slice(0, 300) } : {}) });
+        const walked = typeof reply.freshJavascript === "string" && /^[0-9a-f]{64}$/.test(reply.freshJavascript) ? { freshJavascript: reply.freshJavascript } : {};
+        send({ type: "session-restored", id: request.id, ...(typeof reply.refused === "string" ? { refused: reply.refused.slice(0, 300) } : {}), ...walked });
       }
       if (interpreter.dead) replaceInterpreter("the interpreter was stopped");
       else send({ type: "ready" });

@@ -673,6 +673,9 @@ export interface RestoreInputs {
   grow(bytes: number): boolean;
 }
 
+/** The refusal of an image whose JavaScript hash is not a fresh interpreter's. */
+export const JAVASCRIPT_DIFFERS = "the JavaScript side of the session it was taken in differed from a fresh interpreter's";
+
 const validName = (name: unknown): name is string => typeof name === "string" && name.length > 0 && name.length <= 255 && name !== "." && name !== ".." && !name.includes("/") && !name.includes("\0");
 const int = (n: unknown): n is number => NumberIsSafeInteger(n);
 
@@ -686,7 +689,7 @@ function checkImage(module: ImageModule, memoryBytes: number, pageIndex: Uint32A
   }
   if (state === null || typeof state !== "object" || state.format !== 1) return "its format is not this one";
   if (inputs.fresh.digest === "" || state.fresh !== inputs.fresh.digest) return "it was taken against another fresh interpreter's memory";
-  if (state.javascript !== inputs.javascript) return "the JavaScript side of the session it was taken in differed from a fresh interpreter's";
+  if (state.javascript !== inputs.javascript) return JAVASCRIPT_DIFFERS;
   const pagesBytes = pageIndex.length * IMAGE_PAGE_BYTES;
   if (!int(memoryBytes) || memoryBytes % 65536 !== 0 || memoryBytes < module.HEAPU8.byteLength || memoryBytes > 4 * 1024 * 1024 * 1024) return "its memory size is not valid";
   if (!(pageIndex instanceof Uint32Array) || !(pages instanceof Uint8Array) || pages.byteLength !== pagesBytes) return "its pages do not match their index";

@@ -32,7 +32,7 @@ import { reachableGlobals, takeFingerprint, type FingerprintSources } from "./fi
 import { captureBaseline, type BaselineModule, type InterpreterBaseline } from "./interpreter-baseline.js";
 import { createPurityClassifier, type PurityFs } from "./pure-imports.js";
 import { moduleImports, withWatchedInstantiation, type ImportWatch, type InstantiatedPyodide } from "./wasm-imports.js";
-import { captureFresh, hashFreshPages, restoreImage, takeImage, walkJavascript, type GraphWalk, type FreshInterpreter, type ImageModule } from "./session-image.js";
+import { captureFresh, hashFreshPages, JAVASCRIPT_DIFFERS, restoreImage, takeImage, walkJavascript, type GraphWalk, type FreshInterpreter, type ImageModule } from "./session-image.js";
 
 type Fn = (...args: never[]) => unknown;
 interface WasmMemory {
@@ -921,17 +921,25 @@ async function handle(request: WorkerRequest): Promise<void> {
       }
       const module = imageModule();
       finishFreshHashes();
-      const refused = restoreImage(module, request.image, {
-        fresh,
-        capabilities: capabilityObjects,
-        javascript: freshJavascriptHash(),
-        grow: (bytes) => (module as unknown as { growMemory(size: number): unknown }).growMemory(bytes) === 1 || module.HEAPU8.byteLength >= bytes,
-      });
+      const restoreWith = (javascript: string) =>
+        restoreImage(module, request.image, {
+          fresh: fresh!,
+          capabilities: capabilityObjects!,
+          javascript,
+          grow: (bytes) => (module as unknown as { growMemory(size: number): unknown }).growMemory(bytes) === 1 || module.HEAPU8.byteLength >= bytes,
+        });
+      // Every fresh session interpreter of a build walks alike: the host keeps the hash of a walk
+      // (beside the Pyodide snapshot) and gives it to later restores. When the image's hash is not
+      // that one, this interpreter walks itself (a refusal touched nothing): a kept hash that went
+      // stale costs a walk, never a wrong restore or a refusal.
+      let refused = request.freshJavascript === undefined ? undefined : restoreWith(request.freshJavascript);
+      if (request.freshJavascript === undefined || refused === JAVASCRIPT_DIFFERS) refused = restoreWith(freshJavascriptHash());
       if (refused === undefined) ranUserCode = true;
+      const walked = freshWalk && freshWalk.digest() !== "" ? { freshJavascript: freshWalk.digest() } : {};
       // What the restored session keeps, as sessionKeepsTooMuch counts it: the runner moves its
       // resident-memory floor up by the restore's own garbage (the image's copies), not by this.
       const keptBytes = refused === undefined ? heapBytes(pyodide) - baselineHeapBytes + fileSystemBytes(module.FS.root as never, module.FS as never) - baselineFileBytes : 0;
-      post({ type: "session-restored", ...(refused === undefined ? { keptBytes } : { refused }) });
+      post({ type: "session-restored", ...(refused === undefined ? { keptBytes } : { refused }), ...walked });
       return;
     }
     case "run":

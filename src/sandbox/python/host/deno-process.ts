@@ -274,7 +274,7 @@ export class DenoProcess {
   }
 
   /** Writes an image into the session's interpreter (which has run nothing yet): undefined when done, else why it was refused. */
-  async restoreSessionImage(image: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string }): Promise<string | undefined> {
+  async restoreSessionImage(image: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string }, freshJavascript?: string): Promise<{ refused?: string; freshJavascript?: string }> {
     const index = Buffer.alloc(image.pageIndex.length * 4);
     image.pageIndex.forEach((page, i) => index.writeUInt32LE(page, i * 4));
     const reply = await this.#request({
@@ -284,10 +284,14 @@ export class DenoProcess {
       pageIndex: index.toString("base64"),
       pages: Buffer.from(image.pages.buffer, image.pages.byteOffset, image.pages.byteLength).toString("base64"),
       state: image.state,
+      ...(freshJavascript ? { freshJavascript } : {}),
     });
     await this.whenReady().catch(() => undefined);
     if (reply.type !== "session-restored") throw new EngineSetupError(`unexpected reply "${reply.type}" to a session restore`);
-    return typeof reply.refused === "string" ? reply.refused : undefined;
+    return {
+      ...(typeof reply.refused === "string" ? { refused: reply.refused } : {}),
+      ...(typeof reply.freshJavascript === "string" && /^[0-9a-f]{64}$/.test(reply.freshJavascript) ? { freshJavascript: reply.freshJavascript } : {}),
+    };
   }
 
   /** Kills the process; pending requests settle with their failure. */

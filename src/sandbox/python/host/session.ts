@@ -5,8 +5,8 @@
 import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } from "../../../errors.js";
 import { assertJsonValue } from "../../options.js";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import type { EngineSessionOptions, EngineSnapshot, ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../../types.js";
 import type { PythonPaths } from "./deno-paths.js";
 import { DenoProcess, type ProcessResult } from "./deno-process.js";
@@ -50,6 +50,44 @@ export async function createPythonSession(paths: PythonPaths, options: EngineSes
 }
 
 const builds = new Map<string, string>();
+
+/**
+ * The hash of a fresh session interpreter's JavaScript side, per build: every fresh session
+ * interpreter of a build walks alike (its clock and seed are fixed), so the first restore's walk
+ * (~0.3 s) is kept beside the Pyodide snapshot and given to later restores, which then skip it.
+ * The hash names the install's paths too: another install walks differently (its images are refused).
+ */
+function freshJavascriptFile(paths: PythonPaths, build: string): string {
+  return `${paths.snapshotFile}.${build}.fresh-javascript`;
+}
+const freshJavascripts = new Map<string, string>();
+
+function freshJavascriptOf(paths: PythonPaths, build: string): string | undefined {
+  const file = freshJavascriptFile(paths, build);
+  const known = freshJavascripts.get(file);
+  if (known !== undefined) return known;
+  try {
+    const text = readFileSync(file, "utf8").trim();
+    if (!/^[0-9a-f]{64}$/.test(text)) return undefined;
+    freshJavascripts.set(file, text);
+    return text;
+  } catch {
+    return undefined;
+  }
+}
+
+function keepFreshJavascript(paths: PythonPaths, build: string, hash: string): void {
+  const file = freshJavascriptFile(paths, build);
+  freshJavascripts.set(file, hash);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, hash);
+    renameSync(temporary, file);
+  } catch {
+    // A read-only install: each process walks once.
+  }
+}
 
 /**
  * What a Python session image is valid for: Pyodide's and Deno's versions, the snapshot file the
@@ -115,7 +153,10 @@ class PythonSession implements SandboxSession {
       await this.#process.whenReady();
       let refused: string | undefined;
       try {
-        refused = await this.#process.restoreSessionImage(snapshot);
+        const known = freshJavascriptOf(this.#paths, build);
+        const answer = await this.#process.restoreSessionImage(snapshot, known);
+        refused = answer.refused;
+        if (answer.freshJavascript && answer.freshJavascript !== known) keepFreshJavascript(this.#paths, build, answer.freshJavascript);
       } catch (error) {
         this.#endedReason ??= "its interpreter stopped while an image was written";
         this.#process.dispose();

@@ -49,7 +49,7 @@ export type HostRequest =
    */
   | { type: "prepare-images"; id: number; keep: boolean }
   /** Writes an image into the session's interpreter, which must not have run code yet. */
-  | { type: "session-restore"; id: number; memoryBytes: number; pageIndex: string; pages: string; state: string }
+  | { type: "session-restore"; id: number; memoryBytes: number; pageIndex: string; pages: string; state: string; freshJavascript?: string }
   /** The answer to a host call of run `id`; handled at once, not queued behind requests. */
   | ({ type: "host-reply"; id: number; callId: number } & HostReply);
 
@@ -106,7 +106,7 @@ export type RunnerMessage =
   | { type: "fingerprint"; id: number; baseline: Record<string, string>; now: Record<string, string> }
   /** A session's image (base64 of its page numbers, little-endian u32, and of its pages; JSON state), or why not. */
   | { type: "session-image"; id: number; refused?: string; memoryBytes?: number; pageIndex?: string; pages?: string; state?: string }
-  | { type: "session-restored"; id: number; refused?: string }
+  | { type: "session-restored"; id: number; refused?: string; freshJavascript?: string }
   /** A fault of the runner itself (not of user code). */
   | { type: "fatal"; message: string };
 
@@ -130,7 +130,7 @@ export type WorkerRequest =
   /** A session's image (session-image.ts), and its restore into a fresh session interpreter. */
   | { type: "session-image" }
   | { type: "prepare-images"; keep: boolean }
-  | { type: "session-restore"; image: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string } };
+  | { type: "session-restore"; freshJavascript?: string; image: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string } };
 
 /** Pure-Python packages to install into site-packages (see wheels.ts). */
 export interface WorkerPackages {
@@ -177,4 +177,4 @@ export type WorkerMessage =
   | { type: "fingerprint"; baseline: Record<string, string>; now: Record<string, string> }
   | { type: "failed"; message: string }
   | { type: "session-image"; refused?: string; image?: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; fileBytes: Uint8Array; state: Record<string, unknown> } }
-  | { type: "session-restored"; refused?: string; /** Bytes the restored session keeps (grown memory and files), as a run counts them. */ keptBytes?: number };
+  | { type: "session-restored"; refused?: string; freshJavascript?: string; /** Bytes the restored session keeps (grown memory and files), as a run counts them. */ keptBytes?: number };
