@@ -9,7 +9,7 @@
  * are cancelled: a soft interrupt (Pyodide's interrupt buffer raises KeyboardInterrupt) first,
  * then `terminate()`. In pool mode every run gets a fresh interpreter.
  */
-import { MAX_CLOCK_READS, MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "../shared/bounds.js";
+import { MAX_CLOCK_READS, MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS, MAX_SESSION_IMAGE_LINE_BYTES } from "../shared/bounds.js";
 import type { HostRequest, Nonced, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerPackages, WorkerRequest } from "../shared/protocol.js";
 import { checkOutcome } from "../shared/outcome-check.js";
 import { encodeReturnedFiles } from "./returned-files.js";
@@ -608,11 +608,25 @@ async function handle(request: HostRequest): Promise<void> {
           kill(interpreter);
           send({ type: "session-image", id: request.id, refused: "the interpreter sent a malformed image" });
         } else {
-          const state = JSON.stringify({ ...image.state, files: toBase64(image.fileBytes) });
-          const index = new Uint8Array(image.pageIndex.buffer, image.pageIndex.byteOffset, image.pageIndex.byteLength);
-          send({ type: "session-image", id: request.id, memoryBytes: Number(image.memoryBytes), pageIndex: toBase64(index), pages: toBase64(image.pages), state });
+          // Base64 of the pages and files past the host's line bound: refused here, since the
+          // host kills a process whose line passes it (the live session would end; red team).
+          const lineBytes = ((image.pages.byteLength + image.fileBytes.byteLength + image.pageIndex.byteLength) * 4) / 3 + 64 * 1024;
+          if (lineBytes > MAX_SESSION_IMAGE_LINE_BYTES) send({ type: "session-image", id: request.id, refused: `the image is too large (about ${Math.round(lineBytes / 1048576)} MiB encoded, at most ${MAX_SESSION_IMAGE_LINE_BYTES / 1048576} MiB)` });
+          else {
+            const state = JSON.stringify({ ...image.state, files: toBase64(image.fileBytes) });
+            const index = new Uint8Array(image.pageIndex.buffer, image.pageIndex.byteOffset, image.pageIndex.byteLength);
+            const line = { type: "session-image" as const, id: request.id, memoryBytes: Number(image.memoryBytes), pageIndex: toBase64(index), pages: toBase64(image.pages), state };
+            if (line.pages.length + line.state.length + line.pageIndex.length + 1024 > MAX_SESSION_IMAGE_LINE_BYTES) send({ type: "session-image", id: request.id, refused: "the image is too large" });
+            else send(line);
+          }
         }
       } else if (reply.type === "session-restored") {
+        // The restore's garbage (the request line, its decoded pages and files) is resident until
+        // V8 collects it: the session's floor is the process now less what the session keeps, or
+        // its next run is stopped at the limit where the live session's is not (red team).
+        if (reply.refused === undefined && typeof reply.keptBytes === "number" && Number.isFinite(reply.keptBytes)) {
+          interpreter.readyRss = Math.max(interpreter.readyRss, Deno.memoryUsage().rss - Math.max(0, reply.keptBytes));
+        }
         const walked = typeof reply.freshJavascript === "string" && /^[0-9a-f]{64}$/.test(reply.freshJavascript) ? { freshJavascript: reply.freshJavascript } : {};
         send({ type: "session-restored", id: request.id, ...(typeof reply.refused === "string" ? { refused: reply.refused.slice(0, 300) } : {}), ...walked });
       }

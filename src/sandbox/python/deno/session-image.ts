@@ -45,6 +45,7 @@ const SetCtor = Set;
 const SetHas = Set.prototype.has;
 const SetAdd = Set.prototype.add;
 const StringSlice = String.prototype.slice;
+const StringIncludes = String.prototype.includes;
 const symbolDescription = Object.getOwnPropertyDescriptor(Symbol.prototype, "description")!.get!;
 const BufferFrom = Buffer.from;
 const BufferCompare = Buffer.compare;
@@ -62,6 +63,25 @@ const JSONStringify = JSON.stringify;
 const NumberIsSafeInteger = Number.isSafeInteger;
 const ObjectCreate = Object.create;
 const ObjectIs = Object.is;
+
+/**
+ * Intrinsics no property path from the realm's global reaches (iterator and function-kind
+ * prototypes): Python reaches them through an instance (`to_js([1]).values()`), so the walk
+ * starts from them too. Taken at load, before any guest code.
+ */
+const HIDDEN_INTRINSICS: readonly unknown[] = (() => {
+  const proto = Object.getPrototypeOf;
+  return [
+    proto([][Symbol.iterator]()),
+    proto(new Map().entries()),
+    proto(new Set().values()),
+    proto(""[Symbol.iterator]()),
+    proto(/a/[Symbol.matchAll]("")),
+    proto(function* () {}),
+    proto(async function () {}),
+    proto(async function* () {}),
+  ];
+})();
 
 /** Appends as an own data property: no setter the guest put on a prototype runs. */
 function append<T>(list: T[], value: T): void {
@@ -385,9 +405,9 @@ export interface GraphWalk {
  * keys, attributes and primitive values), leaving out the file system (carried apart), the
  * memory's views and a few listed scalars. Proxies are not entered (their traps would run
  * Python). Map and Set entries and closures are not seen: what Python can change there is what
- * it holds (hiwire, checked apart). Runs in the guest's realm: captured functions only.
+ * it holds (hiwire, checked apart; the objects a fresh interpreter's Python holds are `held` roots). Runs in the guest's realm: captured functions only.
  */
-export function walkJavascript(roots: { api: unknown; globals: unknown; js: unknown; module: object; pyodide: unknown }, fs: ImageFs, isProxy: (value: unknown) => boolean): GraphWalk {
+export function walkJavascript(roots: { api: unknown; globals: unknown; js: unknown; module: object; pyodide: unknown; held: readonly unknown[] }, fs: ImageFs, isProxy: (value: unknown) => boolean): GraphWalk {
   const module = roots.module;
   const realmGlobal = roots.globals;
   const leftOut = new SetCtor<unknown>();
@@ -431,6 +451,13 @@ export function walkJavascript(roots: { api: unknown; globals: unknown; js: unkn
     return `#${id}`;
   };
   emit(`roots ${visit(roots.api)} ${visit(roots.globals)} ${visit(roots.js)} ${visit(module)} ${visit(roots.pyodide)}`);
+  // What a fresh interpreter's Python holds and the capabilities are roots too: an object only
+  // Python reaches (Pyodide's loadedPackages, the host-call function) can be changed through
+  // its handle, and a restore would bring back the fresh one (found by the red team).
+  let heldLine = "held";
+  for (let i = 0; i < HIDDEN_INTRINSICS.length; i++) heldLine += ` ${visit(HIDDEN_INTRINSICS[i])}`;
+  for (let i = 0; i < roots.held.length; i++) heldLine += ` ${visit(roots.held[i])}`;
+  emit(heldLine);
   let next = 0;
   let result = "";
   const walkOne = (i: number) => {
@@ -553,7 +580,16 @@ export function takeImage(module: ImageModule, inputs: TakeInputs): SessionImage
       }
       const names = ownKeys(contents as object);
       const entries: string[] = [];
-      for (let k = 0; k < names.length; k++) if (typeof names[k] === "string") append(entries, names[k] as string);
+      for (let k = 0; k < names.length; k++) {
+        const name = names[k];
+        if (typeof name !== "string") continue;
+        // A name a restore would refuse (MEMFS takes names past 255 characters): refused here, not after a wasted restore.
+        if (name.length === 0 || name.length > 255 || name === "." || name === ".." || ReflectApply(StringIncludes, name, ["/"]) || ReflectApply(StringIncludes, name, ["\0"])) {
+          refusal = `${path} holds a name an image cannot carry`;
+          return false;
+        }
+        append(entries, name);
+      }
       entry.entries = entries;
       return true;
     }

@@ -155,17 +155,27 @@ function writer(stream: "stdout" | "stderr"): { write: (buffer: Uint8Array) => n
 }
 
 /** Timers for the guest (and Pyodide's event loop): only during a run, all cleared at its end. */
-function scopedTimer(real: (fn: () => void, ms?: number) => number) {
+function scopedTimer(real: (fn: () => void, ms?: number) => number, guest: boolean) {
   return function timer(fn: unknown, ms?: unknown, ...args: unknown[]): number {
     if (!inRun || typeof fn !== "function") return 0;
+    if (guest) guestTimerUsed = true;
     return real(() => {
       if (!inRun) return;
       ReflectApply(fn as Fn, undefined, args);
     }, Number(ms) || 0);
   };
 }
-const guestSetTimeout = scopedTimer(realSetTimeout);
-const guestSetInterval = scopedTimer(realSetInterval);
+/**
+ * Set once the guest itself started a timer (not Pyodide's event loop): a session image is then
+ * refused. Red team: a Python callback given to a guest timer, cleared at the run's end, left a
+ * state the image does not carry; the restored session's next `await asyncio.sleep` failed
+ * inside Pyodide ("hiwire_get is falsy") where the live one went on.
+ */
+let guestTimerUsed = false;
+const guestSetTimeout = scopedTimer(realSetTimeout, true);
+const guestSetInterval = scopedTimer(realSetInterval, true);
+/** Pyodide's event loop's later callbacks (scheduleCallback): scoped the same way, not marked. */
+const loopSetTimeout = scopedTimer(realSetTimeout, false);
 function guestClearTimeout(id: unknown): void {
   if (typeof id === "number" && id >= firstTimer) realClearTimeout(id);
 }
@@ -179,7 +189,7 @@ function guestClearTimeout(id: unknown): void {
 function scheduleCallback(fn: unknown, ms?: unknown): void {
   if (!inRun || typeof fn !== "function") return;
   if ((Number(ms) || 0) > 0) {
-    guestSetTimeout(fn, ms);
+    loopSetTimeout(fn, ms);
     return;
   }
   const epoch = runEpoch;
@@ -631,6 +641,8 @@ let ranUserCode = false;
 /** Objects Python may hold that an image names: object → name, and name → object. */
 let capabilityNames: Map<unknown, string> | undefined;
 let capabilityObjects: Map<string, unknown> | undefined;
+/** The fresh interpreter's hiwire objects and the capabilities, in a fixed order: roots of the JavaScript walk. */
+let heldRoots: unknown[] = [];
 
 function imageModule(): ImageModule {
   return (pyodide as unknown as { _module: ImageModule })._module;
@@ -639,7 +651,7 @@ function imageModule(): ImageModule {
 function javascriptWalk(): GraphWalk {
   const py = pyodide!;
   const module = imageModule();
-  return walkJavascript({ api: (py as unknown as { _api: object })._api, globals: globalThis, js: jsGlobals, module: module as unknown as object, pyodide: py }, module.FS, isProxy);
+  return walkJavascript({ api: (py as unknown as { _api: object })._api, globals: globalThis, js: jsGlobals, module: module as unknown as object, pyodide: py, held: heldRoots }, module.FS, isProxy);
 }
 
 function currentJavascriptHash(): string {
@@ -874,6 +886,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         for (const [name, value] of Object.entries(jsGlobals)) named.push([value, `js.${name}`]);
         capabilityNames = new Map(named);
         capabilityObjects = new Map(named.map(([value, name]) => [name, value]));
+        heldRoots = [...fresh.slots.values(), ...fresh.immortals, ...named.map(([value]) => value)];
       }
       if (request.introspection) baselineFingerprint = { ...fingerprintNow(), reachable: reachableFromPython() };
       post({ type: "ready" });
@@ -886,6 +899,10 @@ async function handle(request: WorkerRequest): Promise<void> {
       }
       if (fresh.digest === "") {
         post({ type: "session-image", refused: "the fresh memory was not hashed" });
+        return;
+      }
+      if (guestTimerUsed) {
+        post({ type: "session-image", refused: "a run started a JavaScript timer (what it leaves behind is not carried)" });
         return;
       }
       const image = takeImage(imageModule(), { fresh, got: gotGlobals(instantiated!), capabilities: capabilityNames, javascript: currentJavascriptHash() });
@@ -919,7 +936,10 @@ async function handle(request: WorkerRequest): Promise<void> {
       if (request.freshJavascript === undefined || refused === JAVASCRIPT_DIFFERS) refused = restoreWith(freshJavascriptHash());
       if (refused === undefined) ranUserCode = true;
       const walked = freshWalk && freshWalk.digest() !== "" ? { freshJavascript: freshWalk.digest() } : {};
-      post({ type: "session-restored", ...(refused === undefined ? {} : { refused }), ...walked });
+      // What the restored session keeps, as sessionKeepsTooMuch counts it: the runner moves its
+      // resident-memory floor up by the restore's own garbage (the image's copies), not by this.
+      const keptBytes = refused === undefined ? heapBytes(pyodide) - baselineHeapBytes + fileSystemBytes(module.FS.root as never, module.FS as never) - baselineFileBytes : 0;
+      post({ type: "session-restored", ...(refused === undefined ? { keptBytes } : { refused }), ...walked });
       return;
     }
     case "run":

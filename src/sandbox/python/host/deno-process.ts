@@ -17,6 +17,7 @@ import { extrasLineBytes, finishResult, requestExtras } from "./run-result.js";
 import { TokenLineReader } from "./stdout-reader.js";
 import { checkResultReply } from "./reply-check.js";
 import { checkOutcome } from "../shared/outcome-check.js";
+import { MAX_SESSION_IMAGE_LINE_BYTES } from "../shared/bounds.js";
 import { cancelledResult } from "../../cancelled.js";
 
 /** Extra time past `timeoutMs` before the host kills the whole process (the runner terminates a run that ignores its interrupt at +150 ms in a pool, +300 ms in a session). */
@@ -42,7 +43,7 @@ export const SNAPSHOT_LINE_LIMIT_BYTES = 96 * 1024 * 1024;
 /** Bound of a reply that carries no user output (ready, check, function names, fatal). */
 const SMALL_LINE_LIMIT_BYTES = 1024 * 1024;
 /** A session image's reply: base64 of up to the memory limit's heap and the files (an image past it is not kept). */
-const IMAGE_LINE_LIMIT_BYTES = 256 * 1024 * 1024;
+const IMAGE_LINE_LIMIT_BYTES = MAX_SESSION_IMAGE_LINE_BYTES;
 /** Raw bytes the guest may write outside the channel while no run is going before the process is replaced. */
 const IDLE_GUEST_BYTES_LIMIT = 64 * 1024;
 

@@ -177,4 +177,4 @@ export type WorkerMessage =
   | { type: "fingerprint"; baseline: Record<string, string>; now: Record<string, string> }
   | { type: "failed"; message: string }
   | { type: "session-image"; refused?: string; image?: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; fileBytes: Uint8Array; state: Record<string, unknown> } }
-  | { type: "session-restored"; refused?: string; freshJavascript?: string };
+  | { type: "session-restored"; refused?: string; freshJavascript?: string; /** Bytes the restored session keeps (grown memory and files), as a run counts them. */ keptBytes?: number };
