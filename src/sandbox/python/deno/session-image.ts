@@ -25,6 +25,8 @@
  */
 import { Buffer } from "node:buffer";
 import nodeCrypto from "node:crypto";
+import type { BaselineModule } from "./interpreter-baseline.js";
+import type { MemfsNode as FsNode } from "./memfs-node.js";
 
 const ReflectApply = Reflect.apply;
 const ownKeys = Reflect.ownKeys;
@@ -41,6 +43,7 @@ const MapCtor = Map;
 const MapGet = Map.prototype.get;
 const MapSet = Map.prototype.set;
 const MapHas = Map.prototype.has;
+const MapClear = Map.prototype.clear;
 const SetCtor = Set;
 const SetHas = Set.prototype.has;
 const SetAdd = Set.prototype.add;
@@ -129,35 +132,11 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** Hiwire slots and interned values looked at at most (the slot table grows by 1,024). */
 const MAX_SLOTS = 1 << 20;
 
-/** The parts of Pyodide's Emscripten module an image needs. */
-export interface ImageModule {
-  HEAPU8: Uint8Array;
-  wasmTable: { length: number; get(index: number): unknown };
-  ___stack_pointer: { value: number };
-  _emscripten_stack_get_base(): number;
-  _emscripten_stack_get_end(): number;
-  _emscripten_stack_set_limits(base: number, end: number): void;
-  _getTempRet0(): number;
-  _setTempRet0(value: number): void;
-  __hiwire_slot_info(index: number): number;
-  __hiwire_get(index: number): unknown;
-  __hiwire_set(index: number, value: unknown): number;
+/** The parts of Pyodide's Emscripten module an image needs: the pool baseline's, the interned values and the file system. */
+export interface ImageModule extends Omit<BaselineModule, "FS" | "SYSCALLS"> {
   __hiwire_immortal_get(index: number): unknown;
   __hiwire_immortal_add(value: unknown): number;
   FS: ImageFs;
-}
-
-interface FsNode {
-  id: number;
-  name: string;
-  mode: number;
-  atime?: number;
-  mtime?: number;
-  ctime?: number;
-  contents?: unknown;
-  usedBytes?: number;
-  link?: string;
-  mounted?: unknown;
 }
 
 /** The part of Emscripten's FS an image reads and rebuilds. */
@@ -396,9 +375,13 @@ export function captureFresh(module: ImageModule, got: ReadonlyArray<{ value: un
 export interface GraphWalk {
   /** Walks up to `objects` more objects; true once the walk is done. */
   step(objects: number): boolean;
-  /** The hash, once done. */
+  /** The hash, once done ("" when the graph passed the walk's bounds: no image then). */
   digest(): string;
 }
+
+/** Objects and own keys a walk looks at at most (a fresh interpreter has ~31,000 and ~150,000): past them, no image. */
+const MAX_WALK_OBJECTS = 400_000;
+const MAX_WALK_KEYS = 4_000_000;
 
 /**
  * Hashes the JavaScript objects reachable as properties from `roots` (their prototypes, own
@@ -460,6 +443,8 @@ export function walkJavascript(roots: { api: unknown; globals: unknown; js: unkn
   emit(heldLine);
   let next = 0;
   let result = "";
+  let done = false;
+  let keysLeft = MAX_WALK_KEYS;
   const walkOne = (i: number) => {
     const object = queue[i]!;
     const prototype = getPrototypeOf(object);
@@ -468,6 +453,8 @@ export function walkJavascript(roots: { api: unknown; globals: unknown; js: unkn
     if (isView(object)) return emit(`#${i} view`);
     let text = `#${i} proto ${visit(prototype)} ext ${isExtensible(object)}`;
     const keys = ownKeys(object);
+    keysLeft -= keys.length;
+    if (keysLeft < 0) return;
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!;
       const descriptor = getOwnPropertyDescriptor(object, key);
@@ -481,12 +468,23 @@ export function walkJavascript(roots: { api: unknown; globals: unknown; js: unkn
   };
   return {
     step(objects: number): boolean {
-      if (result !== "") return true;
+      if (done) return true;
       // The queue grows as the walk goes: its length is read at every object.
       const stop = next + objects;
-      for (; next < queue.length && next < 400_000 && next < stop; next++) walkOne(next);
-      if (next < queue.length && next < 400_000) return false;
-      result = ReflectApply(HashDigest, hash, ["hex"]) as string;
+      for (; next < queue.length && next < MAX_WALK_OBJECTS && next < stop && keysLeft >= 0; next++) {
+        try {
+          walkOne(next);
+        } catch {
+          // An object whose keys cannot be read (a module namespace before its bindings, say).
+          emit(`#${next} unreadable`);
+        }
+      }
+      if (keysLeft >= 0 && next < queue.length && next < MAX_WALK_OBJECTS) return false;
+      done = true;
+      result = keysLeft >= 0 && next >= queue.length ? (ReflectApply(HashDigest, hash, ["hex"]) as string) : "";
+      // Only the hash is kept (a walk's maps hold ~31,000 objects).
+      ReflectApply(MapClear, ids, []);
+      queue.length = 0;
       return true;
     },
     digest: () => result,
@@ -505,6 +503,7 @@ export interface TakeInputs {
 /** The session's image, or why it cannot be taken now. Runs in the guest's realm: captured functions only. */
 export function takeImage(module: ImageModule, inputs: TakeInputs): SessionImage | string {
   const { fresh, capabilities } = inputs;
+  if (inputs.javascript === "") return "the JavaScript side is too large to check";
   const table = module.wasmTable;
   if (table.length !== fresh.tableEntries.length) return "the function table grew (an extension module was loaded)";
   for (let i = 0; i < fresh.tableEntries.length; i++) if (table.get(i) !== fresh.tableEntries[i]) return "the function table changed";
@@ -689,7 +688,7 @@ function checkImage(module: ImageModule, memoryBytes: number, pageIndex: Uint32A
   }
   if (state === null || typeof state !== "object" || state.format !== 1) return "its format is not this one";
   if (inputs.fresh.digest === "" || state.fresh !== inputs.fresh.digest) return "it was taken against another fresh interpreter's memory";
-  if (state.javascript !== inputs.javascript) return JAVASCRIPT_DIFFERS;
+  if (typeof state.javascript !== "string" || state.javascript === "" || state.javascript !== inputs.javascript) return JAVASCRIPT_DIFFERS;
   const pagesBytes = pageIndex.length * IMAGE_PAGE_BYTES;
   if (!int(memoryBytes) || memoryBytes % 65536 !== 0 || memoryBytes < module.HEAPU8.byteLength || memoryBytes > 4 * 1024 * 1024 * 1024) return "its memory size is not valid";
   if (!(pageIndex instanceof Uint32Array) || !(pages instanceof Uint8Array) || pages.byteLength !== pagesBytes) return "its pages do not match their index";

@@ -905,7 +905,13 @@ async function handle(request: WorkerRequest): Promise<void> {
         post({ type: "session-image", refused: "a run started a JavaScript timer (what it leaves behind is not carried)" });
         return;
       }
-      const image = takeImage(imageModule(), { fresh, got: gotGlobals(instantiated!), capabilities: capabilityNames, javascript: currentJavascriptHash() });
+      let image: ReturnType<typeof takeImage>;
+      try {
+        image = takeImage(imageModule(), { fresh, got: gotGlobals(instantiated!), capabilities: capabilityNames, javascript: currentJavascriptHash() });
+      } catch {
+        // Nothing of a thrown value is read: it may be the guest's.
+        image = "the image could not be taken (the engine threw while reading the session)";
+      }
       if (typeof image === "string") post({ type: "session-image", refused: image });
       else post({ type: "session-image", image: image as unknown as Extract<WorkerMessage, { type: "session-image" }>["image"] }, [image.pageIndex.buffer as ArrayBuffer, image.pages.buffer as ArrayBuffer, image.fileBytes.buffer as ArrayBuffer]);
       return;
