@@ -317,7 +317,7 @@ export async function restoreRows(sandbox: Sandbox): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), "cm-bench-"));
   try {
     for (const [language, goalMs] of [["javascript", 200], ["python", 1500]] as const) {
-      // The live run that makes the log keeps snapshots (JavaScript: every 16 cells) in a directory both sides can read.
+      // The live run that makes the log keeps snapshots (every 16 cells) in a directory both sides can read.
       const snapshotDir = join(dir, `${language}-snapshots`);
       mkdirSync(snapshotDir);
       const cells = await longLog(sandbox, language, 200, snapshotDir);
@@ -327,35 +327,34 @@ export async function restoreRows(sandbox: Sandbox): Promise<BenchRow[]> {
       const restore = async (...mode: string[]) => {
         const r = JSON.parse(await child([script, file, language, ...mode])) as { restoreMs: number; totalMs: number; result: unknown; failures: number; fromSnapshot: number };
         if (r.result !== 398 || r.failures !== 0) throw new Error(`bench code-mode: the ${language} 200-cell restore did not work: ${JSON.stringify(r)}`);
-        if (language === "javascript" && mode[0] === "snapshots" && r.fromSnapshot !== 192) throw new Error(`bench code-mode: the ${language} restore did not use its snapshot: ${JSON.stringify(r)}`);
+        if (mode[0] === "snapshots" && r.fromSnapshot !== 192) throw new Error(`bench code-mode: the ${language} restore did not use its snapshot: ${JSON.stringify(r)}`);
         return r;
       };
-      // JavaScript restores from its latest snapshot (cell 192) and replays 8 cells; its baseline is
-      // the same log replayed whole without snapshots (main's restore), in a fresh process too,
-      // alternating to share the load.
-      // Python: median of 3 fresh processes (one restore swung by ±40 % with the machine's load).
+      // Both restore from their latest snapshot (cell 192) and replay 8 cells; the baseline is the
+      // same log replayed whole without snapshots (main's restore), in a fresh process too,
+      // alternating to share the load. Python: median of 3 (one restore swung by ±40 % with the load).
       const runs = language === "javascript" ? 5 : 3;
       const ours: number[] = [];
       const base: number[] = [];
       for (let i = 0; i < runs; i++) {
         const r = await restore("snapshots", snapshotDir);
         ours.push(r.restoreMs);
-        base.push(language === "javascript" ? (await restore()).restoreMs : r.totalMs);
+        base.push((await restore()).restoreMs);
       }
       const restoreMs = median(ours);
       rows.push({
         section: "code-mode",
-        metric: `${language}: restore of a 200-cell thread in a fresh process (session start + ${language === "javascript" ? "snapshot + replay of the cells after it" : "replay"}${runs > 1 ? `, median of ${runs}` : ""})`,
+        metric: `${language}: restore of a 200-cell thread in a fresh process (session start + snapshot + replay of the cells after it${runs > 1 ? `, median of ${runs}` : ""})`,
         ours: ms(restoreMs),
         baseline: ms(median(base)),
-        baselineName: language === "javascript" ? "the same log replayed whole, no snapshots (before this change)" : "the whole first call, query cell included",
+        baselineName: "the same log replayed whole, no snapshots",
         goal: `<= ${goalMs} ms`,
         met: restoreMs <= goalMs,
       });
       // The same restore with the session's engine started ahead, 500 ms before the call (what
       // codeModeMiddleware does before each model call).
       const ahead: number[] = [];
-      for (let i = 0; i < runs; i++) ahead.push((await restore(language === "javascript" ? "snapshots" : "replay", snapshotDir, "prestart")).restoreMs);
+      for (let i = 0; i < runs; i++) ahead.push((await restore("snapshots", snapshotDir, "prestart")).restoreMs);
       const aheadMs = median(ahead);
       rows.push({
         section: "code-mode",

@@ -23,6 +23,7 @@ export type {
   SandboxOptions,
   SandboxSession,
   SequencedRun,
+  SessionOptions,
   TestsOutcome,
 } from "./sandbox/types.js";
 export {

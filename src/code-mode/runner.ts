@@ -274,7 +274,8 @@ export class CodeModeRunner {
   }
 
   private async openSession(language: Language, memoryLimitBytes: number): Promise<SandboxSession> {
-    return this.sandbox().createSession({ language, memoryLimitBytes });
+    // With snapshots, a Python session keeps what its images are taken against from its start.
+    return this.sandbox().createSession({ language, memoryLimitBytes, ...(this.snapshots ? { snapshots: true } : {}) });
   }
 
   private async runInThread(key: string, request: CellRequest, notes: string[]): Promise<CellOutcome> {
@@ -425,9 +426,9 @@ export class CodeModeRunner {
     return { live, report };
   }
 
-  /** The snapshots of `language`'s sessions, if any (Python sessions are not snapshotted: they replay). */
-  private snapshotsFor(language: Language): ThreadSnapshots | undefined {
-    return language === "python" ? undefined : this.snapshots;
+  /** The snapshots of `language`'s sessions, if any (every engine's sessions take them). */
+  private snapshotsFor(_language: Language): ThreadSnapshots | undefined {
+    return this.snapshots;
   }
 
   /**

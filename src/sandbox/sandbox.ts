@@ -22,6 +22,7 @@ import type {
   SandboxOptions,
   SandboxSession,
   SequencedRun,
+  SessionOptions,
 } from "./types.js";
 
 /**
@@ -57,6 +58,7 @@ const SANDBOX_OPTION_RULES = {
 const SESSION_OPTION_RULES = {
   language: oneOfRule(LANGUAGES),
   memoryLimitBytes: { expected: "a whole number of bytes", check: (v, name) => resolveLimit("memoryLimitBytes", v, name) },
+  snapshots: rule("true or false", (v) => typeof v === "boolean"),
 } satisfies OptionRules<NonNullable<Parameters<Sandbox["createSession"]>[0]>>;
 
 /**
@@ -172,12 +174,12 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
       return engineFor(language).check(code, language);
     },
 
-    async createSession(sessionOptions?: { language?: Language; memoryLimitBytes?: number }): Promise<SandboxSession> {
+    async createSession(sessionOptions?: SessionOptions): Promise<SandboxSession> {
       assertUsable();
-      const o = checkOptions<{ language?: Language; memoryLimitBytes?: number }>(sessionOptions, SESSION_OPTION_RULES, "sandbox.createSession");
+      const o = checkOptions<SessionOptions>(sessionOptions, SESSION_OPTION_RULES, "sandbox.createSession");
       const language = o.language ?? defaults.language ?? "javascript";
       const memoryLimitBytes = o.memoryLimitBytes ?? defaults.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
-      const engineOptions: EngineSessionOptions = { language, memoryLimitBytes, defaults: sessionDefaults };
+      const engineOptions: EngineSessionOptions = { language, memoryLimitBytes, defaults: sessionDefaults, ...(o.snapshots === true ? { snapshots: true } : {}) };
       const session = await engineFor(language).createSession(engineOptions);
       if (disposed) {
         await session.dispose();

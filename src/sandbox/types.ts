@@ -337,11 +337,24 @@ export interface SandboxOptions {
 }
 
 /** A pool of warm engines. `run` is `runCode` on this pool. */
+/** The options of `sandbox.createSession`. */
+export interface SessionOptions {
+  language?: Language;
+  memoryLimitBytes?: number;
+  /**
+   * The session will be snapshotted (`session.snapshot()`, code mode's `snapshots`). A Python
+   * session then hashes its fresh interpreter's memory before its first run (~50 ms once): an
+   * image carries only what the session changed since. Without it, a Python session's
+   * `snapshot()` is refused. JavaScript sessions can always be snapshotted. Default false.
+   */
+  snapshots?: boolean;
+}
+
 export interface Sandbox {
   run(code: string, options?: RunOptions): Promise<ExecutionResult>;
   /** Syntax and import check without running. */
   check(code: string, options?: Pick<RunOptions, "language">): Promise<CheckResult>;
-  createSession(options?: { language?: Language; memoryLimitBytes?: number }): Promise<SandboxSession>;
+  createSession(options?: SessionOptions): Promise<SandboxSession>;
   /** Starts engines ahead of the first run (Python's start-up takes seconds). */
   warm(languages?: Language[]): Promise<void>;
   /**
@@ -362,6 +375,8 @@ export interface Sandbox {
 export interface EngineSessionOptions {
   language: Language;
   memoryLimitBytes: number;
+  /** Keep what `snapshot()` needs from the session's start (see `SessionOptions.snapshots`). */
+  snapshots?: boolean;
   /** The sandbox's run defaults; a call's own options win. */
   defaults: Omit<RunOptions, "hostFunctions" | "globals" | "signal" | "tests" | "files">;
 }

@@ -23,7 +23,7 @@ interface Result {
   content: string;
   status: string;
   result: unknown;
-  restore: { replayed: number; failures: string[] } | null;
+  restore: { replayed: number; failures: string[]; fromSnapshot?: number; snapshotRefused?: string } | null;
 }
 interface FileState {
   content?: number;
@@ -45,6 +45,7 @@ interface Plan {
   invokes: { cells: Cell[]; checkpointId?: string; files?: Record<string, string> }[];
   options?: Record<string, unknown>;
   store?: boolean;
+  snapshotsEvery?: number;
 }
 
 let pg: PostgresCluster;
@@ -186,4 +187,24 @@ describe.concurrent("fileContents: store across processes on PostgreSQL", { time
       expect(JSON.parse(String(back.result))).toEqual(s.backAnswer);
     });
   }
+});
+
+describe("Python images in a PostgresStore across processes", { timeout: 300_000 }, () => {
+  it("process B restores a Python thread from the image process A kept, replays only the cell after it, and answers as A did; back in time it replays", async () => {
+    const s = SEQUENCES.python;
+    const plan = { store: true, snapshotsEvery: 4, options: { languages: ["python"], fileContents: "store" } };
+    // 1 + 4 + 3 cells and A's query: images after cells 4 and 8, then the query is replayed.
+    const a = await agentProcess("images-python", { ...plan, invokes: [{ cells: [s.set], files: INPUT }, { cells: [...s.cells] }, { cells: [...s.writes] }, { cells: [s.query] }] });
+    const live = a.invokes[3]!.results[0]!;
+    expect(live.status, live.content).toBe("success");
+    const b = await agentProcess("images-python", { ...plan, invokes: [{ cells: [s.query] }, { cells: [s.back], checkpointId: a.invokes[0]!.checkpointId }] });
+    expect(b.pid).not.toBe(a.pid);
+    const restored = b.invokes[0]!.results[0]!;
+    expect(restored.restore).toMatchObject({ fromSnapshot: 8, replayed: 1, failures: [] });
+    expect(restored.restore!.snapshotRefused).toBeUndefined();
+    expect(restored.result).toBe(live.result);
+    const back = b.invokes[1]!.results[0]!;
+    expect(back.restore).toMatchObject({ replayed: 1, failures: [] });
+    expect(JSON.parse(String(back.result))).toEqual(s.backAnswer);
+  });
 });

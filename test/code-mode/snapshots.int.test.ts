@@ -52,8 +52,8 @@ interface Thread {
   files: Map<string, Uint8Array>;
 }
 
-async function step(r: CodeModeRunner, thread: Thread, code: string, threadId = "t"): Promise<CellOutcome> {
-  const outcome = await r.run({ code, language: "javascript", persistence: "thread", threadId, cells: thread.cells, files: thread.files });
+async function step(r: CodeModeRunner, thread: Thread, code: string, threadId = "t", language: "javascript" | "python" = "javascript"): Promise<CellOutcome> {
+  const outcome = await r.run({ code, language, persistence: "thread", threadId, cells: thread.cells, files: thread.files });
   if (outcome.cell) thread.cells.push(outcome.cell);
   for (const [path, bytes] of outcome.files.written) thread.files.set(path, bytes);
   for (const path of outcome.files.deleted) thread.files.delete(path);
@@ -233,5 +233,82 @@ describe("snapshots of JavaScript sessions", () => {
     const state = await second.invoke(ask("again"), config);
     expect(artifact(state).result.result).toBe(3);
     expect(artifact(state).restore).toMatchObject({ fromSnapshot: 2, replayed: 0 });
+  });
+});
+
+/** Python: failing after assigning, output-limited, file-rewriting, random- and clock-using cells, a file in /tmp, a half-used generator. */
+const PY_MIXED = [
+  "n = 1\nopen('/data.txt', 'w').write('v1')\nimport random, time, os\nr1 = random.random()",
+  "def twice(x):\n    return 2 * x\nclass Box:\n    def __init__(self, v):\n        self.v = v",
+  "n = 99\nbefore = 'set'\nraise ValueError('after assigning')",
+  "early = open('/data.txt').read()\nopen('/data.txt', 'w').write('v2')",
+  "lost = 1\nprint('x' * 5000)",
+  "t1 = time.time()\nr2 = random.random()\nos.makedirs('/tmp/scratch', exist_ok=True)\nopen('/tmp/scratch/a', 'w').write('tmp')",
+  "box = Box(twice(n))\nimport collections\ncounter = collections.Counter('hello')",
+  "os.remove('/data.txt')\nopen('/other.txt', 'w').write(str(r1))",
+  "gen = (i * i for i in range(10))\nnext(gen)\nbig = 'y' * 100000",
+  "print('kept')",
+];
+const PY_QUERY = [
+  "import os, random",
+  "g = globals()",
+  "{'n': g.get('n'), 'before': g.get('before'), 'early': g.get('early'), 'lost': 'lost' in g, 'r1': g.get('r1'), 'r2': g.get('r2'), 't1': g.get('t1'),",
+  " 'box': box.v if 'box' in g else None, 'counter': dict(counter) if 'counter' in g else None, 'gen': next(gen) if 'gen' in g else None,",
+  " 'big': len(big) if 'big' in g else None, 'files': sorted(os.listdir('/')), 'tmp': open('/tmp/scratch/a').read() if os.path.exists('/tmp/scratch/a') else None,",
+  " 'ino': os.stat('/other.txt').st_ino if os.path.exists('/other.txt') else None, 'tmp_times': os.stat('/tmp').st_mtime, 'cwd': os.getcwd()}",
+].join("\n");
+
+const pyStep = (r: CodeModeRunner, thread: Thread, code: string) => step(r, thread, code, "py", "python");
+
+describe("snapshots of Python sessions", () => {
+  const pyQuery = (r: CodeModeRunner, at: Thread) => r.run({ code: PY_QUERY, language: "python", persistence: "thread", threadId: "py", cells: at.cells, files: at.files });
+  const answer = (o: CellOutcome) => {
+    expect(o.result.status, o.result.error?.message).toBe("success");
+    return o.result.result;
+  };
+
+  it("a session restored from an image answers as the live session and as a whole replay, at earlier checkpoints too", { timeout: 120_000 }, async () => {
+    const store = mapStore();
+    const live = runner({ store, secret: SECRET, every: 3 });
+    const thread: Thread = { cells: [], files: new Map() };
+    const kept: Thread[] = [];
+    for (const code of PY_MIXED) {
+      const outcome = await pyStep(live, thread, code);
+      if (code.includes("'x' * 5000")) expect(outcome.result.status).toBe("output_limit");
+      kept.push({ cells: [...thread.cells], files: new Map(thread.files) });
+    }
+    expect(thread.cells).toHaveLength(9);
+    expect(store.map.size).toBe(3);
+    const liveAnswer = answer(await pyQuery(live, thread));
+    const fromImage = await pyQuery(runner({ store, secret: SECRET, every: 3 }), thread);
+    expect(fromImage.restore).toMatchObject({ fromSnapshot: 9, replayed: 0, failures: [] });
+    const replayed = await pyQuery(runner(), thread);
+    expect(replayed.restore?.fromSnapshot).toBeUndefined();
+    expect(answer(fromImage)).toEqual(liveAnswer);
+    expect(answer(replayed)).toEqual(liveAnswer);
+    // Going back: the image of the checkpoint's own prefix, plus the cells after it.
+    for (const at of [kept[3]!, kept[7]!]) {
+      const a = await pyQuery(runner({ store, secret: SECRET, every: 3 }), at);
+      expect(a.restore?.fromSnapshot).toBe(at.cells.length - (at.cells.length % 3));
+      // Not /tmp's times before a cell touched it: a fresh process's own start (the image keeps the live one's).
+      const withoutStart = (o: CellOutcome) => ({ ...(answer(o) as Record<string, unknown>), tmp_times: undefined });
+      expect(withoutStart(a)).toEqual(withoutStart(await pyQuery(runner(), at)));
+    }
+  });
+
+  it("takes no image while the session holds what an image cannot carry (an open file), and the restore replays", { timeout: 120_000 }, async () => {
+    const store = mapStore();
+    const live = runner({ store, secret: SECRET, every: 2 });
+    const thread: Thread = { cells: [], files: new Map() };
+    for (const code of ["a = 1", "keep = open('/tmp/open.txt', 'w')\nkeep.write('held')", "b = 2", "keep.close()"]) await pyStep(live, thread, code);
+    // After cell 2 the file is open: no image; after cell 4 it is closed: an image.
+    expect(store.map.size).toBe(1);
+    const restored = await pyQuery(runner({ store, secret: SECRET, every: 2 }), thread);
+    expect(restored.restore).toMatchObject({ fromSnapshot: 4, replayed: 0 });
+    const check = "open('/tmp/open.txt').read() + str(a + b)";
+    const a = await live.run({ code: check, language: "python", persistence: "thread", threadId: "py", cells: thread.cells, files: thread.files });
+    const b = await runner({ store, secret: SECRET, every: 2 }).run({ code: check, language: "python", persistence: "thread", threadId: "py", cells: thread.cells, files: thread.files });
+    expect(b.result.result).toBe("held3");
+    expect(a.result.result).toBe("held3");
   });
 });

@@ -14,19 +14,7 @@
  * Runs inside the Deno worker.
  */
 
-interface FsNode {
-  name: string;
-  mode: number;
-  timestamp?: number;
-  atime?: number;
-  mtime?: number;
-  ctime?: number;
-  contents?: unknown;
-  usedBytes?: number;
-  link?: string;
-  mounted?: { root: FsNode } | null;
-  rdev?: number;
-}
+import type { MemfsNode as FsNode } from "./memfs-node.js";
 
 /** What the fingerprint reads. */
 export interface FingerprintSources {

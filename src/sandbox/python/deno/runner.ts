@@ -9,7 +9,7 @@
  * are cancelled: a soft interrupt (Pyodide's interrupt buffer raises KeyboardInterrupt) first,
  * then `terminate()`. In pool mode every run gets a fresh interpreter.
  */
-import { MAX_CLOCK_READS, MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS } from "../shared/bounds.js";
+import { MAX_CLOCK_READS, MAX_HOST_ARGS_CHARS, MAX_HOST_NAME_CHARS, MAX_SESSION_IMAGE_LINE_BYTES } from "../shared/bounds.js";
 import type { HostRequest, Nonced, PythonOutcome, RunLimits, RunnerMessage, WorkerMessage, WorkerPackages, WorkerRequest } from "../shared/protocol.js";
 import { checkOutcome } from "../shared/outcome-check.js";
 import { encodeReturnedFiles } from "./returned-files.js";
@@ -578,10 +578,73 @@ async function handle(request: HostRequest): Promise<void> {
       send({ type: "ready" });
       return;
     }
+    case "session-image":
+    case "session-restore": {
+      const nonce = newNonce();
+      const reply = await new Promise<Nonced<WorkerMessage> | undefined>((resolve) => {
+        // Hashing ~30 MB of memory and copying the pages take well under this.
+        const timer = setTimeout(() => resolve(undefined), 30_000);
+        interpreter.worker.onmessage = (event) => {
+          clearTimeout(timer);
+          resolve(event.data as Nonced<WorkerMessage>);
+        };
+        if (request.type === "session-image") interpreter.worker.postMessage({ type: "session-image", nonce });
+        else {
+          const image = { memoryBytes: request.memoryBytes, pageIndex: new Uint32Array(fromBase64(request.pageIndex).buffer), pages: fromBase64(request.pages), state: request.state };
+          const fresh = typeof request.freshJavascript === "string" && /^[0-9a-f]{64}$/.test(request.freshJavascript) ? { freshJavascript: request.freshJavascript } : {};
+          interpreter.worker.postMessage({ type: "session-restore", image, ...fresh, nonce }, [image.pageIndex.buffer as ArrayBuffer, image.pages.buffer as ArrayBuffer]);
+        }
+      });
+      interpreter.worker.onmessage = null;
+      const valid = reply?.nonce === nonce && reply.type === (request.type === "session-image" ? "session-image" : "session-restored");
+      if (!valid) {
+        // No answer, or not the one asked for: the interpreter cannot be trusted with the session.
+        kill(interpreter);
+        send(request.type === "session-image" ? { type: "session-image", id: request.id, refused: "the interpreter did not answer" } : { type: "session-restored", id: request.id, refused: "the interpreter did not answer" });
+      } else if (reply.type === "session-image") {
+        const image = reply.image;
+        if (typeof reply.refused === "string" || !image) send({ type: "session-image", id: request.id, refused: String(reply.refused ?? "no image").slice(0, 300) });
+        else if (!(image.pageIndex instanceof Uint32Array) || !(image.pages instanceof Uint8Array) || !(image.fileBytes instanceof Uint8Array) || image.pages.byteLength !== image.pageIndex.length * 4096 || typeof image.state !== "object" || image.state === null) {
+          kill(interpreter);
+          send({ type: "session-image", id: request.id, refused: "the interpreter sent a malformed image" });
+        } else {
+          // Base64 of the pages and files past the host's line bound: refused here, since the
+          // host kills a process whose line passes it (the live session would end; red team).
+          const lineBytes = ((image.pages.byteLength + image.fileBytes.byteLength + image.pageIndex.byteLength) * 4) / 3 + 64 * 1024;
+          if (lineBytes > MAX_SESSION_IMAGE_LINE_BYTES) send({ type: "session-image", id: request.id, refused: `the image is too large (about ${Math.round(lineBytes / 1048576)} MiB encoded, at most ${MAX_SESSION_IMAGE_LINE_BYTES / 1048576} MiB)` });
+          else {
+            const state = JSON.stringify({ ...image.state, files: toBase64(image.fileBytes) });
+            const index = new Uint8Array(image.pageIndex.buffer, image.pageIndex.byteOffset, image.pageIndex.byteLength);
+            const line = { type: "session-image" as const, id: request.id, memoryBytes: Number(image.memoryBytes), pageIndex: toBase64(index), pages: toBase64(image.pages), state };
+            if (line.pages.length + line.state.length + line.pageIndex.length + 1024 > MAX_SESSION_IMAGE_LINE_BYTES) send({ type: "session-image", id: request.id, refused: "the image is too large" });
+            else send(line);
+          }
+        }
+      } else if (reply.type === "session-restored") {
+        // The restore's garbage (the request line, its decoded pages and files) is resident until
+        // V8 collects it: the session's floor is the process now less what the session keeps, or
+        // its next run is stopped at the limit where the live session's is not (red team).
+        if (reply.refused === undefined && typeof reply.keptBytes === "number" && Number.isFinite(reply.keptBytes)) {
+          interpreter.readyRss = Math.max(interpreter.readyRss, Deno.memoryUsage().rss - Math.max(0, reply.keptBytes));
+        }
+        const walked = typeof reply.freshJavascript === "string" && /^[0-9a-f]{64}$/.test(reply.freshJavascript) ? { freshJavascript: reply.freshJavascript } : {};
+        send({ type: "session-restored", id: request.id, ...(typeof reply.refused === "string" ? { refused: reply.refused.slice(0, 300) } : {}), ...walked });
+      }
+      if (interpreter.dead) replaceInterpreter("the interpreter was stopped");
+      else send({ type: "ready" });
+      return;
+    }
     case "cancel":
     case "host-reply":
       return;
   }
+}
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
 }
 
 async function* readLines(): AsyncGenerator<string> {
@@ -633,6 +696,11 @@ async function main(): Promise<void> {
     const request = JSON.parse(line) as HostRequest;
     if (request.type === "cancel") {
       if (active?.id === request.id) active.stop("cancelled");
+      continue;
+    }
+    if (request.type === "prepare-images") {
+      // Before any run (the host sends it right after the session's process is ready).
+      if (config.session && current && !current.dead && !active) current.worker.postMessage({ type: "prepare-images", keep: request.keep === true, nonce: "" });
       continue;
     }
     if (request.type === "host-reply") {

@@ -32,6 +32,7 @@ import { reachableGlobals, takeFingerprint, type FingerprintSources } from "./fi
 import { captureBaseline, type BaselineModule, type InterpreterBaseline } from "./interpreter-baseline.js";
 import { createPurityClassifier, type PurityFs } from "./pure-imports.js";
 import { moduleImports, withWatchedInstantiation, type ImportWatch, type InstantiatedPyodide } from "./wasm-imports.js";
+import { captureFresh, hashFreshPages, JAVASCRIPT_DIFFERS, restoreImage, takeImage, walkJavascript, type GraphWalk, type FreshInterpreter, type ImageModule } from "./session-image.js";
 
 type Fn = (...args: never[]) => unknown;
 interface WasmMemory {
@@ -154,17 +155,27 @@ function writer(stream: "stdout" | "stderr"): { write: (buffer: Uint8Array) => n
 }
 
 /** Timers for the guest (and Pyodide's event loop): only during a run, all cleared at its end. */
-function scopedTimer(real: (fn: () => void, ms?: number) => number) {
+function scopedTimer(real: (fn: () => void, ms?: number) => number, guest: boolean) {
   return function timer(fn: unknown, ms?: unknown, ...args: unknown[]): number {
     if (!inRun || typeof fn !== "function") return 0;
+    if (guest) guestTimerUsed = true;
     return real(() => {
       if (!inRun) return;
       ReflectApply(fn as Fn, undefined, args);
     }, Number(ms) || 0);
   };
 }
-const guestSetTimeout = scopedTimer(realSetTimeout);
-const guestSetInterval = scopedTimer(realSetInterval);
+/**
+ * Set once the guest itself started a timer (not Pyodide's event loop): a session image is then
+ * refused. Red team: a Python callback given to a guest timer, cleared at the run's end, left a
+ * state the image does not carry; the restored session's next `await asyncio.sleep` failed
+ * inside Pyodide ("hiwire_get is falsy") where the live one went on.
+ */
+let guestTimerUsed = false;
+const guestSetTimeout = scopedTimer(realSetTimeout, true);
+const guestSetInterval = scopedTimer(realSetInterval, true);
+/** Pyodide's event loop's later callbacks (scheduleCallback): scoped the same way, not marked. */
+const loopSetTimeout = scopedTimer(realSetTimeout, false);
 function guestClearTimeout(id: unknown): void {
   if (typeof id === "number" && id >= firstTimer) realClearTimeout(id);
 }
@@ -178,7 +189,7 @@ function guestClearTimeout(id: unknown): void {
 function scheduleCallback(fn: unknown, ms?: unknown): void {
   if (!inRun || typeof fn !== "function") return;
   if ((Number(ms) || 0) > 0) {
-    guestSetTimeout(fn, ms);
+    loopSetTimeout(fn, ms);
     return;
   }
   const epoch = runEpoch;
@@ -583,6 +594,8 @@ realListen("message", (event) => {
     if (request.nonce === nonce) onRunMessage(request);
     return;
   }
+  // No reply and no run: it keeps the nonce of the run in progress.
+  if (request.type === "prepare-images") return prepareImages(request.keep === true);
   nonce = typeof request.nonce === "string" ? request.nonce : "";
   void handle(request).catch((error: unknown) => {
     post({ type: "failed", message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
@@ -618,6 +631,94 @@ function onRunMessage(request: Extract<WorkerRequest, { type: "host-reply" | "in
   }, 50);
 }
 
+// ---- Session images (session-image.ts) --------------------------------------------------------
+/** The clock (2026-01-01T00:00:00Z, then a millisecond a reading) and seed a session interpreter starts on. */
+const FRESH_INPUTS = { seed: "5e551011000000000000000000000001", clockReads: [1_767_225_600_000] };
+/** A session's fresh state, captured at init; images are taken against it and restored into it. */
+let fresh: FreshInterpreter | undefined;
+/** Set by the first run or call (and by a restore): an image is restored only into a fresh interpreter. */
+let ranUserCode = false;
+/** Objects Python may hold that an image names: object → name, and name → object. */
+let capabilityNames: Map<unknown, string> | undefined;
+let capabilityObjects: Map<string, unknown> | undefined;
+/** The fresh interpreter's hiwire objects and the capabilities, in a fixed order: roots of the JavaScript walk. */
+let heldRoots: unknown[] = [];
+
+function imageModule(): ImageModule {
+  return (pyodide as unknown as { _module: ImageModule })._module;
+}
+
+function javascriptWalk(): GraphWalk {
+  const py = pyodide!;
+  const module = imageModule();
+  return walkJavascript({ api: (py as unknown as { _api: object })._api, globals: globalThis, js: jsGlobals, module: module as unknown as object, pyodide: py, held: heldRoots }, module.FS, isProxy);
+}
+
+function currentJavascriptHash(): string {
+  const walk = javascriptWalk();
+  walk.step(Number.POSITIVE_INFINITY);
+  return walk.digest();
+}
+
+/** The fresh interpreter's JavaScript walk, made in the background (a restore compares with it). */
+let freshWalk: GraphWalk | undefined;
+
+/** Pages hashed per background task (~3 ms). */
+const FRESH_HASH_CHUNK = 512;
+
+/** Objects walked per background task (~5 ms). */
+const FRESH_WALK_CHUNK = 500;
+
+/** Set when the host said this session will be imaged (`sandbox.createSession({ snapshots: true })`). */
+let imagesWanted = false;
+let backgroundStarted = false;
+
+/**
+ * Between requests, while the session is fresh and it was asked to prepare (a session started
+ * ahead, or one that will be imaged): hashes its memory's pages, then walks its JavaScript side
+ * (only a restore needs that walk; the first run abandons it). Chunks come from a timer, not from
+ * the worker's own task queue: that queue runs before the runner's messages.
+ */
+function hashFreshInBackground(): void {
+  if (!fresh || ranUserCode) return;
+  if (inRun) return void realSetTimeout(hashFreshInBackground, 20);
+  if (!hashFreshPages(imageModule(), fresh, FRESH_HASH_CHUNK)) return void realSetTimeout(hashFreshInBackground, 1);
+  freshWalk ??= javascriptWalk();
+  if (!freshWalk.step(FRESH_WALK_CHUNK)) realSetTimeout(hashFreshInBackground, 1);
+}
+
+function prepareImages(keep: boolean): void {
+  if (!fresh || ranUserCode) return;
+  if (keep) imagesWanted = true;
+  if (!backgroundStarted) {
+    backgroundStarted = true;
+    realSetTimeout(hashFreshInBackground, 1);
+  }
+}
+
+/**
+ * Before the first code of any kind runs: a session that will be imaged finishes hashing its
+ * fresh memory (~50 ms if the background had not); any other lets its fresh state go.
+ */
+function leaveFresh(): void {
+  if (!fresh || ranUserCode) return;
+  freshWalk = undefined;
+  if (imagesWanted) hashFreshPages(imageModule(), fresh, Number.POSITIVE_INFINITY);
+  else fresh = undefined;
+}
+
+/** Finishes hashing the fresh memory (a restore needs it now). */
+function finishFreshHashes(): void {
+  if (fresh && !ranUserCode) hashFreshPages(imageModule(), fresh, Number.POSITIVE_INFINITY);
+}
+
+/** The fresh interpreter's JavaScript hash (finishing the background walk). */
+function freshJavascriptHash(): string {
+  freshWalk ??= javascriptWalk();
+  freshWalk.step(Number.POSITIVE_INFINITY);
+  return freshWalk.digest();
+}
+
 async function handle(request: WorkerRequest): Promise<void> {
   switch (request.type) {
     case "make-snapshot": {
@@ -628,6 +729,11 @@ async function handle(request: WorkerRequest): Promise<void> {
       return;
     }
     case "init": {
+      // A session's interpreter starts on a fixed clock and generator: every fresh session
+      // interpreter of this build is then the same, byte for byte (file times included), so an
+      // image carries only what the session changed (session-image.ts). Its first run reseeds
+      // Python's `random` from real entropy unless the run is given inputs.
+      if (request.session) runInputs.begin(FRESH_INPUTS);
       const py = await load(request.pyodideUrl, request.snapshot, false);
       // Pyodide keeps its load options as `_api.config`, and the init message holds the 31 MB
       // snapshot too: both dropped (its bytes were copied into the interpreter's memory), so
@@ -764,6 +870,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         endRun();
       };
       await warmUp();
+      if (request.session) runInputs.end();
       baselineHeapBytes = heapBytes(py);
       baselineFileBytes = fileSystemBytes(module.FS.root as never, module.FS as never);
       // Pool interpreters keep a baseline to reset to; a session's state is meant to last.
@@ -773,12 +880,79 @@ async function handle(request: WorkerRequest): Promise<void> {
         await warmUp();
         if (!restore()) baseline = undefined;
       }
+      if (request.session) {
+        fresh = captureFresh(module as unknown as ImageModule, gotGlobals(instantiated!));
+        const named: Array<[unknown, string]> = [[jsGlobals, "js"], [scheduleCallback, "scheduler"], [bridge.hooks, "hooks"], [bridge.hooks.hostCall, "hooks.hostCall"]];
+        for (const [name, value] of Object.entries(jsGlobals)) named.push([value, `js.${name}`]);
+        capabilityNames = new Map(named);
+        capabilityObjects = new Map(named.map(([value, name]) => [name, value]));
+        heldRoots = [...fresh.slots.values(), ...fresh.immortals, ...named.map(([value]) => value)];
+      }
       if (request.introspection) baselineFingerprint = { ...fingerprintNow(), reachable: reachableFromPython() };
       post({ type: "ready" });
       return;
     }
+    case "session-image": {
+      if (!fresh || !pyodide || !capabilityNames) {
+        post({ type: "session-image", refused: "the session was not opened for snapshots (sandbox.createSession({ snapshots: true }))" });
+        return;
+      }
+      if (fresh.digest === "") {
+        post({ type: "session-image", refused: "the fresh memory was not hashed" });
+        return;
+      }
+      if (guestTimerUsed) {
+        post({ type: "session-image", refused: "a run started a JavaScript timer (what it leaves behind is not carried)" });
+        return;
+      }
+      let image: ReturnType<typeof takeImage>;
+      try {
+        image = takeImage(imageModule(), { fresh, got: gotGlobals(instantiated!), capabilities: capabilityNames, javascript: currentJavascriptHash() });
+      } catch {
+        // Nothing of a thrown value is read: it may be the guest's.
+        image = "the image could not be taken (the engine threw while reading the session)";
+      }
+      if (typeof image === "string") post({ type: "session-image", refused: image });
+      else post({ type: "session-image", image: image as unknown as Extract<WorkerMessage, { type: "session-image" }>["image"] }, [image.pageIndex.buffer as ArrayBuffer, image.pages.buffer as ArrayBuffer, image.fileBytes.buffer as ArrayBuffer]);
+      return;
+    }
+    case "session-restore": {
+      if (!fresh || !pyodide || !capabilityObjects) {
+        post({ type: "session-restored", refused: "this interpreter keeps no fresh state (not a session)" });
+        return;
+      }
+      if (ranUserCode) {
+        post({ type: "session-restored", refused: "this session has already run code" });
+        return;
+      }
+      const module = imageModule();
+      finishFreshHashes();
+      const restoreWith = (javascript: string) =>
+        restoreImage(module, request.image, {
+          fresh: fresh!,
+          capabilities: capabilityObjects!,
+          javascript,
+          grow: (bytes) => (module as unknown as { growMemory(size: number): unknown }).growMemory(bytes) === 1 || module.HEAPU8.byteLength >= bytes,
+        });
+      // Every fresh session interpreter of a build walks alike: the host keeps the hash of a walk
+      // (beside the Pyodide snapshot) and gives it to later restores. When the image's hash is not
+      // that one, this interpreter walks itself (a refusal touched nothing): a kept hash that went
+      // stale costs a walk, never a wrong restore or a refusal.
+      let refused = request.freshJavascript === undefined ? undefined : restoreWith(request.freshJavascript);
+      if (request.freshJavascript === undefined || refused === JAVASCRIPT_DIFFERS) refused = restoreWith(freshJavascriptHash());
+      if (refused === undefined) ranUserCode = true;
+      const walked = freshWalk && freshWalk.digest() !== "" ? { freshJavascript: freshWalk.digest() } : {};
+      // What the restored session keeps, as sessionKeepsTooMuch counts it: the runner moves its
+      // resident-memory floor up by the restore's own garbage (the image's copies), not by this.
+      const keptBytes = refused === undefined ? heapBytes(pyodide) - baselineHeapBytes + fileSystemBytes(module.FS.root as never, module.FS as never) - baselineFileBytes : 0;
+      post({ type: "session-restored", ...(refused === undefined ? { keptBytes } : { refused }), ...walked });
+      return;
+    }
     case "run":
     case "call": {
+      leaveFresh();
+      const firstRun = !ranUserCode;
+      ranUserCode = true;
       const { extras } = request;
       const fs = (pyodide as unknown as { FS: EmscriptenFs }).FS;
       const place = filesPlace(extras.filesAtRoot === true);
@@ -818,7 +992,9 @@ async function handle(request: WorkerRequest): Promise<void> {
               if (request.type === "call") return entryDone("call", request.name, { args: request.args, ...limits });
               // A run given inputs reseeds `random` from its own generator, in a session too: its
               // numbers then depend on the cell's recorded seed, not on the interpreter's start.
-              const program = await entryDone("run", request.code, { globals: request.globals, session: request.session, ...(extras.inputs ? { reseed: true } : {}), ...limits });
+              // A session's interpreter started on a fixed seed: its first run reseeds from real entropy.
+              const reseed = extras.inputs !== undefined || (request.session && firstRun);
+              const program = await entryDone("run", request.code, { globals: request.globals, session: request.session, ...(reseed ? { reseed: true } : {}), ...limits });
               if (program.fatal || extras.tests === undefined) return program;
               return { outcome: { ...program.outcome, tests: await runTests(program, extras.tests, request.run) }, fatal: false };
             })();
@@ -836,6 +1012,9 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "interrupt":
       return;
     case "check": {
+      // Python runs: a session's memory is no longer the fresh one (no image is written into it).
+      leaveFresh();
+      ranUserCode = true;
       const check = entryPoint("_cs_check");
       post({ type: "done", outcome: JSONParse(String(check(request.code))) as PythonOutcome, fatal: false });
       return;
@@ -845,6 +1024,8 @@ async function handle(request: WorkerRequest): Promise<void> {
       return;
     }
     case "functions": {
+      leaveFresh();
+      ranUserCode = true;
       const list = entryPoint("_cs_functions");
       post({ type: "functions", names: JSONParse(String(list())) as string[] });
       return;

@@ -17,6 +17,7 @@ import { extrasLineBytes, finishResult, requestExtras } from "./run-result.js";
 import { TokenLineReader } from "./stdout-reader.js";
 import { checkResultReply } from "./reply-check.js";
 import { checkOutcome } from "../shared/outcome-check.js";
+import { MAX_SESSION_IMAGE_LINE_BYTES } from "../shared/bounds.js";
 import { cancelledResult } from "../../cancelled.js";
 
 /** Extra time past `timeoutMs` before the host kills the whole process (the runner terminates a run that ignores its interrupt at +150 ms in a pool, +300 ms in a session). */
@@ -41,6 +42,8 @@ const PAGE_BYTES = 4096;
 export const SNAPSHOT_LINE_LIMIT_BYTES = 96 * 1024 * 1024;
 /** Bound of a reply that carries no user output (ready, check, function names, fatal). */
 const SMALL_LINE_LIMIT_BYTES = 1024 * 1024;
+/** A session image's reply: base64 of up to the memory limit's heap and the files (an image past it is not kept). */
+const IMAGE_LINE_LIMIT_BYTES = MAX_SESSION_IMAGE_LINE_BYTES;
 /** Raw bytes the guest may write outside the channel while no run is going before the process is replaced. */
 const IDLE_GUEST_BYTES_LIMIT = 64 * 1024;
 
@@ -240,6 +243,55 @@ export class DenoProcess {
     // The runner says "ready" just after the reply.
     await this.whenReady();
     return { baseline: reply.baseline, now: reply.now };
+  }
+
+  /**
+   * The session's image now (session-image.ts in the runner), or why it cannot be taken: page
+   * numbers, pages and the worker-side state. Nothing the image holds is trusted here beyond its
+   * shape: it goes into a signed record and back into an interpreter only.
+   */
+  async sessionImage(): Promise<{ memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string } | string> {
+    const reply = await this.#request({ type: "session-image", id: this.#nextId++ }, IMAGE_LINE_LIMIT_BYTES);
+    await this.whenReady().catch(() => undefined);
+    if (reply.type !== "session-image") throw new EngineSetupError(`unexpected reply "${reply.type}" to a session image`);
+    if (typeof reply.refused === "string") return reply.refused;
+    if (typeof reply.pageIndex !== "string" || typeof reply.pages !== "string" || typeof reply.state !== "string" || !Number.isSafeInteger(reply.memoryBytes)) return "the interpreter sent a malformed image";
+    const index = Buffer.from(reply.pageIndex, "base64");
+    const pages = new Uint8Array(Buffer.from(reply.pages, "base64"));
+    if (index.byteLength % 4 !== 0 || pages.byteLength !== (index.byteLength / 4) * 4096) return "the interpreter sent a malformed image";
+    const pageIndex = new Uint32Array(index.byteLength / 4);
+    for (let i = 0; i < pageIndex.length; i++) pageIndex[i] = index.readUInt32LE(i * 4);
+    return { memoryBytes: reply.memoryBytes!, pageIndex, pages, state: reply.state };
+  }
+
+  /**
+   * Tells a session's interpreter, before its first run, that it will be imaged (`keep`: its
+   * first run hashes the fresh memory first) or, for a process started ahead, to prepare in idle
+   * time. No reply.
+   */
+  prepareImages(keep: boolean): void {
+    if (this.#session && this.#ready) this.#send({ type: "prepare-images", id: 0, keep });
+  }
+
+  /** Writes an image into the session's interpreter (which has run nothing yet): undefined when done, else why it was refused. */
+  async restoreSessionImage(image: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string }, freshJavascript?: string): Promise<{ refused?: string; freshJavascript?: string }> {
+    const index = Buffer.alloc(image.pageIndex.length * 4);
+    image.pageIndex.forEach((page, i) => index.writeUInt32LE(page, i * 4));
+    const reply = await this.#request({
+      type: "session-restore",
+      id: this.#nextId++,
+      memoryBytes: image.memoryBytes,
+      pageIndex: index.toString("base64"),
+      pages: Buffer.from(image.pages.buffer, image.pages.byteOffset, image.pages.byteLength).toString("base64"),
+      state: image.state,
+      ...(freshJavascript ? { freshJavascript } : {}),
+    });
+    await this.whenReady().catch(() => undefined);
+    if (reply.type !== "session-restored") throw new EngineSetupError(`unexpected reply "${reply.type}" to a session restore`);
+    return {
+      ...(typeof reply.refused === "string" ? { refused: reply.refused } : {}),
+      ...(typeof reply.freshJavascript === "string" && /^[0-9a-f]{64}$/.test(reply.freshJavascript) ? { freshJavascript: reply.freshJavascript } : {}),
+    };
   }
 
   /** Kills the process; pending requests settle with their failure. */

@@ -119,6 +119,9 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
       assertAlive();
       if (!spare || !spare.alive) spare = new DenoProcess(getPaths(), true);
       await spare.whenReady();
+      // A session started ahead is most often taken by a restore: it hashes its fresh memory and
+      // walks its JavaScript in idle time, so that the restore does not.
+      spare.prepareImages(false);
     },
 
     async dispose(): Promise<void> {

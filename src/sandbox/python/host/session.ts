@@ -4,7 +4,10 @@
  */
 import { InvalidOptionError, SandboxDisposedError, SandboxSessionEndedError } from "../../../errors.js";
 import { assertJsonValue } from "../../options.js";
-import type { EngineSessionOptions, ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../../types.js";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import type { EngineSessionOptions, EngineSnapshot, ExecutionResult, JsonValue, RunOptions, SandboxSession } from "../../types.js";
 import type { PythonPaths } from "./deno-paths.js";
 import { DenoProcess, type ProcessResult } from "./deno-process.js";
 import { resolveSessionOptions, runLimits } from "./limits.js";
@@ -29,7 +32,8 @@ export async function createPythonSession(paths: PythonPaths, options: EngineSes
   if (spare?.alive && !spare.busy) {
     try {
       await spare.whenReady();
-      return new PythonSession(spare, options);
+      if (options.snapshots) spare.prepareImages(true);
+      return new PythonSession(spare, options, paths);
     } catch {
       spare.dispose();
     }
@@ -41,7 +45,68 @@ export async function createPythonSession(paths: PythonPaths, options: EngineSes
     process.dispose();
     throw error;
   }
-  return new PythonSession(process, options);
+  if (options.snapshots) process.prepareImages(true);
+  return new PythonSession(process, options, paths);
+}
+
+const builds = new Map<string, string>();
+
+/**
+ * The hash of a fresh session interpreter's JavaScript side, per build: every fresh session
+ * interpreter of a build walks alike (its clock and seed are fixed), so the first restore's walk
+ * (~0.3 s) is kept beside the Pyodide snapshot and given to later restores, which then skip it.
+ * The hash names the install's paths too: another install walks differently (its images are refused).
+ */
+function freshJavascriptFile(paths: PythonPaths, build: string): string {
+  return `${paths.snapshotFile}.${build}.fresh-javascript`;
+}
+const freshJavascripts = new Map<string, string>();
+
+function freshJavascriptOf(paths: PythonPaths, build: string): string | undefined {
+  const file = freshJavascriptFile(paths, build);
+  const known = freshJavascripts.get(file);
+  if (known !== undefined) return known;
+  try {
+    const text = readFileSync(file, "utf8").trim();
+    if (!/^[0-9a-f]{64}$/.test(text)) return undefined;
+    freshJavascripts.set(file, text);
+    return text;
+  } catch {
+    return undefined;
+  }
+}
+
+function keepFreshJavascript(paths: PythonPaths, build: string, hash: string): void {
+  const file = freshJavascriptFile(paths, build);
+  freshJavascripts.set(file, hash);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, hash);
+    renameSync(temporary, file);
+  } catch {
+    // A read-only install: each process walks once.
+  }
+}
+
+/**
+ * What a Python session image is valid for: Pyodide's and Deno's versions, the snapshot file the
+ * interpreters start from (its name carries the package set; its contents are checked by the
+ * runner) and every file of the runner and the modules it shares (the prelude, the worker): a
+ * fresh interpreter of another build is laid out differently.
+ */
+export function pythonEngineBuild(paths: PythonPaths): string {
+  const key = `${paths.runnerDir}\0${paths.sharedDir}\0${paths.snapshotFile}`;
+  const known = builds.get(key);
+  if (known !== undefined) return known;
+  const hash = createHash("sha256");
+  hash.update(`codegen-sandbox python image 1\0${paths.pyodideVersion}\0${paths.denoVersion}\0${basename(paths.snapshotFile)}`);
+  for (const dir of [paths.runnerDir, paths.sharedDir]) {
+    for (const name of readdirSync(dir).filter((n) => n.endsWith(".js")).sort()) hash.update(`\0${name}\0`).update(readFileSync(join(dir, name)));
+  }
+  const build = `pyodide-${paths.pyodideVersion}-${hash.digest("hex").slice(0, 32)}`;
+  builds.set(key, build);
+  return build;
 }
 
 class PythonSession implements SandboxSession {
@@ -52,9 +117,60 @@ class PythonSession implements SandboxSession {
   #disposed = false;
   #endedReason: string | undefined;
 
-  constructor(process: DenoProcess, options: EngineSessionOptions) {
+  readonly #paths: PythonPaths;
+  /** False once anything ran: an image is written only into an interpreter that ran nothing. */
+  #fresh = true;
+
+  constructor(process: DenoProcess, options: EngineSessionOptions, paths: PythonPaths) {
     this.#process = process;
     this.#options = options;
+    this.#paths = paths;
+  }
+
+  /** The interpreter's image between runs (session-image.ts), or why it cannot be taken now. */
+  snapshot(): Promise<EngineSnapshot | string> {
+    this.#assertUsable();
+    return this.#serialRaw(async () => {
+      this.#assertUsable();
+      await this.#process.whenReady();
+      const image = await this.#process.sessionImage();
+      if (!this.#process.alive) this.#endedReason ??= "its interpreter stopped while an image was taken";
+      return typeof image === "string" ? image : { engine: pythonEngineBuild(this.#paths), ...image };
+    });
+  }
+
+  /** Writes an image of a session of this build into this one, which must not have run anything. */
+  restoreSnapshot(snapshot: EngineSnapshot): Promise<string | undefined> {
+    this.#assertUsable();
+    if (typeof snapshot !== "object" || snapshot === null || !(snapshot.pageIndex instanceof Uint32Array) || !(snapshot.pages instanceof Uint8Array) || typeof snapshot.state !== "string") {
+      throw new InvalidOptionError("snapshot", snapshot, "an EngineSnapshot from session.snapshot()");
+    }
+    return this.#serialRaw(async () => {
+      this.#assertUsable();
+      if (!this.#fresh) return "this session has already run code";
+      const build = pythonEngineBuild(this.#paths);
+      if (snapshot.engine !== build) return `it was taken by another engine build (${String(snapshot.engine).slice(0, 80)}, this is ${build})`;
+      await this.#process.whenReady();
+      let refused: string | undefined;
+      try {
+        const known = freshJavascriptOf(this.#paths, build);
+        const answer = await this.#process.restoreSessionImage(snapshot, known);
+        refused = answer.refused;
+        if (answer.freshJavascript && answer.freshJavascript !== known) keepFreshJavascript(this.#paths, build, answer.freshJavascript);
+      } catch (error) {
+        this.#endedReason ??= "its interpreter stopped while an image was written";
+        this.#process.dispose();
+        throw new SandboxSessionEndedError(`${this.#endedReason} (${error instanceof Error ? error.message : String(error)})`);
+      }
+      if (!this.#process.alive || this.#process.lastReplaced !== "") {
+        // The interpreter was touched, then failed: its state is neither the image's nor fresh.
+        this.#endedReason ??= "its interpreter stopped while an image was written";
+        this.#process.dispose();
+        throw new SandboxSessionEndedError(this.#endedReason);
+      }
+      if (refused === undefined) this.#fresh = false;
+      return refused;
+    });
   }
 
   get disposed(): boolean {
@@ -63,6 +179,7 @@ class PythonSession implements SandboxSession {
 
   run(code: string, options: Omit<RunOptions, "language"> = {}): Promise<ExecutionResult> {
     this.#assertUsable();
+    this.#fresh = false;
     if (typeof code !== "string") throw new InvalidOptionError("code", code, "a string of Python source");
     const resolved = resolveSessionOptions(options, this.#options);
     const extras = extrasOfRun(resolved);
@@ -71,6 +188,7 @@ class PythonSession implements SandboxSession {
 
   call(name: string, args: JsonValue[] = [], options: Omit<RunOptions, "language" | "globals"> = {}): Promise<ExecutionResult> {
     this.#assertUsable();
+    this.#fresh = false;
     if (typeof name !== "string" || name.length === 0) throw new InvalidOptionError("name", name, "the name of a function defined in the session");
     if (!Array.isArray(args)) throw new InvalidOptionError("args", args, "an array of JSON values");
     const resolved = resolveSessionOptions(options, this.#options);

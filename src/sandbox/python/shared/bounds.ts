@@ -3,6 +3,9 @@
  * checks them first, the host checks them again (it never trusts what Deno sends).
  */
 
+/** Longest line of a session image the host reads (base64 of its pages and files): the runner refuses a bigger image before sending it. */
+export const MAX_SESSION_IMAGE_LINE_BYTES = 256 * 1024 * 1024;
+
 /** Longest host function name that crosses to the runner. */
 export const MAX_HOST_NAME_CHARS = 200;
 /** Longest argument JSON of one host call. */

@@ -41,6 +41,15 @@ export type HostRequest =
   | { type: "cancel"; id: number }
   /** Tests only (the runner was started with `introspection`): fingerprint of the ready interpreter. */
   | { type: "fingerprint"; id: number }
+  /** A session's image now (code mode's snapshots), or why not. */
+  | { type: "session-image"; id: number }
+  /**
+   * Out of band, no reply, before any run: `keep`, the session will be imaged (its first run
+   * finishes hashing the fresh memory); otherwise a session started ahead prepares in idle time.
+   */
+  | { type: "prepare-images"; id: number; keep: boolean }
+  /** Writes an image into the session's interpreter, which must not have run code yet. */
+  | { type: "session-restore"; id: number; memoryBytes: number; pageIndex: string; pages: string; state: string; freshJavascript?: string }
   /** The answer to a host call of run `id`; handled at once, not queued behind requests. */
   | ({ type: "host-reply"; id: number; callId: number } & HostReply);
 
@@ -95,6 +104,9 @@ export type RunnerMessage =
   | { type: "functions"; id: number; names: string[] }
   /** The fingerprint of the interpreter when it was fresh and now (tests only). */
   | { type: "fingerprint"; id: number; baseline: Record<string, string>; now: Record<string, string> }
+  /** A session's image (base64 of its page numbers, little-endian u32, and of its pages; JSON state), or why not. */
+  | { type: "session-image"; id: number; refused?: string; memoryBytes?: number; pageIndex?: string; pages?: string; state?: string }
+  | { type: "session-restored"; id: number; refused?: string; freshJavascript?: string }
   /** A fault of the runner itself (not of user code). */
   | { type: "fatal"; message: string };
 
@@ -114,7 +126,11 @@ export type WorkerRequest =
   | { type: "interrupt"; run: number }
   | { type: "check"; code: string }
   | { type: "functions" }
-  | { type: "fingerprint" };
+  | { type: "fingerprint" }
+  /** A session's image (session-image.ts), and its restore into a fresh session interpreter. */
+  | { type: "session-image" }
+  | { type: "prepare-images"; keep: boolean }
+  | { type: "session-restore"; freshJavascript?: string; image: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; state: string } };
 
 /** Pure-Python packages to install into site-packages (see wheels.ts). */
 export interface WorkerPackages {
@@ -159,4 +175,6 @@ export type WorkerMessage =
   | { type: "host-call"; run: number; callId: number; name: string; argsJson: string }
   | { type: "functions"; names: string[] }
   | { type: "fingerprint"; baseline: Record<string, string>; now: Record<string, string> }
-  | { type: "failed"; message: string };
+  | { type: "failed"; message: string }
+  | { type: "session-image"; refused?: string; image?: { memoryBytes: number; pageIndex: Uint32Array; pages: Uint8Array; fileBytes: Uint8Array; state: Record<string, unknown> } }
+  | { type: "session-restored"; refused?: string; freshJavascript?: string; /** Bytes the restored session keeps (grown memory and files), as a run counts them. */ keptBytes?: number };
