@@ -20,6 +20,8 @@
  * Runs inside the Deno worker.
  */
 
+import { defineProperty, deleteProperty, getOwnPropertyDescriptor, isArray, lengthGetter, ownKeys, ReflectApply, TypedArrayFill, TypedArraySet, TypedArraySubarray, Uint8ArrayCtor } from "./primordials.js";
+
 /** The parts of Pyodide's Emscripten module the baseline needs. */
 export interface BaselineModule {
   HEAPU8: Uint8Array;
@@ -40,18 +42,7 @@ export interface BaselineModule {
 /** Hiwire slots looked at: the baseline holds a handful of references among the first ones. */
 const CHECKED_SLOTS = 1024;
 
-const ReflectApply = Reflect.apply;
-const ownKeys = Reflect.ownKeys;
-const getOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
-const defineProperty = Reflect.defineProperty;
-const deleteProperty = Reflect.deleteProperty;
-const isArray = Array.isArray;
-const TypedArraySet = Uint8Array.prototype.set;
-const TypedArraySubarray = Uint8Array.prototype.subarray;
-const TypedArrayFill = Uint8Array.prototype.fill;
 const BigUint64ArrayCtor = BigUint64Array;
-const Uint8ArrayCtor = Uint8Array;
-const lengthGetter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "length")!.get!;
 
 /** Granularity of the sparse copy of the memory: a page is kept only when it is not all zero. */
 const PAGE = 4096;
