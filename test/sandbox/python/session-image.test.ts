@@ -5,7 +5,8 @@
  * directory — or the image is refused and nothing is touched.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { createPythonSession, pythonEngineBuild } from "../../../src/sandbox/python/host/session.js";
+import { createPythonSession } from "../../../src/sandbox/python/host/session.js";
+import { pythonEngineBuild } from "../../../src/sandbox/python/host/session-images.js";
 import { resolvePythonPaths } from "../../../src/sandbox/python/host/deno-paths.js";
 import type { EngineSnapshot, SandboxSession } from "../../../src/sandbox/types.js";
 
