@@ -168,6 +168,27 @@ function localesFor(kind: IntlKind, requested: Locales): Locales {
   return requested;
 }
 
+/** Options whose unknown (but well-formed) values V8 silently replaces by the default. */
+const KNOWN_VALUE_OPTIONS = [
+  ["calendar", "calendar"],
+  ["numberingSystem", "numberingSystem"],
+  ["collation", "collation"],
+] as const;
+const knownValues = new Map<string, Set<string>>();
+
+/** Refuses a calendar, numbering system or collation ICU does not have, instead of formatting with the default one. */
+function checkKnownValues(kind: IntlKind | "Locale", options: Options): void {
+  for (const [option, key] of KNOWN_VALUE_OPTIONS) {
+    const value = options[option];
+    if (typeof value !== "string") continue;
+    let known = knownValues.get(key);
+    if (!known) knownValues.set(key, (known = new Set((Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf(key))));
+    if (!known.has(value.toLowerCase())) {
+      refuse("RangeError", `Intl.${kind} in this sandbox does not support the ${option} ${value.slice(0, 40)}: Intl.supportedValuesOf('${key}') lists those it supports`);
+    }
+  }
+}
+
 /**
  * The options of `Date.prototype.toLocale{,Date,Time}String`, completed as ECMA-402's
  * CreateDateTimeFormat does for `required` / `defaults` (so one cached formatter serves them).
@@ -208,6 +229,7 @@ export function formatterOf(specJson: string): Entry {
     kind = spec.kind;
     options = parseOptions(kind, spec.options);
   }
+  checkKnownValues(kind, options);
   const locales = localesFor(kind, spec.locales);
   const ctor = CONSTRUCTORS[kind];
   const formatter = asRefusal(() => new ctor(locales, options));
