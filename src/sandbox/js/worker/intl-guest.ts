@@ -13,7 +13,7 @@ import type { QuickJSHandle } from "quickjs-emscripten-core";
 import type { GuestRuntime } from "./guest-runtime.js";
 import { tagged } from "./host-function-kinds.js";
 import { IntlOp, IntlRefusal, intlOperation, MAX_TEXT_CHARS, type IntlArg } from "./intl-host.js";
-import { INTL_SHIM_FILE_NAME, INTL_SHIM_SOURCE } from "./intl-shim.js";
+import { INTL_NAMESPACE_SOURCE, INTL_SHIM_FILE_NAME, INTL_SHIM_SOURCE } from "./intl-shim.js";
 
 const NAMES_INTL = /Intl|toLocale|localeCompare/;
 
@@ -54,7 +54,8 @@ export class GuestIntl {
     if (shim.error) return shim.error;
     using fn = shim.value;
     using op = ctx.newFunction("intl", this.operation);
-    using r = ctx.callFunction(fn, ctx.undefined, op);
+    using namespace = ctx.newString(INTL_NAMESPACE_SOURCE);
+    using r = ctx.callFunction(fn, ctx.undefined, op, namespace);
     if (r.error) return r.error.dup();
     return undefined;
   }

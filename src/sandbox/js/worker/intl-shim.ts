@@ -33,8 +33,8 @@ const OPS = {
   SupportedLocalesOf: IntlOp.SupportedLocalesOf,
 };
 
-/** The shim: a function of the host operation `op`, installing everything when called. */
-export const INTL_SHIM_SOURCE = String.raw`(function (op) {
+/** The shim: a function of the host operation `op` and the namespace source, installing everything when called. */
+export const INTL_SHIM_SOURCE = String.raw`(function (op, namespaceSource) {
   "use strict";
   const OP = ${JSON.stringify(OPS)};
   const NAMES = ${JSON.stringify(OPTION_NAMES)};
@@ -131,6 +131,92 @@ export const INTL_SHIM_SOURCE = String.raw`(function (op) {
     defineProp(proto, toStringTag, { value: name, writable: false, configurable: true, enumerable: false });
   }
 
+  function localeSlot(v) {
+    const s = (v !== null && typeof v === "object") ? apply(slotGet, slots, [v]) : undefined;
+    return s !== undefined && s.kind === "Locale" ? s : undefined;
+  }
+  // The Intl namespace (its constructors) is parsed only when a program first reads Intl:
+  // a run that only calls toLocaleString or localeCompare does not pay for it.
+  const indirectEval = eval;
+  let namespace;
+  const env = { OP, NAMES, G, stringify, parse, defineProp, create, apply, RangeErr, TypeErr, slice, iterator, Str, Num, Obj, slots, slotGet, setSlot, call, slot, localeList, localeSlot, pick, specOf, numeric, timeOf, define, getter, tag };
+  function setIntl(value) { defineProp(G, "Intl", { value, writable: true, configurable: true, enumerable: false }); }
+  defineProp(G, "Intl", {
+    get: { Intl() { if (namespace === undefined) namespace = indirectEval(namespaceSource)(env); setIntl(namespace); return namespace; } }.Intl,
+    set: { Intl(value) { setIntl(value); } }.Intl,
+    configurable: true, enumerable: false,
+  });
+
+  // The locale-sensitive methods of the built-ins, on the same formatters. The spec of a call
+  // without locales and options is a constant: a sort with localeCompare makes no JSON per call.
+  const plain = (kind) => stringify([kind, null, null]);
+  const PLAIN = { Collator: plain("Collator"), NumberFormat: plain("NumberFormat"), any: plain("Date:any"), date: plain("Date:date"), time: plain("Date:time") };
+  const specFor = (kind, plainKey, locales, options, optionKind) => locales === undefined && options === undefined ? PLAIN[plainKey] : specOf(kind, locales, options, optionKind);
+  function dateMethod(name, which) {
+    const m = { [name]() {
+      const t = apply(getTime, this, []);
+      if (t !== t) return "Invalid Date";
+      return call(OP.Format, specFor("Date:" + which, which, arguments[0], arguments[1], "DateTimeFormat"), t);
+    } }[name];
+    define(Date.prototype, name, m);
+  }
+  dateMethod("toLocaleString", "any");
+  dateMethod("toLocaleDateString", "date");
+  dateMethod("toLocaleTimeString", "time");
+  const thisNumber = Number.prototype.valueOf, thisBigInt = BigInt.prototype.valueOf;
+  define(Number.prototype, "toLocaleString", { toLocaleString() {
+    return call(OP.Format, specFor("NumberFormat", "NumberFormat", arguments[0], arguments[1]), apply(thisNumber, this, []));
+  } }.toLocaleString);
+  define(BigInt.prototype, "toLocaleString", { toLocaleString() {
+    return call(OP.Format, specFor("NumberFormat", "NumberFormat", arguments[0], arguments[1]), "n" + Str(apply(thisBigInt, this, [])));
+  } }.toLocaleString);
+  function thisString(v, name) {
+    if (v === null || v === undefined) throw new TypeErr("String.prototype." + name + " called on null or undefined");
+    return Str(v);
+  }
+  define(String.prototype, "localeCompare", { localeCompare(that) {
+    const s = thisString(this, "localeCompare");
+    return call(OP.Compare, specFor("Collator", "Collator", arguments[1], arguments[2]), s, Str(that));
+  } }.localeCompare);
+  function caseMethod(name, direction, plainFn) {
+    define(String.prototype, name, { [name]() {
+      const s = thisString(this, name);
+      const locales = arguments[0];
+      if (locales === undefined) return apply(plainFn, s, []);
+      return call(OP.CaseMap, stringify(["", localeList(locales), null]), s, direction);
+    } }[name]);
+  }
+  caseMethod("toLocaleUpperCase", "upper", upper);
+  caseMethod("toLocaleLowerCase", "lower", lower);
+  // Array's and typed arrays' toLocaleString pass locales and options on to each element (ECMA-402).
+  const active = [];
+  function listToLocale(o, locales, options) {
+    if (active.indexOf(o) !== -1) return "";
+    active.push(o);
+    try {
+      const n = Num(o.length) || 0;
+      let r = "";
+      for (let i = 0; i < n; i++) {
+        if (i > 0) r += ",";
+        const e = o[i];
+        if (e !== undefined && e !== null) r += Str(e.toLocaleString(locales, options));
+      }
+      return r;
+    } finally {
+      active.pop();
+    }
+  }
+  define(Array.prototype, "toLocaleString", { toLocaleString() { return listToLocale(Obj(this), arguments[0], arguments[1]); } }.toLocaleString);
+  const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
+  const typedLength = Object.getOwnPropertyDescriptor(TypedArrayProto, "length").get;
+  define(TypedArrayProto, "toLocaleString", { toLocaleString() { apply(typedLength, this, []); return listToLocale(this, arguments[0], arguments[1]); } }.toLocaleString);
+})`;
+
+
+/** The Intl namespace, evaluated by the shim on first read of `Intl`: a function of the shim's helpers returning `Intl`. */
+export const INTL_NAMESPACE_SOURCE = String.raw`(function (env) {
+  "use strict";
+  const { OP, NAMES, G, stringify, parse, defineProp, create, apply, RangeErr, TypeErr, slice, iterator, Str, Num, Obj, slots, slotGet, setSlot, call, slot, localeList, localeSlot, pick, specOf, numeric, timeOf, define, getter, tag } = env;
   const Intl = {};
   tag(Intl, "Intl");
 
@@ -271,10 +357,6 @@ export const INTL_SHIM_SOURCE = String.raw`(function (op) {
 
   // Locale: its properties are read once from the host, when it is made.
   const localeProto = {};
-  function localeSlot(v) {
-    const s = (v !== null && typeof v === "object") ? apply(slotGet, slots, [v]) : undefined;
-    return s !== undefined && s.kind === "Locale" ? s : undefined;
-  }
   const Locale = { Locale: function (tagValue) {
     if (new.target === undefined) throw new TypeErr("Constructor Intl.Locale requires 'new'");
     if (tagValue === undefined || (typeof tagValue !== "string" && (tagValue === null || typeof tagValue !== "object"))) throw new TypeErr("First argument to Intl.Locale constructor can't be empty or missing");
@@ -295,69 +377,5 @@ export const INTL_SHIM_SOURCE = String.raw`(function (op) {
 
   define(Intl, "getCanonicalLocales", { getCanonicalLocales(locales) { return parse(call(OP.CanonicalLocales, stringify(["", localeList(locales), null]))); } }.getCanonicalLocales);
   define(Intl, "supportedValuesOf", { supportedValuesOf(key) { return parse(call(OP.SupportedValuesOf, "", Str(key))); } }.supportedValuesOf);
-  define(G, "Intl", Intl);
-
-  // The locale-sensitive methods of the built-ins, on the same formatters. The spec of a call
-  // without locales and options is a constant: a sort with localeCompare makes no JSON per call.
-  const plain = (kind) => stringify([kind, null, null]);
-  const PLAIN = { Collator: plain("Collator"), NumberFormat: plain("NumberFormat"), any: plain("Date:any"), date: plain("Date:date"), time: plain("Date:time") };
-  const specFor = (kind, plainKey, locales, options, optionKind) => locales === undefined && options === undefined ? PLAIN[plainKey] : specOf(kind, locales, options, optionKind);
-  function dateMethod(name, which) {
-    const m = { [name]() {
-      const t = apply(getTime, this, []);
-      if (t !== t) return "Invalid Date";
-      return call(OP.Format, specFor("Date:" + which, which, arguments[0], arguments[1], "DateTimeFormat"), t);
-    } }[name];
-    define(Date.prototype, name, m);
-  }
-  dateMethod("toLocaleString", "any");
-  dateMethod("toLocaleDateString", "date");
-  dateMethod("toLocaleTimeString", "time");
-  const thisNumber = Number.prototype.valueOf, thisBigInt = BigInt.prototype.valueOf;
-  define(Number.prototype, "toLocaleString", { toLocaleString() {
-    return call(OP.Format, specFor("NumberFormat", "NumberFormat", arguments[0], arguments[1]), apply(thisNumber, this, []));
-  } }.toLocaleString);
-  define(BigInt.prototype, "toLocaleString", { toLocaleString() {
-    return call(OP.Format, specFor("NumberFormat", "NumberFormat", arguments[0], arguments[1]), "n" + Str(apply(thisBigInt, this, [])));
-  } }.toLocaleString);
-  function thisString(v, name) {
-    if (v === null || v === undefined) throw new TypeErr("String.prototype." + name + " called on null or undefined");
-    return Str(v);
-  }
-  define(String.prototype, "localeCompare", { localeCompare(that) {
-    const s = thisString(this, "localeCompare");
-    return call(OP.Compare, specFor("Collator", "Collator", arguments[1], arguments[2]), s, Str(that));
-  } }.localeCompare);
-  function caseMethod(name, direction, plainFn) {
-    define(String.prototype, name, { [name]() {
-      const s = thisString(this, name);
-      const locales = arguments[0];
-      if (locales === undefined) return apply(plainFn, s, []);
-      return call(OP.CaseMap, stringify(["", localeList(locales), null]), s, direction);
-    } }[name]);
-  }
-  caseMethod("toLocaleUpperCase", "upper", upper);
-  caseMethod("toLocaleLowerCase", "lower", lower);
-  // Array's and typed arrays' toLocaleString pass locales and options on to each element (ECMA-402).
-  const active = [];
-  function listToLocale(o, locales, options) {
-    if (active.indexOf(o) !== -1) return "";
-    active.push(o);
-    try {
-      const n = Num(o.length) || 0;
-      let r = "";
-      for (let i = 0; i < n; i++) {
-        if (i > 0) r += ",";
-        const e = o[i];
-        if (e !== undefined && e !== null) r += Str(e.toLocaleString(locales, options));
-      }
-      return r;
-    } finally {
-      active.pop();
-    }
-  }
-  define(Array.prototype, "toLocaleString", { toLocaleString() { return listToLocale(Obj(this), arguments[0], arguments[1]); } }.toLocaleString);
-  const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
-  const typedLength = Object.getOwnPropertyDescriptor(TypedArrayProto, "length").get;
-  define(TypedArrayProto, "toLocaleString", { toLocaleString() { apply(typedLength, this, []); return listToLocale(this, arguments[0], arguments[1]); } }.toLocaleString);
+  return Intl;
 })`;
