@@ -79,6 +79,25 @@ describe("Intl in the sandbox", () => {
   });
 });
 
+describe("Intl in session snapshots", () => {
+  it("works in a session restored from a snapshot of one that used it", async () => {
+    const before = await sandbox.createSession({ language: "javascript" });
+    const after = await sandbox.createSession({ language: "javascript" });
+    try {
+      await before.run("var nf = new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' });");
+      const snapshot = await before.snapshot!();
+      expect(typeof snapshot).not.toBe("string");
+      if (typeof snapshot === "string") return;
+      expect(await after.restoreSnapshot!(snapshot)).toBeUndefined();
+      const r = await after.run("[nf.format(12.5), (7).toLocaleString('fr-FR', { minimumFractionDigits: 2 })]");
+      expect(r.result).toEqual([new Intl.NumberFormat("de-DE", { style: "currency", currency: "EUR" }).format(12.5), "7,00"]);
+    } finally {
+      await before.dispose();
+      await after.dispose();
+    }
+  });
+});
+
 describe("Intl against hostile programs", () => {
   it("bounds the strings a call copies out of the guest", async () => {
     const e = await thrown("'x'.repeat(2_000_000).localeCompare('y')");
