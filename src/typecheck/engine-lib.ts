@@ -16,8 +16,8 @@
  *   `Math.f16round`, `Error.isError`.
  * - Not declared, because QuickJS lacks them: `Array.fromAsync`, `DisposableStack` and
  *   `Symbol.dispose` (explicit resource management), `Atomics`.
- * - Declared but absent: `Intl` (part of ES5's own library file, which the compiler cannot do
- *   without): code that uses it fails when it runs, with the engine's error.
+ * - `Intl` is declared by ES5's own library file and the `es20xx.intl` files; the sandbox
+ *   provides it (docs/sandbox.md, "`Intl`, dates and what differs from Node").
  */
 
 /** Library files (names as in `typescript/lib`) given to the compiler as its `lib`. */

@@ -15,6 +15,7 @@ import { TESTS_VALUE_NAME, THROW_MARK_NAME } from "../prepare/tests-scope.js";
 import { FileStore } from "./file-store.js";
 import type { FileLimits } from "../shared/file-rules.js";
 import { GuestFiles } from "./guest-files.js";
+import { GuestIntl, mentionsIntl } from "./intl-guest.js";
 import { GuestRuntime, type BoundedString } from "./guest-runtime.js";
 import { GuestHelpers, HelperOp } from "./guest-helpers.js";
 import { GuestConsole } from "./guest-console.js";
@@ -114,6 +115,7 @@ export class GuestContext {
   /** The files of the request in progress (program and tests share them), if it was given any. */
   private fileStore: FileStore | undefined;
   private readonly files: GuestFiles;
+  private readonly intl: GuestIntl;
   /** Global names a session's context has before any code ran (see loadLibrary). */
   private baselineNames: Set<string> | undefined;
   /** The throw marks' closures (program's, tests'), made once per context (see host-function-kinds.ts). */
@@ -141,6 +143,7 @@ export class GuestContext {
     });
     this.bridge = new HostBridge(this.guest, this.helpers, host);
     this.files = new GuestFiles(this.guest, () => this.fileStore);
+    this.intl = new GuestIntl(this.guest);
     this.throwMarks = [tagged("throw-mark", this.throwMarkClosure(false)), tagged("tests-mark", this.throwMarkClosure(true))];
     // The prelude's allocations do not count against the user's limit.
     this.guest.setMemoryLimitBytes(memoryLimitBytes);
@@ -165,6 +168,9 @@ export class GuestContext {
       const setupError = this.setUp(o.setup);
       if (setupError) return setupError;
       if (!o.tests && o.code.includes(THROW_MARK_NAME)) this.defineThrowMark();
+      // Only code that names Intl or a toLocale… method pays for installing it (see intl-guest.ts).
+      const intlError = mentionsIntl(o.code) ? this.intl.install() : undefined;
+      if (intlError) return intlError;
       const evaluated = ctx.evalCode(o.code, phase.fileName, { type: o.kind === "module" ? "module" : "global" });
       if (evaluated.error) return evaluated.error;
       using value = evaluated.value;
@@ -210,6 +216,8 @@ export class GuestContext {
   /** Loads the rest of the prelude now, and takes the session's baseline of built-in global names. */
   loadLibrary(): void {
     this.helpers.run(HelperOp.LoadLibrary);
+    // A session's later calls may reach Intl by any route: its context has it from the start.
+    this.intl.install()?.dispose();
     this.baselineNames = new Set(this.guest.ownStringKeys(this.guest.context.global));
   }
 
@@ -309,6 +317,7 @@ export class GuestContext {
       ...this.console.closures(),
       ["bridge", this.helpers.bridge],
       ["files", this.files.operation],
+      ["intl", this.intl.operation],
       ["throw-mark", this.throwMarks[0]],
       ["tests-mark", this.throwMarks[1]],
     ]);

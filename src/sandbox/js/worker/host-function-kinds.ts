@@ -13,6 +13,7 @@ export type HostFunctionKind =
   | `console.${"log" | "info" | "debug" | "warn" | "error" | "trace" | "assert"}`
   | "bridge"
   | "files"
+  | "intl"
   | "throw-mark"
   | "tests-mark"
   | "tests-keep-run";
@@ -43,6 +44,7 @@ export const RESTORABLE_KINDS: ReadonlySet<string> = new Set<HostFunctionKind>([
   "console.assert",
   "bridge",
   "files",
+  "intl",
   "throw-mark",
   "tests-mark",
 ]);

@@ -16,6 +16,7 @@ import { emscriptenOf, enginePackageFile } from "./engine-internals.js";
 import { RESTORABLE_KINDS } from "./host-function-kinds.js";
 import { GUEST_LIBRARY_SOURCE, GUEST_PRELUDE_SOURCE } from "./guest-prelude.js";
 import { FILES_SHIM_SOURCE } from "./guest-files.js";
+import { INTL_NAMESPACE_SOURCE, INTL_SHIM_SOURCE } from "./intl-shim.js";
 import { UNGRANTED_BUILT_INS } from "./guest-runtime.js";
 import type { EngineSnapshot } from "../../types.js";
 
@@ -44,7 +45,7 @@ export function engineBuild(): string {
   // The package's exports do not include its package.json: read it beside the resolved entry.
   const core = enginePackageFile("quickjs-emscripten-core");
   const version = (JSON.parse(readFileSync(join(core.slice(0, core.lastIndexOf("quickjs-emscripten-core") + "quickjs-emscripten-core".length), "package.json"), "utf8")) as { version: string }).version;
-  hash.update(`\0${version}\0${GUEST_PRELUDE_SOURCE}\0${GUEST_LIBRARY_SOURCE}\0${FILES_SHIM_SOURCE}\0${UNGRANTED_BUILT_INS}`);
+  hash.update(`\0${version}\0${GUEST_PRELUDE_SOURCE}\0${GUEST_LIBRARY_SOURCE}\0${FILES_SHIM_SOURCE}\0${INTL_SHIM_SOURCE}\0${INTL_NAMESPACE_SOURCE}\0${UNGRANTED_BUILT_INS}`);
   build = `quickjs-${version}-${hash.digest("hex").slice(0, 32)}`;
   return build;
 }
