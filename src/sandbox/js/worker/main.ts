@@ -213,7 +213,7 @@ let replacing: Promise<void> | undefined;
 
 async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promise<RunEnd> {
   if (replacing) await replacing;
-  if (!session) await fitEngine(message.memoryLimitBytes);
+  if (!session && !engine.serves(message.memoryLimitBytes)) await fitEngine(message.memoryLimitBytes);
   const startedMs = performance.now();
   host.mirror?.markStarted(message.runId);
   const prepared = prepareJavaScript(message.code, message.language, { grantedNames: message.grantedNames });
