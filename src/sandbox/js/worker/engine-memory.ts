@@ -11,8 +11,10 @@
  * - the memory's `maximum`, set when it is made and enforced by V8 (a growth past it fails), sized
  *   for the largest limit this module serves (its class);
  * - the run's cap, checked by the memory's `grow`, the only way Emscripten grows it (its
- *   `emscripten_resize_heap`): `baseBytes + memoryLimitBytes + RUN_SLACK_BYTES`, lifted by at
- *   most `DESCRIBE_HEADROOM_BYTES` while an out-of-memory error is described.
+ *   `emscripten_resize_heap`): `baseBytes + memoryLimitBytes + RUN_SLACK_BYTES` (base: the memory
+ *   in use when the module was ready), lifted by at most `DESCRIBE_HEADROOM_BYTES` while an
+ *   out-of-memory error is described. The memory never has less than its initial 16 MiB, so a
+ *   limit below ~12 MiB is held by that size and QuickJS's own count, not by the cap.
  * A growth either refuses makes `malloc` return NULL, and QuickJS throws its out-of-memory error:
  * the run ends `memory_limit`. WebAssembly memory never shrinks: a module whose memory grew past
  * `RETURN_ABOVE_BYTES` over its base is dropped with its thread after the run (see main.ts).
@@ -76,6 +78,13 @@ function compiledQuickJS(): CompiledWasm {
   return compiled;
 }
 
+const ZERO_PAGE = Buffer.alloc(PAGE_BYTES);
+
+/** True when `page` (one WebAssembly page) holds only zeros. */
+function isZero(page: Uint8Array): boolean {
+  return Buffer.from(page.buffer, page.byteOffset, page.byteLength).equals(ZERO_PAGE);
+}
+
 /** Bytes rounded up to whole pages. */
 function pagesOf(bytes: number): number {
   return Math.ceil(bytes / PAGE_BYTES);
@@ -90,7 +99,7 @@ export function engineMemoryOf(module: QuickJSWASMModule): EngineMemory | undefi
 
 /** A QuickJS module, its WebAssembly memory, and the caps on that memory's growth. */
 export class EngineMemory {
-  /** The memory's size when the module was ready for runs (see `markBase`). */
+  /** The memory in use when the module was ready for runs (see `markBase`). */
   private base = INITIAL_BYTES;
   /** The cap the memory may grow to now, in bytes. */
   private capBytes: number;
@@ -140,14 +149,23 @@ export class EngineMemory {
     return this.memory.buffer.byteLength;
   }
 
-  /** The memory's size the caps count from (the engine's static data and its idle heap). */
+  /** The memory the caps count from (the engine's static data and its idle heap), in bytes. */
   get baseBytes(): number {
     return this.base;
   }
 
-  /** Takes the memory's size now as its base: call it once the module is ready and no run is alive. */
+  /**
+   * Takes the memory in use now as its base: call it once the module is ready and no run is alive.
+   * The base is the end of the last page that is not all zeros: the allocator's heap grows upwards
+   * from the engine's static data, and memory past its top has never been written. Counting from the
+   * memory's size instead would give every run the unused part of the initial 16 MiB on top of its
+   * limit (a 16 MiB limit held 20 MiB).
+   */
   markBase(): void {
-    this.base = Math.max(INITIAL_BYTES, this.bytes);
+    const heap = new Uint8Array(this.memory.buffer);
+    let top = heap.byteLength;
+    while (top > 0 && isZero(heap.subarray(top - PAGE_BYTES, top))) top -= PAGE_BYTES;
+    this.base = top;
     this.setLimit(this.limitBytes);
   }
 

@@ -256,7 +256,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   // WebAssembly memory never shrinks: a run that grew it this far gives it back by ending this
   // thread (its isolate, and the memory with it, is freed at once; a dropped module would wait
   // for a garbage collection). The host starts a new worker for the runs to come.
-  const retiring = poisoned || engine.grownPastReturn();
+  const retiring = poisoned ? true : engine.grownPastReturn() ? "memory" : undefined;
   post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}), ...(files ? { files } : {}) });
   if (retiring) process.exit(poisoned ? 1 : 0);
   // No runtime is alive now: nothing the run left (or wrote anywhere) reaches the next one.
