@@ -73,7 +73,8 @@ const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
  * are compiled lazily as they are first called (and shared by every instance of this thread).
  */
 let compiled: CompiledWasm | undefined;
-function compiledQuickJS(): CompiledWasm {
+/** The compiled WASM every module of this thread is an instance of. */
+export function compiledQuickJS(): CompiledWasm {
   compiled ??= new wasm.Module(readFileSync(enginePackageFile("@jitl/quickjs-wasmfile-release-sync/wasm")));
   return compiled;
 }

@@ -5,6 +5,8 @@
  * stays free and the host can kill this thread when a run overruns.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 import { prepareJavaScript } from "../prepare/prepare.js";
 import { exposeTopLevelNames, instrumentTests, markThrows, unshiftTestsColumns, wrapTests } from "../prepare/tests-scope.js";
@@ -195,7 +197,23 @@ async function replaceInstance(classLimitBytes = engine.classLimitBytes): Promis
   quickjs = engine.module;
   engine.markBase();
   if (restoresMemory) pristine = PristineMemory.take(quickjs);
+  // Nothing refers to the old module now: collected, its memory goes back to the host at once
+  // (measured: left to V8, a dropped module's 500 MiB stayed resident; one collection freed it).
+  collectGarbage();
 }
+
+/**
+ * V8's collector, taken once. The flag that exposes it is set only while the context that holds
+ * it is made (V8's flags are the process's: no other context gets a `gc` global).
+ */
+const collectGarbage: () => void = (() => {
+  setFlagsFromString("--expose-gc");
+  try {
+    return runInNewContext("gc") as () => void;
+  } finally {
+    setFlagsFromString("--no-expose-gc");
+  }
+})();
 
 /**
  * Replaces the module before a run (or a session) whose limit it cannot hold within its bound:
