@@ -176,6 +176,8 @@ function restoreAnswer(runId: number, snapshot: Parameters<typeof restoreSnapsho
     // The heap was written but the state beside it could not be taken: nothing here can be trusted.
     process.exit(1);
   }
+  // The session's own cap again, whether the snapshot was taken or refused.
+  engine.setLimit(sessionLimitBytes);
   if (refused === undefined) sessionUsed = true;
   return refused === undefined ? { type: "restored", runId } : { type: "restored", runId, refused };
 }
