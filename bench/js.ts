@@ -5,12 +5,14 @@
  */
 import { availableParallelism } from "node:os";
 import { runInNewContext } from "node:vm";
-import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSWASMModule } from "quickjs-emscripten";
+import { newQuickJSWASMModule, newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSWASMModule } from "quickjs-emscripten";
 import { Worker } from "node:worker_threads";
 import { createSandbox, type JsonValue, type SandboxSession } from "../src/index.js";
 import { workerScriptUrl } from "../src/sandbox/js/host/worker-client.js";
 import { createOutputMirrorBuffer } from "../src/sandbox/js/shared/output-mirror.js";
 import { mentionsIntl } from "../src/sandbox/js/worker/intl-guest.js";
+import { compiledQuickJS, EngineMemory, MEMORY_MARGIN_BYTES } from "../src/sandbox/js/worker/engine-memory.js";
+import { readFileSync, writeFileSync } from "node:fs";
 import { mib, ms, percentiles, type BenchRow, type BenchSection } from "./table.js";
 
 const SECTION = "js";
@@ -206,6 +208,61 @@ const run: BenchSection = async () => {
         goal: "<= +5 %",
         met: checkUs / 1000 <= 0.05 * plainP50,
       });
+    }
+
+    // A/B of the memory bound: the same fresh-runtime loop in a module whose memory has a maximum
+    // and the run's cap (engine-memory.ts) against one in Emscripten's own memory, interleaved.
+    {
+      // Both instances of one compiled module, so they share its compiled (and tiered-up) code.
+      const bounded = await EngineMemory.create();
+      bounded.markBase();
+      bounded.setLimit(MEMORY_LIMIT_BYTES);
+      const boundedRun = bareRunner(bounded.module);
+      const ownMemoryRun = bareRunner(await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule: compiledQuickJS() })));
+      await timeEach(WARMUP_RUNS, () => boundedRun(WITH_OUTPUT));
+      await timeEach(WARMUP_RUNS, () => ownMemoryRun(WITH_OUTPUT));
+      const a: number[] = [];
+      const b: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        a.push(...(await timeEach(LATENCY_SAMPLES / 10, () => ownMemoryRun(WITH_OUTPUT))));
+        b.push(...(await timeEach(LATENCY_SAMPLES / 10, () => boundedRun(WITH_OUTPUT))));
+      }
+      const ratio = percentiles(b).p50 / percentiles(a).p50;
+      rows.push({
+        section: SECTION,
+        metric: "fresh-run latency with the memory bound (capped WebAssembly memory), small program, A/B",
+        ours: `${p50p95(b)} (${((ratio - 1) * 100).toFixed(1)} %)`,
+        baseline: p50p95(a),
+        baselineName: "the same compiled engine in Emscripten's own memory, interleaved",
+        goal: "<= 5 % slower p50",
+        met: ratio <= 1.05,
+      });
+    }
+
+    // Host RSS under the memory attacks: 16 MiB arrays kept until the limit, at the default 64 MiB.
+    for (const poolSize of [1, 2]) {
+      const attacked = createSandbox({ poolSize });
+      try {
+        await Promise.all(Array.from({ length: poolSize }, () => attacked.run("1")));
+        const before = procStatus().rss;
+        writeFileSync("/proc/self/clear_refs", "5");
+        const statuses = await Promise.all(
+          Array.from({ length: poolSize }, () => attacked.run("const a = [];\nfor (;;) a.push(new Uint8Array(16 * 2 ** 20));", { memoryLimitBytes: MEMORY_LIMIT_BYTES }).then((r) => r.status)),
+        );
+        const peak = procStatus().hwm - before;
+        const boundBytes = poolSize * (MEMORY_LIMIT_BYTES + MEMORY_MARGIN_BYTES) + 64 * 1024 * 1024;
+        rows.push({
+          section: SECTION,
+          metric: `host RSS peak over baseline, 16 MiB arrays kept at a 64 MiB limit, poolSize ${poolSize} (${statuses.join(", ")})`,
+          ours: mib(peak),
+          baseline: poolSize === 1 ? "2,107 MiB" : "6,194 MiB",
+          baselineName: "before the bound (memory held until the engine's 2 GiB)",
+          goal: `< ${mib(boundBytes)} (poolSize x (limit + 8 MiB) + 64 MiB)`,
+          met: peak < boundBytes && statuses.every((s) => s === "memory_limit"),
+        });
+      } finally {
+        await attacked.dispose();
+      }
     }
 
     // isolation: "module": a fresh WASM instance per run, against the default fresh context.
@@ -430,6 +487,13 @@ async function workerStartRow(): Promise<BenchRow> {
     baseline: ms(median(base)),
     baselineName: "the same source as tsc's unbundled ES module",
   };
+}
+
+/** This process's RSS and its peak since the last reset (Linux's /proc). */
+function procStatus(): { rss: number; hwm: number } {
+  const text = readFileSync("/proc/self/status", "utf8");
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(text)![1]) * 1024;
+  return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
 }
 
 /** RSS after giving the host's collector a chance (bench runs without --expose-gc). */

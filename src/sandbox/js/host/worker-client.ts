@@ -58,6 +58,11 @@ export interface RequestEnd {
   result: ExecutionResult;
   /** True when the worker was killed or crashed during the request and must be replaced. */
   workerLost: boolean;
+  /**
+   * True when the worker ended itself after answering, healthy, to give its grown memory back
+   * (see engine-memory.ts): its pool may start the replacement at once.
+   */
+  workerRetired?: boolean;
 }
 
 interface Active {
@@ -352,7 +357,7 @@ export class EngineWorker {
       case "done": {
         appendOutput(active, message.stdout, message.stderr);
         const { result, refused } = withFiles(active, toResult(active, message.outcome), message.files);
-        this.finish(active, result, message.retiring === true || (refused && active.inSequence === true));
+        this.finish(active, result, message.retiring !== undefined || (refused && active.inSequence === true), message.retiring === "memory");
         return;
       }
     }
@@ -465,7 +470,7 @@ export class EngineWorker {
     this.finish(active, crashResult(active.language, reason, active.stdout, active.stderr, performance.now() - active.sentMs), true);
   }
 
-  private finish(active: Active, result: ExecutionResult, workerLost: boolean): void {
+  private finish(active: Active, result: ExecutionResult, workerLost: boolean, workerRetired = false): void {
     clearTimeout(active.watchdog);
     if (active.onAbort) active.controls.signal?.removeEventListener("abort", active.onAbort);
     this.active = undefined;
@@ -481,7 +486,7 @@ export class EngineWorker {
       result.tests.stderr = active.tests.stderr;
     }
     if (!this.namesWaiter && !this.controlWaiter && this.deadReason === undefined) this.worker.unref();
-    active.resolve({ result, workerLost });
+    active.resolve(workerRetired ? { result, workerLost: true, workerRetired } : { result, workerLost });
   }
 }
 

@@ -92,8 +92,11 @@ export type WorkerToHost =
       outcome: WorkerOutcome;
       stdout: string;
       stderr: string;
-      /** The worker exits right after this message (its runtime would not dispose): send it nothing more. */
-      retiring?: boolean;
+      /**
+       * The worker exits right after this message: send it nothing more. `true`: its runtime would
+       * not dispose; `"memory"`: healthy, it ends to give its grown WebAssembly memory back.
+       */
+      retiring?: true | "memory";
       /** The file set at the end, for a request given files. */
       files?: Record<string, Uint8Array>;
     }

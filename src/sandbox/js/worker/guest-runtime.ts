@@ -12,6 +12,7 @@ import { Scope } from "quickjs-emscripten";
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten-core";
 import "./dispose-symbol.js";
 import type { CallResult } from "./call-result.js";
+import { engineMemoryOf, type EngineMemory } from "./engine-memory.js";
 
 /**
  * QuickJS's own stack limit. Measured when the engine was chosen: 512 KiB or more (or unset)
@@ -98,9 +99,15 @@ export class GuestRuntime {
   /** The global `JSON` object, the `this` of the captured stringify/parse. */
   private readonly jsonObject: QuickJSHandle;
   private limitBytes: number;
+  /**
+   * The cap of the module's memory, which holds the limit (QuickJS's own limit only refuses one
+   * allocation larger than it: see engine-memory.ts). Undefined for a module made elsewhere.
+   */
+  private readonly memory: EngineMemory | undefined;
 
   constructor(module: QuickJSWASMModule, memoryLimitBytes: number, onInterrupt: () => boolean) {
     this.limitBytes = memoryLimitBytes;
+    this.memory = engineMemoryOf(module);
     this.runtime = module.newRuntime();
     this.runtime.setMaxStackSize(MAX_STACK_SIZE_BYTES);
     this.runtime.setInterruptHandler(onInterrupt);
@@ -141,16 +148,19 @@ export class GuestRuntime {
   setMemoryLimitBytes(bytes: number): void {
     this.limitBytes = bytes;
     this.runtime.setMemoryLimit(quickJSLimit(bytes));
+    this.memory?.setLimit(bytes);
   }
 
   /** Lifts the limit by `headroomBytes` (to describe an out-of-memory error); `restoreMemoryLimit` ends it. */
   liftMemoryLimit(headroomBytes: number): void {
     this.runtime.setMemoryLimit(quickJSLimit(this.limitBytes + headroomBytes));
+    this.memory?.lift(headroomBytes);
   }
 
   /** Puts the user's limit back after `liftMemoryLimit`. */
   restoreMemoryLimit(): void {
     this.runtime.setMemoryLimit(quickJSLimit(this.limitBytes));
+    this.memory?.setLimit(this.limitBytes);
   }
 
   /**

@@ -5,9 +5,9 @@
  * stays free and the host can kill this thread when a run overruns.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { readFileSync } from "node:fs";
-import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from "quickjs-emscripten";
-import type { CustomizeVariantOptions, QuickJSWASMModule } from "quickjs-emscripten-core";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 import { prepareJavaScript } from "../prepare/prepare.js";
 import { exposeTopLevelNames, instrumentTests, markThrows, unshiftTestsColumns, wrapTests } from "../prepare/tests-scope.js";
 import { GuestContext, SettleMode, type GuestHost } from "./guest-context.js";
@@ -15,8 +15,8 @@ import type { HostToWorker, WorkerOutcome, WorkerToHost } from "../shared/protoc
 import { OutputMirror } from "../shared/output-mirror.js";
 import { installRunClock } from "./run-clock.js";
 import { restoreSnapshot, takeSnapshot } from "./session-snapshot.js";
-import { enginePackageFile } from "./engine-internals.js";
 import { PristineMemory } from "./pristine-memory.js";
+import { EngineMemory } from "./engine-memory.js";
 
 const port = parentPort;
 if (!port) throw new Error("worker.js must run in a worker thread");
@@ -43,30 +43,13 @@ const host: GuestHost = {
   call: (runId, callId, name, argsJson) => post({ type: "call", runId, callId, name, argsJson }),
 };
 
-/**
- * The WASM of QuickJS's sync release build, compiled synchronously. Compiled asynchronously (what
- * `newQuickJSWASMModule` does), V8 left this thread unresponsive for ~100 ms after it was ready
- * (measured: a message posted then was handled 80-140 ms later, while both threads were idle),
- * which every session paid on its first run; compiled synchronously, functions are compiled
- * lazily as they are first called and the thread answers at once.
- */
-function compiledQuickJS(): CompiledWasm {
-  // Node's types (lib without DOM) do not declare WebAssembly; the global is there in every Node.
-  const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => CompiledWasm } }).WebAssembly;
-  return new wasm.Module(readFileSync(enginePackageFile("@jitl/quickjs-wasmfile-release-sync/wasm")));
-}
-
-/** A compiled WebAssembly module, as quickjs-emscripten's variant options take it. */
-type CompiledWasm = Exclude<NonNullable<CustomizeVariantOptions["wasmModule"]>, () => unknown>;
-
-const wasmModule = compiledQuickJS();
-/** A new QuickJS instance (own linear memory) of the compiled module. */
-function newQuickJS(): Promise<QuickJSWASMModule> {
-  return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule }));
-}
-
 // Only the sync release build is ever loaded in this thread (loading two QuickJS variants in one process crashed when measured).
-// Set by `start()` before the first message is handled.
+/**
+ * The one owner of this thread's QuickJS module and its memory (engine-memory.ts): replaced
+ * between runs only, when no runtime of it is alive. Set by `start()` before the first message.
+ */
+let engine!: EngineMemory;
+/** The module of `engine`, as the contexts take it. */
 let quickjs!: QuickJSWASMModule;
 /** The memory before any run, when this pool worker restores it after each run (isolation "module"). */
 let pristine: PristineMemory | undefined;
@@ -135,26 +118,39 @@ function onMessage(message: HostToWorker): void {
       active?.reply(message.runId, message.callId, message);
       return;
     case "session-open":
-      session = new GuestContext(quickjs, message.memoryLimitBytes, host, true);
-      session.loadLibrary();
-      sessionLimitBytes = message.memoryLimitBytes;
+      // Messages after it wait for it (the module may be replaced first, see fitEngine).
+      replacing = openSession(message.memoryLimitBytes);
       return;
     case "session-snapshot":
-      post(snapshotAnswer(message.runId));
+      void afterReplacing(() => post(snapshotAnswer(message.runId)));
       return;
     case "session-restore":
-      post(restoreAnswer(message.runId, message.snapshot));
+      void afterReplacing(() => post(restoreAnswer(message.runId, message.snapshot)));
       return;
     case "session-call":
-      void handleSessionCall(message);
+      void afterReplacing(() => handleSessionCall(message));
       return;
     case "session-sequence":
       void handleSequence(message);
       return;
     case "session-names":
-      post({ type: "names", runId: message.runId, names: session?.functionNames() ?? [] });
+      void afterReplacing(() => post({ type: "names", runId: message.runId, names: session?.functionNames() ?? [] }));
       return;
   }
+}
+
+/** Runs `then` at once, or once the module being replaced is ready (messages keep their order). */
+function afterReplacing(then: () => unknown): unknown {
+  return replacing ? replacing.then(then) : then();
+}
+
+/** Opens this worker's session: a context kept for its life, in a module sized for its limit. */
+async function openSession(memoryLimitBytes: number): Promise<void> {
+  await fitEngine(memoryLimitBytes);
+  session = new GuestContext(quickjs, memoryLimitBytes, host, true);
+  session.loadLibrary();
+  sessionLimitBytes = memoryLimitBytes;
+  replacing = undefined;
 }
 
 /** A snapshot of the session between runs, or why not. */
@@ -171,6 +167,8 @@ function snapshotAnswer(runId: number): WorkerToHost {
 /** Restores a snapshot into the unused session; a failure after its heap was written ends this thread. */
 function restoreAnswer(runId: number, snapshot: Parameters<typeof restoreSnapshot>[2]): WorkerToHost {
   if (!session || active || sessionUsed) return { type: "restored", runId, refused: "the session has already run code" };
+  // The snapshot's memory grew under this session's limit; its growth here is the same one.
+  if (!engine.allowUpTo(snapshot.memoryBytes)) return { type: "restored", runId, refused: "the snapshot's memory is larger than this session's memory limit allows" };
   let refused: string | undefined;
   try {
     refused = restoreSnapshot(quickjs, session, snapshot, sessionLimitBytes);
@@ -178,6 +176,8 @@ function restoreAnswer(runId: number, snapshot: Parameters<typeof restoreSnapsho
     // The heap was written but the state beside it could not be taken: nothing here can be trusted.
     process.exit(1);
   }
+  // The session's own cap again, whether the snapshot was taken or refused.
+  engine.setLimit(sessionLimitBytes);
   if (refused === undefined) sessionUsed = true;
   return refused === undefined ? { type: "restored", runId } : { type: "restored", runId, refused };
 }
@@ -193,9 +193,39 @@ interface RunEnd {
  * A new WASM instance for a pool worker that restores its memory, when a run grew the old one's
  * (see PristineMemory.grown): its memory is new, and it becomes the pristine one.
  */
-async function replaceInstance(): Promise<void> {
-  quickjs = await newQuickJS();
-  pristine = PristineMemory.take(quickjs);
+async function replaceInstance(classLimitBytes = engine.classLimitBytes): Promise<void> {
+  spare = undefined;
+  engine = await EngineMemory.create(classLimitBytes);
+  quickjs = engine.module;
+  engine.markBase();
+  if (restoresMemory) pristine = PristineMemory.take(quickjs);
+  // Nothing refers to the old module now: collected, its memory goes back to the host at once
+  // (measured: left to V8, a dropped module's 500 MiB stayed resident; one collection freed it).
+  collectGarbage();
+}
+
+/**
+ * V8's collector, taken once. The flag that exposes it is set only while the context that holds
+ * it is made (V8's flags are the process's: no other context gets a `gc` global).
+ */
+const collectGarbage: () => void = (() => {
+  setFlagsFromString("--expose-gc");
+  try {
+    return runInNewContext("gc") as () => void;
+  } finally {
+    setFlagsFromString("--no-expose-gc");
+  }
+})();
+
+/**
+ * Replaces the module before a run (or a session) whose limit it cannot hold within its bound:
+ * the limit is larger than its class, or an earlier run with a larger limit grew its memory past
+ * this one's cap. No runtime is alive then (the spare has never run code and is dropped with it).
+ */
+async function fitEngine(memoryLimitBytes: number): Promise<void> {
+  if (engine.serves(memoryLimitBytes)) return;
+  if (spare && !tryDispose(spare)) process.exit(1);
+  await replaceInstance(Math.max(memoryLimitBytes, engine.classLimitBytes));
 }
 
 /** Set while a pool worker replaces its instance between runs: the next run waits for it. */
@@ -203,6 +233,7 @@ let replacing: Promise<void> | undefined;
 
 async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promise<RunEnd> {
   if (replacing) await replacing;
+  if (!session && !engine.serves(message.memoryLimitBytes)) await fitEngine(message.memoryLimitBytes);
   const startedMs = performance.now();
   host.mirror?.markStarted(message.runId);
   const prepared = prepareJavaScript(message.code, message.language, { grantedNames: message.grantedNames });
@@ -241,9 +272,13 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   // poisoned the shared WASM module, so this thread must end, and the host must know that
   // before it hands this worker the next run.
   const output = guest.takeOutput();
-  const retiring = !tryDispose(guest);
+  const poisoned = !tryDispose(guest);
+  // WebAssembly memory never shrinks: a run that grew it this far gives it back by ending this
+  // thread (its isolate, and the memory with it, is freed at once; a dropped module would wait
+  // for a garbage collection). The host starts a new worker for the runs to come.
+  const retiring = poisoned ? true : engine.grownPastReturn() ? "memory" : undefined;
   post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}), ...(files ? { files } : {}) });
-  if (retiring) process.exit(1);
+  if (retiring) process.exit(poisoned ? 1 : 0);
   // No runtime is alive now: nothing the run left (or wrote anywhere) reaches the next one.
   if (pristine?.grown()) {
     replacing = replaceInstance();
@@ -367,8 +402,10 @@ function finish(runId: number, outcome: WorkerOutcome, guest: GuestContext | und
  * CommonJS (tsdown.config.ts), whose start is faster than an ES module's.
  */
 async function start(): Promise<void> {
-  quickjs = await newQuickJS();
+  engine = await EngineMemory.create();
+  quickjs = engine.module;
   await warmUp(data?.warm);
+  engine.markBase();
   if (restoresMemory) pristine = PristineMemory.take(quickjs);
   port!.on("message", onMessage);
   post({ type: "ready" });
