@@ -146,7 +146,8 @@ export async function preparePackages(options: PreparePackagesOptions): Promise<
     topLevel: [...topLevel].sort(),
     distributions: resolved.map((e) => `${e.name}==${e.version}`),
     ...(native.length > 0 ? { native } : {}),
-    lockImports: lockImports(lock),
+    // The refusal of an unconfigured package knows the installed Pyodide's packages and the index's.
+    lockImports: { ...lockImports(installedPyodideLock(options.pyodideDir, options.pyodideVersion)), ...lockImports(lock) },
   };
 }
 
