@@ -61,9 +61,11 @@ def _cs_import_problem(name):
                     "modules and return or print the data instead." % name)
     if parts[0] not in _CS_STDLIB:
         if parts[0] in _CS_LOCK_IMPORTS:
-            return ("module '%s' is not available: its package %s is in Pyodide's package list but not configured; "
-                    "add it with the option python.packages: [\"%s\"] (the CLI's --package, the MCP server's "
-                    "--python-package), or rewrite it without." % (name, _CS_LOCK_IMPORTS[parts[0]], _CS_LOCK_IMPORTS[parts[0]]))
+            return ("module '%s' is not available: the sandbox runs the Python standard library%s; its package "
+                    "%s is in Pyodide's package list but not configured (the sandbox's option "
+                    "python.packages: [\"%s\"], the CLI's --package, the MCP server's --python-package add it). "
+                    "Rewrite it with the standard library." % (name, (" and " + ", ".join(_CS_PACKAGES)) if _CS_PACKAGES else "",
+                    _CS_LOCK_IMPORTS[parts[0]], _CS_LOCK_IMPORTS[parts[0]]))
         if _CS_PACKAGES:
             return ("module '%s' is not available: the sandbox runs the Python standard library and only these "
                     "installed packages: %s (no installs). Rewrite it with those." % (name, ", ".join(_CS_PACKAGES)))
