@@ -100,4 +100,23 @@ describe("python.packages in the interpreter", { timeout: 120_000 }, () => {
     const r = await native.run(`import urllib.request\ntry:\n    urllib.request.urlopen(${JSON.stringify(http.url + "pyodide-lock.json")}, timeout=2).read()\n    got = 'fetched'\nexcept BaseException as e:\n    got = type(e).__name__\ngot`, { language: "python" });
     expect(r.result === "fetched").toBe(false);
   });
+
+  it("keeps memory limits and session images with the packages loaded", async () => {
+    const bomb = await native.run("x = []\nwhile True:\n    x.append(bytearray(4 * 1024 * 1024))", { language: "python", timeoutMs: 30_000, memoryLimitBytes: 32 * 1024 * 1024 });
+    expect(bomb.status).toBe("memory_limit");
+    const after = await native.run("import cs_native\ncs_native.year('2001-02-03')", { language: "python" });
+    expect(after.result).toBe(2001);
+    const live = await native.createSession({ language: "python", snapshots: true });
+    const restored = await native.createSession({ language: "python", snapshots: true });
+    try {
+      expect((await live.run("import cs_native\nv = cs_native.year('2020-05-05')")).status).toBe("success");
+      const taken = await live.snapshot!();
+      if (typeof taken === "string") throw new Error(`no image: ${taken}`);
+      expect(await restored.restoreSnapshot!(taken)).toBeUndefined();
+      const r = await restored.run("import sys\n[v, 'cs_native' in sys.modules, cs_native.year('1990-01-01')]");
+      expect(r.result).toEqual([2020, true, 1990]);
+    } finally {
+      await Promise.all([live.dispose(), restored.dispose()]);
+    }
+  });
 });

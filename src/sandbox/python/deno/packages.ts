@@ -69,6 +69,8 @@ export function setUpCharts(py: PyodideAPI, packages: WorkerPackages): void {
   py.runPython(`def _cs_charts():
     import os
     os.environ["MPLBACKEND"] = "Agg"
+    # Its font cache goes outside the working directory (whose files a run returns).
+    os.environ.setdefault("MPLCONFIGDIR", "/tmp/matplotlib")
     try:
         import matplotlib
         matplotlib.use("Agg")
