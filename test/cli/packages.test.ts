@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { resolveMcpOptions } from "../../src/mcp/options.js";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { writePackageIndex } from "../sandbox/python/package-index-fixture.js";
+import { writePackageIndex } from "../../bench/fixtures/python-index.js";
 
 const root = mkdtempSync(join(tmpdir(), "cs-cli-packages-"));
 const index = join(root, "index");

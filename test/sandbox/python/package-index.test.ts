@@ -13,7 +13,7 @@ import { createSandbox } from "../../../src/sandbox/sandbox.js";
 import { resolvePyodide } from "../../../src/sandbox/python/host/deno-paths.js";
 import { defaultPackageIndex, parsePackageIndex, preparePackages } from "../../../src/sandbox/python/host/package-fetch.js";
 import { installedPyodideLock, parseLock, resolvePackages, UnresolvedPackage } from "../../../src/sandbox/python/host/package-lock.js";
-import { fixtureLock, serveFolder, writePackageIndex } from "./package-index-fixture.js";
+import { fixtureLock, serveFolder, writePackageIndex } from "../../../bench/fixtures/python-index.js";
 
 const root = mkdtempSync(join(tmpdir(), "cs-index-"));
 const index = join(root, "index");

@@ -15,7 +15,7 @@ import { parsePackageIndex, preparePackages } from "../../../src/sandbox/python/
 import { snapshotCacheDir } from "../../../src/sandbox/python/host/deno-paths.js";
 import { snapshotFileFor } from "../../../src/sandbox/python/host/wheels.js";
 import type { SandboxWithStats } from "../../../src/sandbox/sandbox.js";
-import { serveFolder, writePackageIndex } from "./package-index-fixture.js";
+import { serveFolder, writePackageIndex } from "../../../bench/fixtures/python-index.js";
 
 const root = mkdtempSync(join(tmpdir(), "cs-packages-"));
 const index = join(root, "index");

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolvePythonPaths, snapshotCacheDir, type PythonPaths } from "../../../src/sandbox/python/host/deno-paths.js";
 import { parsePackageIndex, preparePackages } from "../../../src/sandbox/python/host/package-fetch.js";
 import { snapshotFileFor } from "../../../src/sandbox/python/host/wheels.js";
-import { writePackageIndex } from "./package-index-fixture.js";
+import { writePackageIndex } from "../../../bench/fixtures/python-index.js";
 import { DenoProcess } from "../../../src/sandbox/python/host/deno-process.js";
 import type { RunLimits } from "../../../src/sandbox/python/shared/protocol.js";
 import { HOSTILE_PROGRAMS } from "./hostile-programs.js";
