@@ -3,12 +3,15 @@
  * interpreter and how fast a runaway loop returns, each beside a baseline from the same run
  * (Pyodide loaded in-process in Node, which is not a sandbox, and a fresh Deno process per run).
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolvePythonPaths } from "../src/sandbox/python/host/deno-paths.js";
+import { resolvePythonPaths, snapshotCacheDir } from "../src/sandbox/python/host/deno-paths.js";
+import { parsePackageIndex, preparePackages } from "../src/sandbox/python/host/package-fetch.js";
+import { snapshotFileFor } from "../src/sandbox/python/host/wheels.js";
+import { writePackageIndex } from "./fixtures/python-index.js";
 import { DenoProcess } from "../src/sandbox/python/host/deno-process.js";
 import { createPythonEngine } from "../src/sandbox/python/host/engine.js";
 import { PythonPool } from "../src/sandbox/python/host/pool.js";
@@ -183,9 +186,70 @@ const section: BenchSection = async () => {
     await engine.dispose();
   }
 
-  rows.push(...(await floodRow(paths)), ...(await memoryOvershootRow(paths)), ...(await cancelRow()));
+  rows.push(...(await packageRows(paths)), ...(await floodRow(paths)), ...(await memoryOvershootRow(paths)), ...(await cancelRow()));
   return rows;
 };
+
+/** Fresh runs back to back on one ready engine: p50 per run. */
+async function freshRunP50(engine: ReturnType<typeof createPythonEngine>): Promise<number> {
+  try {
+    await engine.warm();
+    const times: number[] = [];
+    for (let i = 0; i < THROUGHPUT_RUNS; i++) {
+      const t = performance.now();
+      const result = await engine.run(SMALL_PROGRAM, options());
+      times.push(performance.now() - t);
+      if (result.status !== "success") throw new Error(`bench: run failed: ${JSON.stringify(result.error)}`);
+    }
+    return percentiles(times).p50;
+  } finally {
+    await engine.dispose();
+  }
+}
+
+/**
+ * A package set from the local index fixture (two pure wheels with a dependency; and one more
+ * that takes the path of packages with native code, Pyodide's loader in every new interpreter):
+ * the first run that makes the set's snapshot, a first run with it cached, its size, and fresh
+ * runs with the set loaded against runs without.
+ */
+export async function packageRows(paths: ReturnType<typeof resolvePythonPaths>): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const dir = mkdtempSync(join(tmpdir(), "cs-bench-index-"));
+  try {
+    writePackageIndex(dir);
+    const set = await preparePackages({ names: ["cs-dateutil"], index: parsePackageIndex(dir), pyodideDir: paths.pyodideDir, pyodideVersion: paths.pyodideVersion, cacheDir: snapshotCacheDir(paths.pyodideDir) });
+    const setSnapshot = snapshotFileFor(paths.snapshotFile, set);
+    const firstRun = async (names: string[]) => {
+      const t = performance.now();
+      const engine = createPythonEngine({ poolSize: 1, packages: names, packageIndex: dir });
+      const result = await engine.run("import cs_dateutil\ncs_dateutil.SIX", options());
+      const elapsed = performance.now() - t;
+      await engine.dispose();
+      if (result.status !== "success") throw new Error(`bench: package run failed: ${JSON.stringify(result.error)}`);
+      return elapsed;
+    };
+    rmSync(setSnapshot, { force: true });
+    rows.push({ section: "python", metric: "fixture package set (2 pure wheels): first run, makes the set's snapshot", ours: ms(await firstRun(["cs-dateutil"])) });
+    rows.push({ section: "python", metric: "fixture package set: first run after start (its snapshot cached)", ours: ms(await firstRun(["cs-dateutil"])) });
+    rows.push({ section: "python", metric: "fixture package set: snapshot file size", ours: `${statSync(setSnapshot).size.toLocaleString("en-US")} bytes` });
+    rows.push({ section: "python", metric: "fixture set + a package through Pyodide's loader: first run after start", ours: ms(await firstRun(["cs-native"])) });
+    const plain = await freshRunP50(createPythonEngine({ poolSize: 1 }));
+    const withSet = await freshRunP50(createPythonEngine({ poolSize: 1, packages: ["cs-native"], packageIndex: dir }));
+    rows.push({
+      section: "python",
+      metric: "fresh run p50, fixture package set loaded (vs none)",
+      ours: ms(withSet),
+      baseline: ms(plain),
+      baselineName: "no packages",
+      goal: "<= +10 %",
+      met: withSet <= plain * 1.1,
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
 
 /** Host RSS growth while a runner writes 500 MB of raw bytes without newlines (a fake runner). */
 async function floodRow(paths: ReturnType<typeof resolvePythonPaths>): Promise<BenchRow[]> {

@@ -101,3 +101,24 @@ export class EngineUnavailableError extends CodegenSandboxError {
     super(`The ${language} engine is not available: ${detail}`, options);
   }
 }
+
+/** Why a Python package of `python.packages` could not be made ready. */
+export type PythonPackageProblem = "unknown_name" | "missing_file" | "sha256_mismatch" | "index_unreachable";
+
+/**
+ * A package of `python.packages` could not be made ready: its name is not in the lock, its file
+ * is not in the package index, its bytes do not match the lock's sha256, or the index cannot be
+ * reached. Names the package, the problem and what to do. Thrown by the first Python use of the
+ * sandbox (the download happens then); the next use tries again.
+ */
+export class PythonPackageError extends EngineUnavailableError {
+  override name = "PythonPackageError";
+  constructor(
+    readonly packageName: string,
+    readonly problem: PythonPackageProblem,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super("python", `package "${packageName}": ${detail}`, options);
+  }
+}

@@ -30,7 +30,9 @@ export {
   CodegenSandboxError,
   EngineUnavailableError,
   InvalidOptionError,
+  PythonPackageError,
   SandboxDisposedError,
   SandboxSessionEndedError,
 } from "./errors.js";
+export type { PythonPackageProblem } from "./errors.js";
 export { EngineSetupError } from "./sandbox/python/host/errors.js";

@@ -16,6 +16,8 @@ Runs FILE (or stdin when FILE is "-" or missing) in the sandbox.
   --language javascript|typescript|python   default: from the file extension, else javascript
   --timeout-ms N                            wall-clock limit in ms (default 5000, at most 2000000000)
   --memory-mb N                             memory limit in MiB (default 64, at most 4096)
+  --package NAME                            Python: a package of Pyodide's lock, e.g. numpy (repeatable)
+  --package-index URL|DIR                   Python: where package files come from (default Pyodide's CDN)
   --json                                    print the whole result as JSON
 Exit code: 0 success, 1 the code failed (syntax, runtime, limit, forbidden), 2 usage error.`;
 
@@ -87,6 +89,8 @@ export const execCommand: Command = {
         language: { type: "string" },
         "timeout-ms": { type: "string" },
         "memory-mb": { type: "string" },
+        package: { type: "string", multiple: true },
+        "package-index": { type: "string" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -100,18 +104,32 @@ export const execCommand: Command = {
     const language = languageOf(values.language, file);
     const timeoutMs = numberFlag("exec", "timeout-ms", values["timeout-ms"], LIMIT_RULES.timeoutMs);
     const memoryMb = numberFlag("exec", "memory-mb", values["memory-mb"], MEMORY_MB_RULE);
-    const code = await readSource(file);
-
-    const { runCode, disposeDefaultSandbox } = await import("../sandbox/index.js");
-    let result: ExecutionResult;
+    const { runCode, disposeDefaultSandbox, createSandbox } = await import("../sandbox/index.js");
+    const packages = values.package ?? [];
+    if (packages.length === 0 && values["package-index"] !== undefined) throw new UsageError("exec: --package-index applies with --package");
+    let own: ReturnType<typeof createSandbox> | undefined;
+    if (packages.length > 0) {
+      try {
+        own = createSandbox({ poolSize: 1, python: { packages, ...(values["package-index"] === undefined ? {} : { packageIndex: values["package-index"] }) } });
+      } catch (error) {
+        if (error instanceof InvalidOptionError) throw new UsageError(`exec: --package: ${error.message}`);
+        throw error;
+      }
+    }
+    // Read after the options are checked: a refused --package does not wait on stdin.
+    let code: string;
     try {
-      result = await runCode(code, {
-        language,
-        timeoutMs,
-        memoryLimitBytes: memoryMb === undefined ? undefined : memoryMb * 1024 * 1024,
-      });
+      code = await readSource(file);
+    } catch (error) {
+      await own?.dispose();
+      throw error;
+    }
+    let result: ExecutionResult;
+    const runOptions = { language, timeoutMs, memoryLimitBytes: memoryMb === undefined ? undefined : memoryMb * 1024 * 1024 };
+    try {
+      result = own ? await own.run(code, runOptions) : await runCode(code, runOptions);
     } finally {
-      await disposeDefaultSandbox();
+      await (own ? own.dispose() : disposeDefaultSandbox());
     }
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else printHuman(result);

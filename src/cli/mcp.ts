@@ -32,6 +32,10 @@ limits (defaults are the sandbox's):
   --session-idle-ms N        a session unused this long is closed (default 600000)
   --max-concurrent-runs N    tool calls that run code at once; more wait in line (default 4)
 
+python:
+  --python-package NAME      a package of Pyodide's lock for Python runs, e.g. numpy (repeatable)
+  --python-package-index U   where package files come from: a URL or a folder (default Pyodide's CDN)
+
 solve:
   --model M                  provider:model for the solve tool (default: CODEGEN_MODEL;
                              OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server)
@@ -85,6 +89,8 @@ export const mcpCommand: Command = {
         "session-idle-ms": { type: "string" },
         "max-concurrent-runs": { type: "string" },
         model: { type: "string" },
+        "python-package": { type: "string", multiple: true },
+        "python-package-index": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -120,6 +126,9 @@ export const mcpCommand: Command = {
       server = createMcpServer({
         ...Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)),
         ...(values.model === undefined ? {} : { model: values.model }),
+        ...(values["python-package"] === undefined && values["python-package-index"] === undefined
+          ? {}
+          : { python: { packages: values["python-package"] ?? [], ...(values["python-package-index"] === undefined ? {} : { packageIndex: values["python-package-index"] }) } }),
       });
     } catch (error) {
       if (error instanceof InvalidOptionError) throw new UsageError(`mcp: ${error.message}`);

@@ -56,6 +56,8 @@ export interface SandboxMcpServerOptions {
   model?: ModelSpec;
   /** Environment read for the model settings of `solve`. Default `process.env`. */
   env?: Record<string, string | undefined>;
+  /** Python packages of the sandbox this server creates (`createSandbox`'s `python.packages` / `packageIndex`); not with `sandbox`. */
+  python?: { packages?: string[]; packageIndex?: string };
 }
 
 /** The options with every default filled in and every value checked. */
@@ -72,6 +74,7 @@ export interface ResolvedMcpOptions {
   maxContentChars: number;
   model?: ModelSpec;
   env?: Record<string, string | undefined>;
+  python?: { packages?: string[]; packageIndex?: string };
 }
 
 /** The options of `createMcpServer` and their rules (keys from the interface itself). */
@@ -88,6 +91,7 @@ export const MCP_OPTION_RULES = {
   maxContentChars: MAX_CONTENT_CHARS_RULE,
   model: MODEL_SPEC_RULE,
   env: ENV_RULE,
+  python: objectRule("{ packages, packageIndex }: Python packages of Pyodide's lock for the server's sandbox"),
 } satisfies OptionRules<SandboxMcpServerOptions>;
 
 /**
@@ -115,5 +119,9 @@ export function resolveMcpOptions(given: SandboxMcpServerOptions = {}): Resolved
   if (options.sandbox !== undefined) resolved.sandbox = options.sandbox;
   if (options.model !== undefined) resolved.model = options.model;
   if (options.env !== undefined) resolved.env = options.env;
+  if (options.python !== undefined) {
+    if (options.sandbox !== undefined) throw new InvalidOptionError("python", options.python, "no python option with sandbox (give the packages to your createSandbox)");
+    resolved.python = options.python;
+  }
   return resolved;
 }

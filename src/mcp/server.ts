@@ -89,6 +89,7 @@ export function createMcpServer(options: SandboxMcpServerOptions = {}): SandboxM
         maxFileBytes: resolved.maxFileBytes,
         maxTotalFileBytes: resolved.maxTotalFileBytes,
       },
+      ...(resolved.python ? { python: resolved.python } : {}),
     });
   const sessions = new SessionRegistry({
     maxSessions: resolved.maxSessions,

@@ -10,6 +10,8 @@ import { lazyEngine } from "./lazy-engine.js";
 import { arrayRule, checkOptions, integerRule, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
 import { checkRunDefaults, resolveLanguage, resolveLimit, resolveRunOptions, DEFAULT_MEMORY_LIMIT_BYTES, RUN_OPTION_RULES } from "./options.js";
 import { loadWheels } from "./python/host/wheels.js";
+import { checkPackageNames, localLock, parsePackageIndex } from "./python/host/package-fetch.js";
+import { resolvePyodide } from "./python/host/deno-paths.js";
 import { LANGUAGES } from "./types.js";
 import type {
   CheckResult,
@@ -44,6 +46,8 @@ export const MAX_POOL_SIZE = 256;
 
 const PYTHON_OPTION_RULES = {
   wheels: arrayRule(textRule({ what: "a path to a .whl file" }), { what: "an array of paths to pure-Python wheels" }),
+  packages: arrayRule(textRule({ what: "a package name of Pyodide's lock (numpy, pandas, matplotlib, ...)" }), { what: "an array of package names of Pyodide's lock" }),
+  packageIndex: textRule({ what: "an http(s) URL of a Pyodide package index, or a folder holding a copy of one" }),
 } satisfies OptionRules<NonNullable<SandboxOptions["python"]>>;
 
 /** The options of `createSandbox` and their rules (keys from `SandboxOptions` itself). */
@@ -51,7 +55,7 @@ const SANDBOX_OPTION_RULES = {
   poolSize: integerRule({ min: 1, max: MAX_POOL_SIZE, unit: "worker threads" }),
   defaults: rule("an object of run options (timeoutMs, memoryLimitBytes, ...)", (v) => typeof v === "object" && v !== null && !Array.isArray(v)),
   isolation: oneOfRule(["context", "module"] as const, '"context": a fresh QuickJS context per run; "module": also the WASM memory restored after every run'),
-  python: { expected: "an object of Python engine options ({ wheels })", check: (v) => checkOptions<NonNullable<SandboxOptions["python"]>>(v, PYTHON_OPTION_RULES, "createSandbox's python options", "python.") },
+  python: { expected: "an object of Python engine options ({ wheels, packages, packageIndex })", check: (v) => checkOptions<NonNullable<SandboxOptions["python"]>>(v, PYTHON_OPTION_RULES, "createSandbox's python options", "python.") },
 } satisfies OptionRules<SandboxOptions>;
 
 /** The options of `sandbox.createSession`. */
@@ -132,13 +136,28 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
   // Python wheels are checked here, so a bad one is refused at creation (the engine loads later).
   const wheels = checked.python?.wheels;
   if (wheels !== undefined) loadWheels(wheels);
+  // Package names are checked against the lock here when it is on this machine (the installed
+  // Pyodide's, or a local index's own); files are fetched on first Python use.
+  const packages = checked.python?.packages;
+  const packageIndex = checked.python?.packageIndex;
+  const index = packageIndex !== undefined ? parsePackageIndex(packageIndex) : undefined;
+  if (packages !== undefined && packages.length > 0) {
+    const { pyodideDir, pyodideVersion } = resolvePyodide();
+    const lock = localLock(index, pyodideDir, pyodideVersion);
+    if (lock) checkPackageNames(lock, packages);
+  }
+  const pythonOptions = {
+    ...(wheels !== undefined ? { wheels } : {}),
+    ...(packages !== undefined ? { packages } : {}),
+    ...(packageIndex !== undefined ? { packageIndex } : {}),
+  };
 
   const isolation = checked.isolation ?? "context";
   const javascript = createJavaScriptEngine({ poolSize, isolation });
   // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~240 MiB each, docs/python.md)
   // and keep the Python engine's own default.
   const python = lazyEngine(["python"], async () =>
-    (await import("./python/host/engine.js")).createPythonEngine(wheels !== undefined ? { wheels } : {}),
+    (await import("./python/host/engine.js")).createPythonEngine(pythonOptions),
   );
   const engines: readonly LanguageEngine[] = [javascript, python];
   let disposed = false;

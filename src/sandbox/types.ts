@@ -333,6 +333,21 @@ export interface SandboxOptions {
      * that is not a pure-Python wheel is refused at creation with `InvalidOptionError`.
      */
     wheels?: string[];
+    /**
+     * Packages of Pyodide's lock by name (`["numpy", "pandas", "matplotlib"]`), loaded with
+     * their dependencies before user code runs. The host downloads each file once from
+     * `packageIndex`, checks its sha256 against the lock and caches it beside the interpreter
+     * snapshot; the interpreter's process keeps no network permission. A name that is not in
+     * the lock is refused at creation (`InvalidOptionError`); a file that cannot be had throws
+     * `PythonPackageError` from the first Python use. See docs/python.md.
+     */
+    packages?: string[];
+    /**
+     * Where package files come from: an http(s) URL of a Pyodide package index or a folder
+     * holding a copy of the Pyodide distribution (its `pyodide-lock.json` is used when present).
+     * Default: Pyodide's own CDN for the installed version.
+     */
+    packageIndex?: string;
   };
 }
 

@@ -39,6 +39,7 @@ import { LIMIT_RULES, resolveHostFunctions, serializeGlobals } from "../sandbox/
 import { LANGUAGES } from "../sandbox/types.js";
 import { arrayRule, checkOptions, integerRule, objectRule, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
 import { executeCodeSchemaFor, resolveLanguages, type ExecuteCodeInput } from "./schemas.js";
+import { imageBlocks, imagesIn, imagesModeFor, type ImageBlock, type ImagesMode, type RunImage } from "./tool-images.js";
 
 /** Options of `createCodeInterpreterTool`. Every field is optional. */
 export interface CodeInterpreterToolOptions {
@@ -122,6 +123,14 @@ export interface CodeInterpreterToolOptions {
   name?: string;
   /** Replaces the generated tool description. */
   description?: string;
+  /**
+   * How PNG/JPEG images the code wrote (a matplotlib chart, anything under `images/`) reach the
+   * model: `"content"`, as image content blocks of the tool message (at most 4, 1 MiB each);
+   * `"artifact"`, named in the artifact's `images` (their bytes are in its files); `"off"`.
+   * Default: `"content"` in code mode when the model's LangChain profile declares
+   * `imageToolMessage`, else `"artifact"`.
+   */
+  images?: ImagesMode;
 }
 
 /** A written file in an artifact when its content is in the graph's store (`fileContents: "store"`): read it with `readStoredFile`. */
@@ -145,6 +154,8 @@ export interface ExecuteCodeArtifact {
   restore?: RestoreReport;
   /** Set when the run was stopped from outside and left the thread as it was (why). */
   rolledBack?: string;
+  /** Images among the written files (`images/` first); their bytes are in `files.written`. Absent with `images: "off"`. */
+  images?: RunImage[];
 }
 
 /** Tool names as chat APIs accept them (OpenAI: letters, digits, `_` and `-`, at most 64). */
@@ -176,6 +187,7 @@ export const CODE_INTERPRETER_OPTION_RULES = {
   maxContentChars: MAX_CONTENT_CHARS_RULE,
   name: TOOL_NAME_RULE,
   description: textRule({ what: "a tool description" }),
+  images: oneOfRule(["content", "artifact", "off"] as const, '"content": image content blocks in the tool message; "artifact": named in the artifact; "off"'),
 } satisfies OptionRules<CodeInterpreterToolOptions>;
 
 /** The graph state the tool runs in, or undefined outside a graph. */
@@ -190,9 +202,10 @@ function readState(runtime: Partial<ToolRuntime> | undefined): (CodeModeState & 
   }
 }
 
-function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, written: Record<string, ThreadFile | ArtifactFileRef> | undefined): ExecuteCodeArtifact {
+function artifactOf(input: ExecuteCodeInput, outcome: CellOutcome, written: Record<string, ThreadFile | ArtifactFileRef> | undefined, images?: RunImage[]): ExecuteCodeArtifact {
   const { files: _files, clockReads: _clock, ...result } = outcome.result;
   const artifact: ExecuteCodeArtifact = { code: input.code, language: input.language, result };
+  if (images && images.length > 0) artifact.images = images;
   if (outcome.toolCalls.length > 0) artifact.toolCalls = outcome.toolCalls;
   if (written) artifact.files = { written, deleted: outcome.files.deleted, refused: outcome.files.refused };
   if (outcome.restore) artifact.restore = outcome.restore;
@@ -241,6 +254,8 @@ export interface CodeToolWiring {
   specs: ToolSpecs;
   /** The tools of the call `runtime` belongs to (by name, every name of `specs`). */
   resolveTools?: (runtime: Partial<ToolRuntime> | undefined) => Map<string, CodeModeTool>;
+  /** The LangChain profile of the model that wrote the call `runtime` belongs to, when known (chooses the default `images`). */
+  modelProfile?: (runtime: Partial<ToolRuntime> | undefined) => { imageToolMessage?: boolean } | undefined;
 }
 
 /**
@@ -398,13 +413,25 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     return out;
   };
 
+  /** The tool message's content: the outcome's text, and with `images: "content"` the run's images as blocks. */
+  const messageOf = (input: ExecuteCodeInput, outcome: CellOutcome, runtime: Partial<ToolRuntime> | undefined) => {
+    const mode = imagesModeFor(options.images, wiring.modelProfile?.(runtime));
+    const text = outcomeText(outcome, input.code, maxContentChars, persistence);
+    const images = mode === "off" ? [] : imagesIn(outcome.files.written);
+    if (mode !== "content" || images.length === 0) return { content: text as string | Array<{ type: "text"; text: string } | ImageBlock>, images };
+    const { blocks, notes } = imageBlocks(images, outcome.files.written);
+    const shown = blocks.length > 0 ? `\n[${blocks.length} image(s) attached: ${images.filter((i) => i.mimeType !== "image/svg+xml").slice(0, blocks.length).map((i) => i.path).join(", ")}]` : "";
+    const left = notes.length > 0 ? `\n${notes.join("\n")}` : "";
+    return { content: [{ type: "text" as const, text: `${text}${shown}${left}` }, ...blocks], images };
+  };
+
   const common = { name: toolName, description: describe(toolList.length > 0 ? quickSignatures(toolList, languages) : undefined), schema };
   const made =
     persistence === "thread"
       ? tool(
           async (input: ExecuteCodeInput, runtime?: ToolRuntime): Promise<Command> => {
             const { outcome, kept, stored } = await run(input, runtime);
-            const content = outcomeText(outcome, input.code, maxContentChars, persistence);
+            const { content, images } = messageOf(input, outcome, runtime);
             const update: Record<string, unknown> = {};
             if (kept?.update !== undefined && Object.keys(kept.update).length > 0) update.files = kept.update;
             // The log's contents move out of its cells where they have a place to go: the graph's
@@ -430,7 +457,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
             update.messages = [
               new ToolMessage({
                 content,
-                artifact: artifactOf(input, outcome, written(outcome, update.files as ThreadFilesUpdate | undefined)),
+                artifact: artifactOf(input, outcome, written(outcome, update.files as ThreadFilesUpdate | undefined), images),
                 tool_call_id: runtime?.toolCallId ?? runtime?.toolCall?.id ?? "",
                 name: common.name,
                 status: outcome.result.status === "success" ? "success" : "error",
@@ -441,9 +468,10 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
           common,
         )
       : tool(
-          async (input: ExecuteCodeInput, runtime?: ToolRuntime): Promise<[string, ExecuteCodeArtifact]> => {
+          async (input: ExecuteCodeInput, runtime?: ToolRuntime): Promise<[ReturnType<typeof messageOf>["content"], ExecuteCodeArtifact]> => {
             const { outcome } = await run(input, runtime);
-            return [outcomeText(outcome, input.code, maxContentChars, persistence), artifactOf(input, outcome, written(outcome))];
+            const { content, images } = messageOf(input, outcome, runtime);
+            return [content, artifactOf(input, outcome, written(outcome), images)];
           },
           { ...common, responseFormat: "content_and_artifact" as const },
         );

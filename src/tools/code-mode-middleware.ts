@@ -134,9 +134,18 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
   const specs = parseToolSpecs(options.tools, "tools", toolName, true);
   const agentTools = new AgentTools(specs, toolName);
   const { tools: _tools, ...rest } = options;
+  // The profile of the model that wrote each code call (its `imageToolMessage` chooses how images return).
+  const profiles = new Recent<{ imageToolMessage?: boolean }>(1024);
   const codeTool = buildCodeInterpreterTool(
     { ...rest, persistence, description: middlewareToolDescription(languages, hostFunctionNames, persistence, specs.names.length > 0) },
-    { specs, resolveTools: (runtime) => agentTools.forCall(runtime) },
+    {
+      specs,
+      resolveTools: (runtime) => agentTools.forCall(runtime),
+      modelProfile: (runtime) => {
+        const id = runtime?.toolCallId ?? runtime?.toolCall?.id;
+        return typeof id === "string" ? profiles.get(id) : undefined;
+      },
+    },
   );
 
   // One prompt section per set of available tools (agents sharing this middleware may differ).
@@ -181,9 +190,21 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
         : base.concat(`\n\n${text}`);
       const response = await handler({ ...request, systemMessage });
       agentTools.remember(response, resolved.tools);
+      const profile = modelProfileOf(request.model);
+      if (profile && AIMessage.isInstance(response)) for (const call of response.tool_calls ?? []) if (call.name === toolName && typeof call.id === "string") profiles.set(call.id, profile);
       return response;
     },
   });
+}
+
+/** A chat model's LangChain profile (`model.profile`), when it has one; a getter that throws counts as none. */
+function modelProfileOf(model: unknown): { imageToolMessage?: boolean } | undefined {
+  try {
+    const profile = (model as { profile?: unknown } | undefined)?.profile;
+    return profile !== null && typeof profile === "object" ? (profile as { imageToolMessage?: boolean }) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** deepagents' file tools: an agent that has them all is a deepagents agent with a file system. */

@@ -6,27 +6,52 @@
  * Emscripten's environment and cwd, and every JavaScript property reachable from what Python can
  * reach (deno/fingerprint.ts). Programs that only change memory must be reset in place (so the
  * fast path is what is tested); programs that reach JavaScript or files must get a new worker.
+ * The same holds with a package set loaded (the local index fixture: pure wheels from the
+ * snapshot and one package through Pyodide's own loader).
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolvePythonPaths } from "../../../src/sandbox/python/host/deno-paths.js";
+import { resolvePythonPaths, snapshotCacheDir, type PythonPaths } from "../../../src/sandbox/python/host/deno-paths.js";
+import { parsePackageIndex, preparePackages } from "../../../src/sandbox/python/host/package-fetch.js";
+import { snapshotFileFor } from "../../../src/sandbox/python/host/wheels.js";
+import { writePackageIndex } from "../../../bench/fixtures/python-index.js";
 import { DenoProcess } from "../../../src/sandbox/python/host/deno-process.js";
 import type { RunLimits } from "../../../src/sandbox/python/shared/protocol.js";
 import { HOSTILE_PROGRAMS } from "./hostile-programs.js";
 
 const limits: RunLimits = { timeoutMs: 10_000, memoryLimitBytes: 64 * 1024 * 1024, maxOutputBytes: 1024 * 1024, maxResultBytes: 1024 * 1024 };
-let proc: DenoProcess;
 
-beforeAll(async () => {
-  proc = new DenoProcess(resolvePythonPaths(), false, true);
-  await proc.whenReady();
-}, 180_000);
+/** The engine's paths with the fixture's package set (what createPythonEngine({ packages }) makes). */
+async function withFixturePackages(): Promise<PythonPaths> {
+  const dir = mkdtempSync(join(tmpdir(), "cs-reset-index-"));
+  try {
+    writePackageIndex(dir);
+    const base = resolvePythonPaths();
+    const packages = await preparePackages({ names: ["cs-native"], index: parsePackageIndex(dir), pyodideDir: base.pyodideDir, pyodideVersion: base.pyodideVersion, cacheDir: snapshotCacheDir(base.pyodideDir) });
+    return { ...base, packages, snapshotFile: snapshotFileFor(base.snapshotFile, packages), lockImports: packages.lockImports ?? {} };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
-afterAll(async () => {
-  proc?.dispose();
-  await proc?.exited;
-});
+describe.each([
+  ["the standard library", async () => resolvePythonPaths()],
+  ["a package set loaded", withFixturePackages],
+] as const)("the pool reset restores everything a run can observe, with %s", (_what, paths) => {
+  let proc: DenoProcess;
 
-describe("the pool reset restores everything a run can observe", () => {
+  beforeAll(async () => {
+    proc = new DenoProcess(await paths(), false, true);
+    await proc.whenReady();
+  }, 180_000);
+
+  afterAll(async () => {
+    proc?.dispose();
+    await proc?.exited;
+  });
+
   it("a fresh interpreter's fingerprint is stable", async () => {
     const first = await proc.fingerprint();
     expect(first.now).toEqual(first.baseline);

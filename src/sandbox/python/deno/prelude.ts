@@ -28,6 +28,9 @@ _CS_FORBIDDEN = set(_cs_json.loads(_CS_FORBIDDEN_JSON))
 _CS_PACKAGES = sorted(_cs_json.loads(globals().get("_CS_PACKAGES_JSON", "[]")))
 _CS_STDLIB = set(_cs_sys.stdlib_module_names) | set(_cs_sys.builtin_module_names) | set(_CS_PACKAGES)
 _CS_MAX_MESSAGE = 2000
+# Import name -> package name of every package in Pyodide's lock: an import of one that is not
+# configured says which option adds it.
+_CS_LOCK_IMPORTS = _cs_json.loads(globals().get("_CS_LOCK_IMPORTS_JSON", "{}"))
 
 import os as _cs_os
 
@@ -57,6 +60,12 @@ def _cs_import_problem(name):
                     "threads and the JavaScript bridge are unavailable. Use only pure standard-library "
                     "modules and return or print the data instead." % name)
     if parts[0] not in _CS_STDLIB:
+        if parts[0] in _CS_LOCK_IMPORTS:
+            return ("module '%s' is not available: the sandbox runs the Python standard library%s; its package "
+                    "%s is in Pyodide's package list but not configured (the sandbox's option "
+                    "python.packages: [\"%s\"], the CLI's --package, the MCP server's --python-package add it). "
+                    "Rewrite it with the standard library." % (name, (" and " + ", ".join(_CS_PACKAGES)) if _CS_PACKAGES else "",
+                    _CS_LOCK_IMPORTS[parts[0]], _CS_LOCK_IMPORTS[parts[0]]))
         if _CS_PACKAGES:
             return ("module '%s' is not available: the sandbox runs the Python standard library and only these "
                     "installed packages: %s (no installs). Rewrite it with those." % (name, ", ".join(_CS_PACKAGES)))

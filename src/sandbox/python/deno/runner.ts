@@ -186,7 +186,7 @@ async function snapshotForInterpreter(): Promise<Uint8Array | undefined> {
   return snapshot?.slice();
 }
 /** Packages to install in every interpreter (the host's second line; see wheels.ts). */
-let packages: WorkerPackages = { files: {}, topLevel: [] };
+let packages: WorkerPackages = { files: {}, topLevel: [], native: [], lockImports: {} };
 let current: Interpreter | undefined;
 
 function startInterpreter(): Interpreter {
@@ -675,8 +675,8 @@ async function main(): Promise<void> {
   // The second line: the packages to install in every interpreter (wheels.ts).
   const second = await lines.next();
   if (second.done) Deno.exit(0);
-  const sent = JSON.parse(second.value) as { files: Record<string, string>; topLevel: string[] };
-  packages = { files: fromBase64Files(sent.files), topLevel: sent.topLevel };
+  const sent = JSON.parse(second.value) as { files: Record<string, string>; topLevel: string[]; native?: string[]; lockImports?: Record<string, string> };
+  packages = { files: fromBase64Files(sent.files), topLevel: sent.topLevel, native: sent.native ?? [], lockImports: sent.lockImports ?? {} };
   const obtained = await obtainSnapshot();
   // A snapshot that is in the cache file is read from there again (snapshotForInterpreter).
   if (snapshotInFile) firstRead = obtained;

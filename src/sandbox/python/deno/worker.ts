@@ -19,7 +19,7 @@ import { collectWorkDir, fileSystemBytes, filesPlace, prepareWorkDir, WORK_DIR, 
 import { installRunInputs } from "./run-inputs.js";
 import nodeCrypto from "node:crypto";
 import { createHostBridge, replyText } from "./host-bridge.js";
-import { installPackages } from "./packages.js";
+import { installPackages, loadNativePackages, setUpCharts } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
 import { untrackInternedStrings } from "./interned-strings.js";
@@ -742,6 +742,8 @@ async function handle(request: WorkerRequest): Promise<void> {
       if (loadConfig) delete loadConfig._loadSnapshot;
       delete (request as { snapshot?: Uint8Array }).snapshot;
       installPackages(py, request.packages, false);
+      await loadNativePackages(py, request.packages);
+      setUpCharts(py, request.packages);
       // The standard library, site-packages and lib-dynload cannot be changed by any descriptor.
       const modFs = py as unknown as { _module: { FS: ReadOnlyFs; ERRNO_CODES: Record<string, number> } };
       makeReadOnly(modFs._module.FS, "/lib", modFs._module.ERRNO_CODES.EROFS ?? 69);
@@ -759,7 +761,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       type Dict = { get(name: string): unknown; set(name: string, value: unknown): void };
       const runtime = py.runPython("import types as _t\n_t.ModuleType('_cs_runtime').__dict__") as Dict;
       py.runPython(
-        `_CS_FORBIDDEN_JSON = ${JSONStringify(JSONStringify(FORBIDDEN_MODULES))}\n_CS_PACKAGES_JSON = ${JSONStringify(JSONStringify(request.packages.topLevel))}\n${PYTHON_PRELUDE}\n${PYTHON_RUN_PRELUDE}`,
+        `_CS_FORBIDDEN_JSON = ${JSONStringify(JSONStringify(FORBIDDEN_MODULES))}\n_CS_PACKAGES_JSON = ${JSONStringify(JSONStringify(request.packages.topLevel))}\n_CS_LOCK_IMPORTS_JSON = ${JSONStringify(JSONStringify(request.packages.lockImports))}\n${PYTHON_PRELUDE}\n${PYTHON_RUN_PRELUDE}`,
         { globals: runtime as never },
       );
       runtime.set("_cs_hooks", bridge.hooks);

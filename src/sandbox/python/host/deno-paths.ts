@@ -26,6 +26,8 @@ export interface PythonPaths {
   snapshotFile: string;
   /** Pure-Python packages installed before user code (wheels.ts); the snapshot file name carries their hash. */
   packages?: PackageSet;
+  /** Import name → package name of the lock's packages, for the refusal of an unconfigured one. */
+  lockImports?: Record<string, string>;
 }
 
 /**
@@ -35,14 +37,7 @@ export interface PythonPaths {
  * const { denoBinary, pyodideDir } = resolvePythonPaths();
  */
 export function resolvePythonPaths(): PythonPaths {
-  let pyodideDir: string;
-  let pyodideVersion: string;
-  try {
-    pyodideDir = dirname(require.resolve("pyodide"));
-    pyodideVersion = (require(join(pyodideDir, "package.json")) as { version: string }).version;
-  } catch (error) {
-    throw new EngineSetupError("the `pyodide` package is not installed; run `npm install pyodide@314.0.7`", error);
-  }
+  const { pyodideDir, pyodideVersion } = resolvePyodide();
   const { binary, version } = resolveDeno();
   const runnerDir = runnerDirectory();
   const cacheDir = snapshotCacheDir(pyodideDir);
@@ -61,6 +56,22 @@ export function resolvePythonPaths(): PythonPaths {
 }
 
 /**
+ * The installed Pyodide's folder and version, or `EngineSetupError` when it is missing.
+ *
+ * @example
+ * resolvePyodide().pyodideVersion; // "314.0.7"
+ */
+export function resolvePyodide(): { pyodideDir: string; pyodideVersion: string } {
+  try {
+    const pyodideDir = dirname(require.resolve("pyodide"));
+    const pyodideVersion = (require(join(pyodideDir, "package.json")) as { version: string }).version;
+    return { pyodideDir, pyodideVersion };
+  } catch (error) {
+    throw new EngineSetupError("the `pyodide` package is not installed; run `npm install pyodide@314.0.7`", error);
+  }
+}
+
+/**
  * Refuses paths that Deno's `--allow-read=a,b,c` list would misread: it splits on commas, so
  * `/srv/x,/etc` would grant `/etc` too (or a path that does not exist, and the engine fails
  * later with a permission error nobody can place). Every path of that list is checked, with
@@ -70,8 +81,9 @@ export function resolvePythonPaths(): PythonPaths {
  * @example
  * checkDenoReadPaths(resolvePythonPaths()); // nothing: no commas
  */
-export function checkDenoReadPaths(paths: Pick<PythonPaths, "pyodideDir" | "runnerDir" | "sharedDir" | "snapshotFile">): void {
+export function checkDenoReadPaths(paths: Pick<PythonPaths, "pyodideDir" | "runnerDir" | "sharedDir" | "snapshotFile" | "packages">): void {
   const entries: Array<[string, string, string]> = [
+    ...(paths.packages?.native ?? []).map(({ name, path }): [string, string, string] => [`the cached file of package ${name}`, path, `set ${CACHE_DIR_VARIABLE} to an absolute folder whose path has no commas`]),
     ["the Pyodide package folder", paths.pyodideDir, "install the project in a folder whose path has no commas"],
     ["the runner's folder", paths.runnerDir, "install codegen-sandbox in a folder whose path has no commas"],
     ["the runner's shared folder", paths.sharedDir, "install codegen-sandbox in a folder whose path has no commas"],

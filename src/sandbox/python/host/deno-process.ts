@@ -68,7 +68,9 @@ export function denoArgs(paths: PythonPaths, session: boolean, introspection = f
     "--no-remote",
     "--no-prompt",
     "--quiet",
-    `--allow-read=${paths.pyodideDir},${paths.runnerDir},${paths.sharedDir},${paths.snapshotFile}`,
+    // Packages with native code are read by Pyodide's loader from the package cache: those files
+    // only (package-fetch.ts checked their sha256); still no network.
+    `--allow-read=${[paths.pyodideDir, paths.runnerDir, paths.sharedDir, paths.snapshotFile, ...(paths.packages?.native ?? []).map((n) => n.path)].join(",")}`,
     "--deny-write",
     "--deny-net",
     "--deny-env",
@@ -564,11 +566,12 @@ const packageLines = new WeakMap<object, string>();
 /** The second stdin line: the packages to install (base64), cached per package set. */
 function packagesLine(paths: PythonPaths): string {
   const packages = paths.packages;
-  if (!packages) return '{"files":{},"topLevel":[]}\n';
+  const lockImports = paths.lockImports ?? {};
+  if (!packages) return `${JSON.stringify({ files: {}, topLevel: [], native: [], lockImports })}\n`;
   let line = packageLines.get(packages);
   if (line === undefined) {
     const files = Object.fromEntries(Object.entries(packages.files).map(([path, bytes]) => [path, Buffer.from(bytes).toString("base64")]));
-    line = `${JSON.stringify({ files, topLevel: packages.topLevel })}\n`;
+    line = `${JSON.stringify({ files, topLevel: packages.topLevel, native: (packages.native ?? []).map((n) => n.path), lockImports })}\n`;
     packageLines.set(packages, line);
   }
   return line;

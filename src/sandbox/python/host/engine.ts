@@ -9,7 +9,10 @@ import { resolvePythonPaths, type PythonPaths } from "./deno-paths.js";
 import { runLimits } from "./limits.js";
 import { PythonPool } from "./pool.js";
 import { extrasOfRun } from "./run-extras.js";
-import { loadWheels, snapshotFileFor } from "./wheels.js";
+import { loadWheels, snapshotFileFor, type PackageSet } from "./wheels.js";
+import { checkPackageNames, localLock, mergePackageSets, parsePackageIndex, preparePackages } from "./package-fetch.js";
+import { installedPyodideLock, lockImports } from "./package-lock.js";
+import { resolvePyodide, snapshotCacheDir } from "./deno-paths.js";
 import { createPythonSession } from "./session.js";
 import { DenoProcess } from "./deno-process.js";
 import { cancelledResult } from "../../cancelled.js";
@@ -24,6 +27,14 @@ export interface PythonEngineOptions {
    * installed once into the memory snapshot (whose file name carries a hash of the set).
    */
   wheels?: string[];
+  /**
+   * Names of packages in Pyodide's lock (`numpy`, `pandas`, `matplotlib`), loaded with their
+   * dependencies before user code runs. The host downloads each file once from `packageIndex`,
+   * checks its sha256 against the lock and caches it beside the snapshot (package-fetch.ts).
+   */
+  packages?: string[];
+  /** Where package files come from: an http(s) URL or a folder. Default: Pyodide's own CDN for the installed version. */
+  packageIndex?: string;
 }
 
 /** Default number of ready interpreters: memory matters more than parallelism here. */
@@ -48,8 +59,15 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
   if (!Number.isInteger(poolSize) || poolSize < 1) {
     throw new InvalidOptionError("poolSize", options.poolSize, "a whole number of Python processes, at least 1");
   }
-  const packages = options.wheels !== undefined && options.wheels.length > 0 ? loadWheels(options.wheels) : undefined;
-  let paths: PythonPaths | undefined;
+  const wheels = options.wheels !== undefined && options.wheels.length > 0 ? loadWheels(options.wheels) : undefined;
+  const names = options.packages ?? [];
+  const index = options.packageIndex !== undefined ? parsePackageIndex(options.packageIndex) : undefined;
+  if (names.length > 0) {
+    const { pyodideDir, pyodideVersion } = resolvePyodide();
+    const lock = localLock(index, pyodideDir, pyodideVersion);
+    if (lock) checkPackageNames(lock, names);
+  }
+  let paths: Promise<PythonPaths> | undefined;
   let pool: PythonPool | undefined;
   /** A session process started ahead (`prestartSession`), until a session takes it. */
   let spare: DenoProcess | undefined;
@@ -59,10 +77,32 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
   const assertAlive = () => {
     if (disposed) throw new SandboxDisposedError("The Python engine");
   };
-  const withPackages = (base: PythonPaths): PythonPaths =>
-    packages ? { ...base, snapshotFile: snapshotFileFor(base.snapshotFile, packages), packages } : base;
-  const getPaths = () => (paths ??= withPackages(resolvePythonPaths()));
-  const getPool = () => (pool ??= new PythonPool(getPaths(), poolSize));
+  const withPackages = async (base: PythonPaths): Promise<PythonPaths> => {
+    let packages: PackageSet | undefined = wheels;
+    if (names.length > 0) {
+      const fromLock = await preparePackages({ names, index, pyodideDir: base.pyodideDir, pyodideVersion: base.pyodideVersion, cacheDir: snapshotCacheDir(base.pyodideDir) });
+      packages = mergePackageSets(fromLock, wheels);
+    }
+    const imports = packages?.lockImports ?? installedLockImports(base);
+    return packages ? { ...base, snapshotFile: snapshotFileFor(base.snapshotFile, packages), packages, lockImports: imports } : { ...base, lockImports: imports };
+  };
+  // A failed preparation (an index that cannot be reached) is not kept: the next use tries again.
+  const getPaths = (): Promise<PythonPaths> => {
+    if (!paths) {
+      const attempt = withPackages(resolvePythonPaths());
+      attempt.catch(() => {
+        if (paths === attempt) paths = undefined;
+      });
+      paths = attempt;
+    }
+    return paths;
+  };
+  // Concurrent first uses wait for one preparation and share one pool.
+  const getPool = async (): Promise<PythonPool> => {
+    const resolved = await getPaths();
+    assertAlive();
+    return (pool ??= new PythonPool(resolved, poolSize));
+  };
 
   return {
     languages: ["python"],
@@ -70,7 +110,7 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
     async run(code: string, resolved: ResolvedRunOptions): Promise<ExecutionResult> {
       assertAlive();
       const extras = extrasOfRun(resolved);
-      const p = getPool();
+      const p = await getPool();
       const startedAt = performance.now();
       const process = await p.acquire(resolved.signal);
       if (!process) return cancelledResult("python", resolved.signal, false, performance.now() - startedAt);
@@ -88,7 +128,7 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
 
     async check(code: string): Promise<CheckResult> {
       assertAlive();
-      const p = getPool();
+      const p = await getPool();
       const process = (await p.acquire())!;
       try {
         const outcome = await process.check(code);
@@ -103,21 +143,21 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
 
     async warm(): Promise<void> {
       assertAlive();
-      await getPool().warm();
+      await (await getPool()).warm();
     },
 
     async createSession(sessionOptions: EngineSessionOptions): Promise<SandboxSession> {
       assertAlive();
       const ahead = spare;
       spare = undefined;
-      const session = await createPythonSession(getPaths(), sessionOptions, ahead);
+      const session = await createPythonSession(await getPaths(), sessionOptions, ahead);
       sessions.add(session);
       return session;
     },
 
     async prestartSession(): Promise<void> {
       assertAlive();
-      if (!spare || !spare.alive) spare = new DenoProcess(getPaths(), true);
+      if (!spare || !spare.alive) spare = new DenoProcess(await getPaths(), true);
       await spare.whenReady();
       // A session started ahead is most often taken by a restore: it hashes its fresh memory and
       // walks its JavaScript in idle time, so that the restore does not.
@@ -134,3 +174,11 @@ export function createPythonEngine(options: PythonEngineOptions = {}): LanguageE
   };
 }
 
+/** Import names of the installed Pyodide's lock (the refusal of an unconfigured package names its option); none when the lock cannot be read. */
+function installedLockImports(paths: PythonPaths): Record<string, string> {
+  try {
+    return lockImports(installedPyodideLock(paths.pyodideDir, paths.pyodideVersion));
+  } catch {
+    return {};
+  }
+}

@@ -25,6 +25,14 @@ export interface PackageSet {
   topLevel: string[];
   /** `name==version` of each wheel, for messages. */
   distributions: string[];
+  /**
+   * Packages of the lock with native code (shared libraries), in load order: files in the
+   * package cache that the interpreter loads with Pyodide's own loader (their WebAssembly
+   * libraries cannot be held by a memory snapshot). Deno may read these files and no others.
+   */
+  native?: Array<{ name: string; path: string }>;
+  /** Import name → package name of every package in the lock, for the refusal of an unconfigured one. */
+  lockImports?: Record<string, string>;
 }
 
 /** Largest unpacked size of all wheels together (a zip bomb stops here). */
@@ -44,25 +52,50 @@ export function loadWheels(paths: readonly string[]): PackageSet {
   if (!Array.isArray(paths) || paths.some((p) => typeof p !== "string")) {
     throw new InvalidOptionError("python.wheels", paths, "an array of paths to .whl files on this machine");
   }
+  return unpackWheels(
+    paths.map((path, index) => {
+      const option = `python.wheels[${index}]`;
+      try {
+        return { option, label: path, fileName: basename(path), bytes: readFileSync(path) };
+      } catch (error) {
+        throw new InvalidOptionError(option, path, `a pure-Python wheel (.whl: a zip with a .dist-info/WHEEL saying Root-Is-Purelib: true, platform tag any); the file cannot be read (${(error as Error).message})`);
+      }
+    }),
+  );
+}
+
+/** One wheel's bytes and what to name in a refusal. */
+export interface WheelSource {
+  /** The option a refusal names (`python.wheels[0]`, `python.packages`). */
+  option: string;
+  /** The value a refusal shows (a path, a package name). */
+  label: string;
+  /** The wheel's file name (its tags are checked). */
+  fileName: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Checks and unpacks wheels given as bytes (from the caller's disk or the package index).
+ *
+ * @throws InvalidOptionError naming each source's `option`, for a file that is not a pure-Python wheel.
+ * @example
+ * const set = unpackWheels([{ option: "python.wheels[0]", label: path, fileName: "a-1.0-py3-none-any.whl", bytes }]);
+ */
+export function unpackWheels(sources: readonly WheelSource[]): PackageSet {
   const hash = crypto().createHash("sha256");
   const files: Record<string, Uint8Array> = {};
   const owner: Record<string, string> = {};
   const topLevel = new Set<string>();
   const distributions: string[] = [];
   let unpacked = 0;
-  paths.forEach((path, index) => {
-    const option = `python.wheels[${index}]`;
+  sources.forEach(({ option, label: path, fileName, bytes: raw }) => {
     const refuse = (why: string): never => {
       throw new InvalidOptionError(option, path, `a pure-Python wheel (.whl: a zip with a .dist-info/WHEEL saying Root-Is-Purelib: true, platform tag any); ${why}`);
     };
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(path);
-    } catch (error) {
-      return refuse(`the file cannot be read (${(error as Error).message})`);
-    }
+    const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
     hash.update(bytes);
-    const fileTag = basename(path).match(/^[^-]+-[^-]+(?:-\d[^-]*)?-[^-]+-[^-]+-([^-]+)\.whl$/);
+    const fileTag = fileName.match(/^[^-]+-[^-]+(?:-\d[^-]*)?-[^-]+-[^-]+-([^-]+)\.whl$/);
     if (fileTag && fileTag[1] !== "any") refuse(`its file name says platform ${fileTag[1]}, which is native code`);
     let entries: Map<string, Uint8Array>;
     try {

@@ -136,6 +136,10 @@ export type WorkerRequest =
 export interface WorkerPackages {
   files: Record<string, Uint8Array>;
   topLevel: string[];
+  /** Files of packages with native code, in load order, loaded by Pyodide's own loader (package-fetch.ts). */
+  native: string[];
+  /** Import name → package name of the lock's packages (the refusal of an unconfigured one names its option). */
+  lockImports: Record<string, string>;
 }
 
 /** The run extras as the worker gets them (files as bytes). */
