@@ -152,6 +152,9 @@ export async function serveStdio(server: SandboxMcpServer, given: StdioServeOpti
     disconnect();
   });
   const lines = input.pipe(framer);
+  // Held until every wrapper of the transport's messages is in place (the budget below): a
+  // 'data' listener does not start a stream that was paused explicitly.
+  lines.pause();
   transport = new StdioServerTransport(lines, output, { maxBufferSize: maxMessageBytes + 2 });
   const ended = new Promise<void>((resolve) => {
     transport!.onclose = resolve;
@@ -165,6 +168,7 @@ export async function serveStdio(server: SandboxMcpServer, given: StdioServeOpti
   try {
     await server.connect(transport);
     budgetRequests(transport, requestBudgetOf(server));
+    lines.resume();
     await ended;
   } finally {
     input.unpipe(framer);
