@@ -212,7 +212,8 @@ export async function startMcpHttpServer(server: SandboxMcpServer, given: McpHtt
       const cors = refusal.status === 401 ? corsHeaders(req.headers.origin) : {};
       return jsonError(res, refusal.status, refusal.message, { connection: "close", ...(refusal.status === 401 ? { ...cors, "www-authenticate": 'Bearer realm="codegen-sandbox"' } : {}) });
     }
-    authenticate(req.socket);
+    // A preflight passes without the token: its socket stays unauthenticated.
+    if (!preflight) authenticate(req.socket);
     if (req.method === "POST") {
       const declared = req.headers["content-length"] === undefined ? undefined : Number(req.headers["content-length"]);
       if (declared !== undefined && declared > maxRequestBodySize) {
