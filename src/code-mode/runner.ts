@@ -22,7 +22,6 @@ import {
   DEFAULT_MEMORY_LIMIT_BYTES,
   DEFAULT_TIMEOUT_MS,
   MAX_HOST_CALLS_IN_FLIGHT,
-  MAX_MEMORY_LIMIT_BYTES,
   MAX_OUTPUT_CAP_BYTES,
   MAX_TIMEOUT_MS,
 } from "../sandbox/options.js";
@@ -349,7 +348,11 @@ export class CodeModeRunner {
    */
   private async restore(language: Language, cells: CodeCell[]): Promise<{ live: LiveSession; report: RestoreReport }> {
     const started = performance.now();
-    const memoryLimitBytes = Math.max(this.limitsNow().memoryLimitBytes, ...cells.map((c) => loggedLimit(expandRan(c.ran)?.memoryLimitBytes, MAX_MEMORY_LIMIT_BYTES, 0)));
+    // The runner's own limit, whatever the log says: a log (which `updateState` may have
+    // written) never raises it, and the cells that come after the replay run in this session
+    // under the runner's limit. A cell that needs more than it now has ends `memory_limit` on
+    // replay and is reported like any cell that did not replay as it ran.
+    const memoryLimitBytes = this.limitsNow().memoryLimitBytes;
     const failures: string[] = [];
     const skipped = new Set<number>();
     const open = async (): Promise<LiveSession> => ({
@@ -513,6 +516,7 @@ export class CodeModeRunner {
     const ran = expandRan(cell.ran);
     const clockReads = cell.seed !== undefined ? decodeClock(cell.clock) : undefined;
     const hostFunctions = replayer.functions(env.hostFunctions);
+    const now = this.limitsNow();
     return {
       cell,
       env,
@@ -520,11 +524,14 @@ export class CodeModeRunner {
       ...(files !== undefined ? { files } : {}),
       code: cellProgram(cell.code, cell.language, hostFunctions),
       options: {
-        timeoutMs: replayTimeoutMs(ran, this.limitsNow().timeoutMs),
-        maxOutputBytes: loggedLimit(ran?.maxOutputBytes, MAX_OUTPUT_CAP_BYTES, DEFAULT_MAX_OUTPUT_BYTES),
-        maxHostCalls: loggedLimit(ran?.maxHostCalls, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_HOST_CALLS),
-        maxHostCallsInFlight: loggedLimit(ran?.maxHostCallsInFlight, MAX_HOST_CALLS_IN_FLIGHT, DEFAULT_MAX_HOST_CALLS_IN_FLIGHT),
-        maxResultBytes: loggedLimit(ran?.maxResultBytes, MAX_OUTPUT_CAP_BYTES, DEFAULT_MAX_RESULT_BYTES),
+        // Each limit is the smaller of the logged one and the runner's: what the log claims
+        // (it may have been written through `updateState`) never buys a cell more than this
+        // runner gives a new cell (time gets the same replay slack on both sides).
+        timeoutMs: Math.min(replayTimeoutMs(ran, now.timeoutMs), replayTimeoutMs(undefined, now.timeoutMs)),
+        maxOutputBytes: Math.min(loggedLimit(ran?.maxOutputBytes, MAX_OUTPUT_CAP_BYTES, DEFAULT_MAX_OUTPUT_BYTES), now.maxOutputBytes),
+        maxHostCalls: Math.min(loggedLimit(ran?.maxHostCalls, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_HOST_CALLS), now.maxHostCalls),
+        maxHostCallsInFlight: Math.min(loggedLimit(ran?.maxHostCallsInFlight, MAX_HOST_CALLS_IN_FLIGHT, DEFAULT_MAX_HOST_CALLS_IN_FLIGHT), now.maxHostCallsInFlight),
+        maxResultBytes: Math.min(loggedLimit(ran?.maxResultBytes, MAX_OUTPUT_CAP_BYTES, DEFAULT_MAX_RESULT_BYTES), now.maxResultBytes),
         globals: env.globals,
         ...this.fileOptions(),
         ...(files !== undefined ? { files } : {}),

@@ -5,23 +5,36 @@
  * progress reach the right call; tools never depend on that connection (code sessions are
  * explicit handles). Connections are capped and closed when idle, and all of them close with
  * the listener.
+ *
+ * Before a socket has sent an authenticated request it holds little and lives briefly: sockets
+ * are capped (past the cap the oldest unauthenticated one is closed, so a flood of idle sockets
+ * cannot lock real clients out), an unauthenticated socket is closed after
+ * `unauthenticatedTimeoutMs` (headers included: Node itself would wait 60 s for a half-sent
+ * request), a refusal closes the socket without reading its body, and a body over the byte cap or
+ * past the server's byte budget (run-limiter.ts) is refused before it is read.
  */
 import { anyValue, arrayRule, booleanRule, checkOptions, integerRule, MAX_TIMER_MS, textRule, type OptionRules } from "../options/index.js";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isJSONRPCRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidOptionError } from "../errors.js";
 import { checkRequest, checkToken, CORS_ALLOWED_HEADERS, corsHeaders, isLoopbackHost, originPolicy } from "./http-security.js";
 import type { SandboxMcpServer } from "./server.js";
+import { maxRequestBytesFor, requestBudgetOf } from "./run-limiter.js";
 
 /** Default port of `codegen-sandbox mcp --http`. */
 export const DEFAULT_MCP_PORT = 8765;
 /** Default cap on MCP connections (clients) one HTTP listener keeps at once. */
 export const DEFAULT_MAX_HTTP_CONNECTIONS = 32;
-const BODY_OVERHEAD_BYTES = 8 * 1024 * 1024;
+/** Default cap on TCP sockets one HTTP listener keeps open at once (well under a process's usual 1,024+ descriptors). */
+export const DEFAULT_MAX_HTTP_SOCKETS = 256;
+/** Default time a socket may stay open before it sends an authenticated request (headers included). */
+export const DEFAULT_UNAUTHENTICATED_TIMEOUT_MS = 5_000;
+/** Time an authenticated request has to arrive whole (headers and body): 52 MB over a slow link. */
+const REQUEST_TIMEOUT_MS = 120_000;
 
 /** Options of `startMcpHttpServer`. */
 export interface McpHttpOptions {
@@ -39,6 +52,10 @@ export interface McpHttpOptions {
   maxConnections?: number;
   /** A connection with no open request for this long is closed. Default: the server's `sessionIdleMs`. */
   connectionIdleMs?: number;
+  /** TCP sockets kept open at once; past it the oldest one not yet authenticated is closed (or the new one, when all are). Default 256. */
+  maxSockets?: number;
+  /** A socket that has not sent an authenticated request (its headers included) within this is closed. Default 5,000. */
+  unauthenticatedTimeoutMs?: number;
 }
 
 /** A listening MCP HTTP endpoint. */
@@ -51,6 +68,8 @@ export interface McpHttpServer {
   readonly tokenGenerated: boolean;
   /** MCP connections open now. */
   readonly connectionCount: number;
+  /** TCP sockets open now (at most `maxSockets`). */
+  readonly socketCount: number;
   /** Stops listening and closes every connection. The `SandboxMcpServer` stays open (close it yourself). */
   close(): Promise<void>;
 }
@@ -110,6 +129,8 @@ const HTTP_OPTION_RULES = {
   allowedOrigins: arrayRule(textRule({ what: "an origin, e.g. http://localhost:3000" }), { what: "an array of origins" }),
   maxConnections: integerRule({ min: 1, max: 100_000, unit: "connections" }),
   connectionIdleMs: integerRule({ min: 1, max: MAX_TIMER_MS, unit: "milliseconds", maxReason: "timers cannot wait longer" }),
+  maxSockets: integerRule({ min: 2, max: 100_000, unit: "sockets" }),
+  unauthenticatedTimeoutMs: integerRule({ min: 100, max: REQUEST_TIMEOUT_MS - 1, unit: "milliseconds", maxReason: "an authenticated request has 120,000 ms to arrive" }),
 } satisfies OptionRules<McpHttpOptions>;
 
 /**
@@ -137,7 +158,13 @@ export async function startMcpHttpServer(server: SandboxMcpServer, given: McpHtt
   if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new InvalidOptionError("maxConnections", maxConnections, "a whole number of at least 1");
   const idleMs = options.connectionIdleMs ?? server.options.sessionIdleMs;
   if (!Number.isInteger(idleMs) || idleMs < 1 || idleMs > 2 ** 31 - 1) throw new InvalidOptionError("connectionIdleMs", idleMs, "a whole number of milliseconds from 1 to 2147483647");
-  const maxRequestBodySize = Math.ceil((server.options.maxTotalFileBytes * 4) / 3) + BODY_OVERHEAD_BYTES;
+  const maxRequestBodySize = maxRequestBytesFor(server.options.maxTotalFileBytes);
+  const budget = requestBudgetOf(server);
+  const maxSockets = options.maxSockets ?? DEFAULT_MAX_HTTP_SOCKETS;
+  const unauthenticatedTimeoutMs = options.unauthenticatedTimeoutMs ?? DEFAULT_UNAUTHENTICATED_TIMEOUT_MS;
+  /** Sockets that have not sent an authenticated request, oldest first (a Set keeps insertion order). */
+  const unauthenticated = new Set<Socket>();
+  const authenticated = new Set<Socket>();
   const connections = new Map<string, Connection>();
   let policy = originPolicy(host, port, options.allowedOrigins ?? []);
   let closing = false;
@@ -181,8 +208,23 @@ export async function startMcpHttpServer(server: SandboxMcpServer, given: McpHtt
     );
     if (refusal !== undefined) {
       // A 401 to an allowed origin carries CORS headers, so a browser page can tell the user why.
+      // The socket is closed after the answer: its body is never read.
       const cors = refusal.status === 401 ? corsHeaders(req.headers.origin) : {};
-      return jsonError(res, refusal.status, refusal.message, refusal.status === 401 ? { ...cors, "www-authenticate": 'Bearer realm="codegen-sandbox"' } : {});
+      return jsonError(res, refusal.status, refusal.message, { connection: "close", ...(refusal.status === 401 ? { ...cors, "www-authenticate": 'Bearer realm="codegen-sandbox"' } : {}) });
+    }
+    // A preflight passes without the token: its socket stays unauthenticated.
+    if (!preflight) authenticate(req.socket);
+    if (req.method === "POST") {
+      const declared = req.headers["content-length"] === undefined ? undefined : Number(req.headers["content-length"]);
+      if (declared !== undefined && declared > maxRequestBodySize) {
+        return jsonError(res, 413, `Request body too large: ${declared} bytes, over the ${maxRequestBodySize}-byte limit (maxTotalFileBytes of files as base64 plus 8 MiB).`, { connection: "close" });
+      }
+      // A streamed body reserves the largest size (the transport stops reading it there).
+      const release = budget.reserve(declared ?? maxRequestBodySize);
+      if (release === undefined) {
+        return jsonError(res, 503, `The server is busy: requests in progress hold ${budget.heldBytes} bytes of its ${budget.maxBytes}-byte budget. Try again in a moment.`, { connection: "close", "retry-after": "1" });
+      }
+      res.once("close", release);
     }
     for (const [name, value] of Object.entries(corsHeaders(req.headers.origin))) res.setHeader(name, value);
     if (preflight) {
@@ -232,10 +274,47 @@ export async function startMcpHttpServer(server: SandboxMcpServer, given: McpHtt
     if (transport.sessionId === undefined) await transport.close();
   }
 
-  const httpServer = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      jsonError(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+  /** A socket whose request passed the token: no longer first to be closed, and kept while idle up to `idleMs`. */
+  function authenticate(socket: Socket): void {
+    if (!unauthenticated.delete(socket)) return;
+    authenticated.add(socket);
+    socket.setTimeout(idleMs);
+  }
+
+  const httpServer = createServer(
+    // Node's own bounds as a backstop of the ones below: headers must arrive before the
+    // unauthenticated timeout, and a whole request within REQUEST_TIMEOUT_MS.
+    { headersTimeout: unauthenticatedTimeoutMs, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: Math.min(1_000, unauthenticatedTimeoutMs) },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        jsonError(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    },
+  );
+  // A descriptor apiece: the server refuses sockets past twice the cap outright (the cap below closes the oldest first).
+  httpServer.maxConnections = 2 * maxSockets;
+  httpServer.on("connection", (socket: Socket) => {
+    socket.once("close", () => {
+      unauthenticated.delete(socket);
+      authenticated.delete(socket);
     });
+    if (unauthenticated.size + authenticated.size >= maxSockets) {
+      const oldest = unauthenticated.values().next().value as Socket | undefined;
+      if (oldest === undefined) {
+        socket.destroy();
+        return;
+      }
+      unauthenticated.delete(oldest);
+      oldest.destroy();
+    }
+    unauthenticated.add(socket);
+    // Inactivity before authentication; a socket sending its headers a byte at a time is ended by headersTimeout.
+    socket.setTimeout(unauthenticatedTimeoutMs, () => socket.destroy());
+    const deadline = setTimeout(() => {
+      if (unauthenticated.has(socket)) socket.destroy();
+    }, unauthenticatedTimeoutMs);
+    deadline.unref();
+    socket.once("close", () => clearTimeout(deadline));
   });
   const sweep = setInterval(
     () => {
@@ -272,6 +351,9 @@ export async function startMcpHttpServer(server: SandboxMcpServer, given: McpHtt
     tokenGenerated,
     get connectionCount() {
       return connections.size;
+    },
+    get socketCount() {
+      return unauthenticated.size + authenticated.size;
     },
     async close(): Promise<void> {
       if (closing) return;

@@ -7,7 +7,9 @@
 import { checkOptions, integerRule, objectRule, type OptionRules } from "../options/index.js";
 import { Writable, type Readable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { isJSONRPCNotification, isJSONRPCRequest, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { LineFramer } from "./line-framer.js";
+import { maxRequestBytesFor, requestBudgetOf, type ByteBudget } from "./run-limiter.js";
 import type { SandboxMcpServer } from "./server.js";
 
 /** Options of `serveStdio`. */
@@ -26,8 +28,73 @@ export interface StdioServeOptions {
   maxMessageBytes?: number;
 }
 
-/** Extra room in a message for everything but the files (the program, JSON framing). */
-const MESSAGE_OVERHEAD_BYTES = 8 * 1024 * 1024;
+/**
+ * Bytes a parsed message holds, as its JSON text would count them: the length of its strings
+ * and keys plus a few bytes per other value. A walk of what is already parsed (no copy).
+ */
+export function messageBytes(value: unknown): number {
+  let bytes = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") bytes += v.length + 2;
+    else if (Array.isArray(v)) {
+      bytes += 2;
+      for (const item of v) stack.push(item);
+    } else if (typeof v === "object" && v !== null) {
+      bytes += 2;
+      for (const [key, item] of Object.entries(v)) {
+        bytes += key.length + 4;
+        stack.push(item);
+      }
+    } else bytes += 8;
+  }
+  return bytes;
+}
+
+/**
+ * Holds each request's bytes in the server's budget (run-limiter.ts) from its arrival to its
+ * answer (or its cancellation); a request that does not fit is answered "busy" at once and
+ * never reaches a tool.
+ */
+function budgetRequests(transport: StdioServerTransport, budget: ByteBudget): void {
+  const deliver = transport.onmessage;
+  const send = transport.send.bind(transport);
+  if (deliver === undefined) return;
+  const held = new Map<RequestId, () => void>();
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if (isJSONRPCRequest(message)) {
+      const bytes = messageBytes(message.params);
+      const release = budget.reserve(bytes);
+      if (release === undefined) {
+        void send({ jsonrpc: "2.0", id: message.id, error: { code: -32000, message: `The server is busy: requests in progress hold ${budget.heldBytes} bytes of its ${budget.maxBytes}-byte budget, and this one holds ${bytes}. Try again in a moment.` } });
+        return;
+      }
+      held.get(message.id)?.();
+      held.set(message.id, release);
+    } else if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
+      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (id !== undefined) {
+        held.get(id)?.();
+        held.delete(id);
+      }
+    }
+    deliver(message);
+  };
+  transport.send = (message: JSONRPCMessage) => {
+    if ("id" in message && message.id !== undefined && ("result" in message || "error" in message)) {
+      held.get(message.id)?.();
+      held.delete(message.id);
+    }
+    return send(message);
+  };
+  const closed = transport.onclose;
+  transport.onclose = () => {
+    for (const release of held.values()) release();
+    held.clear();
+    closed?.();
+  };
+}
 
 /**
  * A stream that writes to the real stdout, and `process.stdout.write` pointed at stderr until
@@ -75,7 +142,7 @@ export async function serveStdio(server: SandboxMcpServer, given: StdioServeOpti
   const input = options.input ?? process.stdin;
   const guard = options.output === undefined ? guardProcessStdout() : undefined;
   const output = options.output ?? guard!.protocol;
-  const maxMessageBytes = options.maxMessageBytes ?? Math.ceil((server.options.maxTotalFileBytes * 4) / 3) + MESSAGE_OVERHEAD_BYTES;
+  const maxMessageBytes = options.maxMessageBytes ?? maxRequestBytesFor(server.options.maxTotalFileBytes);
   let transport: StdioServerTransport | undefined;
   const disconnect = () => void transport?.close();
   // Lines reach the SDK's reader whole, one chunk each (see line-framer.ts): its own cap then
@@ -85,6 +152,9 @@ export async function serveStdio(server: SandboxMcpServer, given: StdioServeOpti
     disconnect();
   });
   const lines = input.pipe(framer);
+  // Held until every wrapper of the transport's messages is in place (the budget below): a
+  // 'data' listener does not start a stream that was paused explicitly.
+  lines.pause();
   transport = new StdioServerTransport(lines, output, { maxBufferSize: maxMessageBytes + 2 });
   const ended = new Promise<void>((resolve) => {
     transport!.onclose = resolve;
@@ -97,6 +167,8 @@ export async function serveStdio(server: SandboxMcpServer, given: StdioServeOpti
   if (guard !== undefined) process.stdout.once("error", stdoutError);
   try {
     await server.connect(transport);
+    budgetRequests(transport, requestBudgetOf(server));
+    lines.resume();
     await ended;
   } finally {
     input.unpipe(framer);

@@ -26,10 +26,12 @@ describe("results", () => {
     expect(r).toMatchObject({ status: "success", result: 10 });
   });
 
-  it("gives undefined for values JSON cannot represent", async () => {
-    expect((await run("() => 1")).result).toBeUndefined();
-    expect((await run("10n")).result).toBeUndefined();
-    expect((await run("const a = {}; a.self = a; a")).result).toBeUndefined();
+  it("gives undefined for values JSON leaves out, and an error for values it refuses", async () => {
+    const fn = await run("() => 1");
+    expect(fn.status).toBe("success");
+    expect(fn.result).toBeUndefined();
+    expect(await run("10n")).toMatchObject({ status: "runtime_error", error: { name: "TypeError", message: expect.stringMatching(/^the result cannot be serialised as JSON: .*BigInt/) } });
+    expect(await run("const a = {}; a.self = a; a")).toMatchObject({ status: "runtime_error", error: { message: expect.stringMatching(/^the result cannot be serialised as JSON: .*circular/i) } });
     expect((await run("({ d: new Date(0) })")).result).toEqual({ d: "1970-01-01T00:00:00.000Z" });
   });
 

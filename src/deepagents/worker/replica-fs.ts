@@ -4,11 +4,12 @@
  * sent back as `ReplicaChanges`. Links are refused (the store has none, and a link is the
  * classic way out of a tree); one file may not grow past `maxFileBytes`, all files past
  * `maxTotalFileBytes` (the host checks both again, with the entry count, before it applies
- * anything).
+ * anything). The device files (`/dev/null`, ...) are answered by `devices.ts` and never stored.
  */
-import { InMemoryFs } from "just-bash";
+import { InMemoryFs, unsafeBytesFromLatin1 } from "just-bash";
 import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from "just-bash";
 import type { ReplicaChanges, WireEntry } from "../protocol.js";
+import { devDirectoryStat, deviceBytes, deviceNames, deviceStat, isDevice } from "./devices.js";
 
 // just-bash does not export these from its entry point; they are the types of its own methods.
 type ReadFileOptions = Parameters<InMemoryFs["readFile"]>[1];
@@ -67,6 +68,8 @@ export class ReplicaFs implements IFileSystem {
       this.trees.add(path);
     }
     for (const [path, bytes] of written) {
+      // A program's write to a device was discarded by its own engine; a path named so is not stored.
+      if (this.device(path)) continue;
       await this.put(path, { kind: "file", bytes, modifiedMs: Date.now() });
       this.touch(path);
     }
@@ -118,67 +121,105 @@ export class ReplicaFs implements IFileSystem {
   // --- IFileSystem: reads pass through; writes are checked and recorded. ---
 
   readFile(path: string, options?: ReadFileOptions | BufferEncoding): Promise<string> {
+    if (this.device(path)) {
+      const bytes = Buffer.from(deviceBytes(this.device(path)!));
+      const encoding = typeof options === "string" ? options : options?.encoding;
+      return Promise.resolve(bytes.toString(encoding === "binary" || encoding === "latin1" ? "latin1" : (encoding ?? "utf8")));
+    }
     return this.inner.readFile(path, options);
   }
 
   readFileBytes(path: string): ReturnType<InMemoryFs["readFileBytes"]> {
+    const device = this.device(path);
+    if (device) return Promise.resolve(unsafeBytesFromLatin1(Buffer.from(deviceBytes(device)).toString("latin1")));
     return this.inner.readFileBytes(path);
   }
 
   readFileBuffer(path: string): Promise<Uint8Array> {
+    const device = this.device(path);
+    if (device) return Promise.resolve(deviceBytes(device));
     return this.inner.readFileBuffer(path);
   }
 
   async writeFile(path: string, content: FileContent, options?: WriteFileOptions | BufferEncoding): Promise<void> {
+    // A write to a device is discarded: nothing kept, sent to the store or counted.
+    if (this.device(path)) return;
     this.checkFileSize(path, byteLength(content, options));
     await this.inner.writeFile(path, content, options);
     this.touch(path);
   }
 
   async appendFile(path: string, content: FileContent, options?: WriteFileOptions | BufferEncoding): Promise<void> {
+    if (this.device(path)) return;
     const current = await this.inner.stat(path).then((s) => (s.isFile ? s.size : 0), () => 0);
     this.checkFileSize(path, current + byteLength(content, options));
     await this.inner.appendFile(path, content, options);
     this.touch(path);
   }
 
-  exists(path: string): Promise<boolean> {
+  async exists(path: string): Promise<boolean> {
+    if (this.device(path) || this.normalise(path) === "/dev") return true;
     return this.inner.exists(path);
   }
 
   stat(path: string): Promise<FsStat> {
-    return this.inner.stat(path);
+    return this.deviceStat(path) ?? this.inner.stat(path);
   }
 
   lstat(path: string): Promise<FsStat> {
-    return this.inner.lstat(path);
+    return this.deviceStat(path) ?? this.inner.lstat(path);
   }
 
   async mkdir(path: string, options?: MkdirOptions): Promise<void> {
+    if (this.device(path)) throw fsError("EEXIST", `file exists, '${path}'`);
+    // `mkdir -p /dev` is a no-op as on a real system (the directory is there).
+    if (this.normalise(path) === "/dev" && !(await this.inner.exists("/dev"))) {
+      if (options?.recursive) return;
+      throw fsError("EEXIST", `file exists, '${path}'`);
+    }
     await this.inner.mkdir(path, options);
     this.touch(path);
   }
 
-  readdir(path: string): Promise<string[]> {
-    return this.inner.readdir(path);
+  async readdir(path: string): Promise<string[]> {
+    if (this.normalise(path) !== "/dev") return this.inner.readdir(path);
+    const stored = await this.inner.readdir("/dev").catch(() => [] as string[]);
+    return [...new Set([...stored, ...deviceNames()])].sort();
   }
 
-  readdirWithFileTypes(path: string): Promise<DirentEntry[]> {
-    return this.inner.readdirWithFileTypes(path);
+  async readdirWithFileTypes(path: string): Promise<DirentEntry[]> {
+    if (this.normalise(path) !== "/dev") return this.inner.readdirWithFileTypes(path);
+    const stored = await this.inner.readdirWithFileTypes("/dev").catch(() => [] as DirentEntry[]);
+    const names = new Set(deviceNames());
+    const devices = deviceNames().map((name) => ({ name, isFile: false, isDirectory: false, isSymbolicLink: false }));
+    return [...stored.filter((e) => !names.has(e.name)), ...devices].sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 
   async rm(path: string, options?: RmOptions): Promise<void> {
+    const target = this.normalise(path);
+    // Devices are not removed (`rm -rf /dev` removes what the replica stores there, if anything).
+    if (this.device(target)) throw fsError("EPERM", `operation not permitted, '${path}'`);
+    if (target === "/dev" && !(await this.inner.exists("/dev"))) return;
     await this.inner.rm(path, options);
     this.trees.add(this.inner.resolvePath("/", path));
   }
 
   async cp(src: string, dest: string, options?: CpOptions): Promise<void> {
+    if (this.device(dest)) {
+      await this.readFileBuffer(src);
+      return;
+    }
+    if (this.device(src)) {
+      await this.writeFile(dest, deviceBytes(this.device(src)!));
+      return;
+    }
     await this.inner.cp(src, dest, options);
     this.trees.add(this.inner.resolvePath("/", dest));
     this.touch(dest);
   }
 
   async mv(src: string, dest: string): Promise<void> {
+    if (this.device(src) || this.device(dest)) throw fsError("EPERM", `operation not permitted, '${this.device(src) ? src : dest}'`);
     await this.inner.mv(src, dest);
     this.trees.add(this.inner.resolvePath("/", src));
     this.trees.add(this.inner.resolvePath("/", dest));
@@ -194,6 +235,7 @@ export class ReplicaFs implements IFileSystem {
   }
 
   async chmod(path: string, mode: number): Promise<void> {
+    if (this.device(path)) return;
     await this.inner.chmod(path, mode);
   }
 
@@ -210,15 +252,34 @@ export class ReplicaFs implements IFileSystem {
   }
 
   realpath(path: string): Promise<string> {
+    if (this.device(path)) return Promise.resolve(this.normalise(path));
     return this.inner.realpath(path);
   }
 
   async utimes(path: string, atime: Date, mtime: Date): Promise<void> {
+    if (this.device(path)) return;
     await this.inner.utimes(path, atime, mtime);
     this.touch(path);
   }
 
   // --- helpers ---
+
+  private normalise(path: string): string {
+    return this.inner.resolvePath("/", path);
+  }
+
+  /** The device `path` names (normalised), if it names one. */
+  private device(path: string): string | undefined {
+    const p = this.normalise(path);
+    return isDevice(p) ? p : undefined;
+  }
+
+  private deviceStat(path: string): Promise<FsStat> | undefined {
+    const device = this.device(path);
+    if (device) return Promise.resolve(deviceStat(device));
+    if (this.normalise(path) === "/dev") return this.inner.lstat("/dev").catch(() => devDirectoryStat());
+    return undefined;
+  }
 
   private emptyFs(): InMemoryFs {
     return new InMemoryFs(undefined, { maxTotalBytes: this.limits.maxTotalFileBytes });

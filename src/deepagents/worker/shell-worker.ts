@@ -95,7 +95,12 @@ function programCommand(name: string, program: ProgramName): Command {
   });
 }
 
-const bash = new Bash({
+/**
+ * A fresh interpreter for each command line: just-bash copies `set` options and functions per
+ * `exec` but shares `shopt` options and its command hash table between calls, so one
+ * interpreter would carry `shopt -s dotglob` into the next call. A new one costs ~0.35 ms here.
+ */
+const newBash = (): Bash => new Bash({
   fs,
   cwd: "/",
   env: { ...settings.env, HOME: "/", PATH: "/usr/bin:/bin" },
@@ -135,7 +140,7 @@ async function execute(message: Extract<HostToShell, { type: "exec" }>): Promise
   const deadline = setTimeout(() => run.abort.abort(), message.timeoutMs);
   let result: { stdout: string; stderr: string; exitCode: number };
   try {
-    result = await bash.exec(message.command, { signal: run.abort.signal, rawScript: true });
+    result = await newBash().exec(message.command, { signal: run.abort.signal, rawScript: true });
   } catch (error) {
     result = { stdout: "", stderr: `bash: ${error instanceof Error ? error.message : String(error)}\n`, exitCode: 2 };
   } finally {
@@ -165,5 +170,5 @@ port.on("message", (message: HostToShell) => {
 
 // Load the interpreter's lazily loaded parts before saying ready, so the first command does
 // not pay for them.
-await bash.exec("true");
+await newBash().exec("true");
 post({ type: "ready" });

@@ -87,6 +87,19 @@ export function failureOutcome(run: RunState, raw: RawError | undefined, memoryL
   return { status: "runtime_error", error, durationMs };
 }
 
+/**
+ * The error of a run whose result JSON cannot hold (JSON.stringify threw: a cycle, a BigInt, a
+ * throwing getter or `toJSON`), naming why and what to return instead.
+ */
+export function unserialisableResultError(raw: RawError | undefined): RawError {
+  const why = raw?.message ?? "JSON.stringify threw a value that cannot be described";
+  return {
+    name: raw?.name ?? "TypeError",
+    message: `the result cannot be serialised as JSON: ${why}; return plain data (numbers, strings, booleans, null, arrays, plain objects; a BigInt as String(x), no cycles)`,
+    ...(raw?.stack !== undefined ? { stack: raw.stack } : {}),
+  };
+}
+
 /** The outcome of a run whose result's JSON was over `maxResultBytes` (`size` in characters or bytes). */
 export function resultLimitOutcome(run: RunState, size: number): WorkerOutcome {
   return { status: "output_limit", error: resultLimitError(size, run.limits.maxResultBytes), durationMs: performance.now() - run.startedMs };

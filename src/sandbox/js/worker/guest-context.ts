@@ -30,6 +30,7 @@ import {
   parseRaw,
   resultLimitOutcome,
   REJECTS_NULL,
+  unserialisableResultError,
 } from "./error-description.js";
 import { checkDeadline, shouldInterrupt, waitForReply } from "./deadline.js";
 import { newRunState, type RunState } from "./run-state.js";
@@ -466,7 +467,9 @@ export class GuestContext {
     const run = this.current;
     if (!run) return;
     if (mode === SettleMode.Script && !this.mayBeThenable(value)) {
-      this.settleWith(run, this.guest.stringify(value, run.limits.maxResultBytes));
+      const json = this.guest.stringifyResult(value, run.limits.maxResultBytes);
+      if ("thrown" in json) run.settled = { ok: false, error: unserialisableResultError(describeThrown(this.guest, this.helpers, run, json.thrown)) };
+      else this.settleWith(run, json);
       return;
     }
     this.helpers.run(HelperOp.Settle, value, mode);
@@ -606,6 +609,9 @@ export class GuestContext {
         return undefined;
       case 3:
         run.settled = { ok: false, error: ctx.typeof(a) === "string" ? parseRaw(ctx.getString(a)) : undefined };
+        return undefined;
+      case 4:
+        run.settled = { ok: false, error: unserialisableResultError(ctx.typeof(a) === "string" ? parseRaw(ctx.getString(a)) : undefined) };
         return undefined;
       default:
         return undefined;

@@ -48,10 +48,6 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, librarySource,
   let library;
   const lib = () => library ?? (library = indirectEval(librarySource)(bridge, natives));
 
-  function resultJson(v) {
-    try { return stringify(v); } catch (_) { return undefined; }
-  }
-
   // mode 0: script value; 1: module namespace, result = awaited default export;
   // 2: module in a session, named exports also become globals.
   function settle(value, mode) {
@@ -63,7 +59,8 @@ export const GUEST_PRELUDE_SOURCE = String.raw`(function (bridge, librarySource,
       return v.default;
     };
     const p = apply(then, resolve(value), [onValue]);
-    apply(then, p, [(v) => { bridge(2, resultJson(v)); }, (e) => { bridge(3, lib().describe(e)); }]);
+    // A result JSON cannot hold is the run's error (op 4), not a success without a result.
+    apply(then, p, [(v) => { let json; try { json = stringify(v); } catch (e) { bridge(4, lib().describe(e)); return; } bridge(2, json); }, (e) => { bridge(3, lib().describe(e)); }]);
   }
 
   return function helper(op, a, b) {

@@ -175,6 +175,17 @@ export class GuestRuntime {
   }
 
   /**
+   * As `stringify`, for a run's result: a throw of JSON.stringify (a cycle, a BigInt, a
+   * throwing getter or `toJSON`) comes back as the thrown value, which the caller owns.
+   */
+  stringifyResult(value: QuickJSHandle, maxBytes: number): BoundedString | { thrown: QuickJSHandle } {
+    const r = this.context.callFunction(this.natives[NATIVE_STRINGIFY], this.jsonObject, value);
+    if (r.error) return { thrown: r.error };
+    using json = r.value;
+    return this.readBoundedString(json, maxBytes);
+  }
+
+  /**
    * Copies a guest string out if it is one and fits in `maxBytes` of UTF-8. Its length is read
    * first, so a string that is too long is never copied out of the guest's memory.
    */
