@@ -36,6 +36,8 @@ function scripted(...messages: AIMessage[]) {
   return model.respond(new AIMessage({ id: `bm${++n}`, content: "done" }));
 }
 
+type StateConfig = { state: unknown };
+
 const results = (messages: BaseMessage[], name: string) => messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m) && m.name === name);
 
 function tempDir(): string {
@@ -106,8 +108,8 @@ describe("code mode in createDeepAgent uses the agent's backend or refuses", { t
 
   it("a CompositeBackend that routes a path elsewhere is refused; a state backend in every form is not", async () => {
     const store = new InMemoryStore();
-    await refusedBeforeTheModel((config: never) => new CompositeBackend(new StateBackend(config), { "/memories/": new StoreBackend({ store, namespace: ["m"] }) as never }));
-    for (const backend of [undefined, (config: never) => new StateBackend(config), new StateBackend()]) {
+    await refusedBeforeTheModel((config: StateConfig) => new CompositeBackend(new StateBackend(config as never), { "/memories/": new StoreBackend({ store, namespace: ["m"] }) as never }));
+    for (const backend of [undefined, (config: StateConfig) => new StateBackend(config as never), new StateBackend()]) {
       const agent = createDeepAgent({
         model: scripted(...crossing(false)),
         ...(backend === undefined ? {} : { backend }),
