@@ -11,6 +11,7 @@ import type { codeGenRunContext } from "../graph/configuration.js";
 import type { CodeGenGraph } from "../graph/graph.js";
 import type { CodeGenInput, CodeGenStateType } from "../graph/state.js";
 import { restoreRunResult } from "../graph/stored-result.js";
+import { inferLanguage } from "../graph/infer-language.js";
 import { ModelConfigurationError } from "../models/errors.js";
 import type { SolveArgs } from "./schemas.js";
 import { errorResult, structuredExecution, textResult, type ToolContext, type ToolExtra } from "./tool-context.js";
@@ -55,7 +56,9 @@ function progressMessage(event: CodeGenEvent): string {
 /** Runs one `solve` call. */
 export async function solveTool(context: ToolContext, args: SolveArgs, extra: ToolExtra): Promise<CallToolResult> {
   const input: CodeGenInput = { task: args.task };
-  if (args.language !== undefined) input.language = args.language;
+  // The task's own words choose when `language` is not given, as the CLI's `solve` does.
+  const language = args.language ?? inferLanguage(args.task)?.language;
+  if (language !== undefined) input.language = language;
   if (args.context !== undefined) input.context = args.context;
   if (args.tests !== undefined) input.tests = args.tests;
   const progressToken = extra._meta?.progressToken;

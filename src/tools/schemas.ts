@@ -32,7 +32,7 @@ export const solveWithCodeSchema = z.object({
   language: z
     .enum(LANGUAGES as [Language, ...Language[]])
     .optional()
-    .describe("Language to write the program in. Leave out to use the tool's default."),
+    .describe("Language to write the program in. Leave out to use the one the task names (\"a Python program\"), else the tool's default."),
   context: z
     .string()
     .optional()
@@ -99,6 +99,6 @@ export function solveWithCodeSchemaFor(languages: Language[]) {
   return solveWithCodeSchema.extend({
     language: languageEnum(languages)
       .optional()
-      .describe("Language to write the program in. Leave out to use the tool's default."),
+      .describe("Language to write the program in. Leave out to use the one the task names (\"a Python program\"), else the tool's default."),
   });
 }

@@ -74,4 +74,19 @@ describe("the MCP server for other agents", { timeout: 90_000 }, () => {
     expect(progress.map((p) => p.progress)).toEqual(progress.map((_, i) => i + 1));
     expect(openai.requests[0]!.body.model).toBe("local");
   });
+
+  it("solve on a task that says \"a Python program\" writes Python without being told the language (as the CLI's solve)", async () => {
+    const python = await startScriptedOpenAIServer({ replies: [fence("python", "import math\nprint(math.factorial(10))")] });
+    const server = await startStdioServer([], { OPENAI_BASE_URL: python.baseURL, CODEGEN_MODEL: "openai:local" });
+    try {
+      const result = await server.client.callTool({ name: "solve", arguments: { task: "Write a Python program that prints the factorial of 10", maxRetries: 0 } }, undefined, { timeout: 60_000 });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(structured(result)).toMatchObject({ status: "success", language: "python", run: { status: "success", stdout: "3628800\n" } });
+      // The model was asked for Python.
+      expect(JSON.stringify(python.requests[0]!.body)).toMatch(/python/i);
+    } finally {
+      await server.client.close();
+      await python.close();
+    }
+  });
 });
