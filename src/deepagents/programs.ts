@@ -239,8 +239,10 @@ async function runPython(request: ProgramRequest, files: Map<string, Uint8Array>
 const JS_USAGE = "usage: node [-e code | -p code | file | -] [arg] ...\n  (JavaScript in the sandbox's QuickJS engine: ECMAScript, console, files and process.argv/env; no Node modules, no require or import)\n";
 
 /**
- * One line put before the program (error lines are shifted back by one): `process` (argv,
- * env, cwd(), exit()) and a `files` API that takes absolute and shell-relative paths.
+ * Code put before the program's first line, on that same line (so every line number, in an
+ * error and in the program's own `Error().stack`, is the program's; only columns of line 1 move,
+ * and the shell's messages move them back): `process` (argv, env, cwd(), exit()) and a `files`
+ * API that takes absolute and shell-relative paths.
  */
 const JS_PRELUDE = [
   "(()=>{const a=globalThis.__codegen_shell;try{delete globalThis.__codegen_shell}catch{}",
@@ -294,7 +296,7 @@ async function runJavaScript(request: ProgramRequest, files: Map<string, Uint8Ar
   // A hashbang line would stop the prelude from parsing; the line stays (empty) so numbers hold.
   const body = source.startsWith("#!") ? source.slice(source.search(/\n|$/)) : source;
   const shell = { argv, env: request.env, cwd: request.cwd };
-  const result = await run(`${JS_PRELUDE}\n${body}`, language, { __codegen_shell: shell }, files, limits);
+  const result = await run(`${JS_PRELUDE} ${body}`, language, { __codegen_shell: shell }, files, limits);
   let stdout = result.stdout;
   if (print && result.status === "success") stdout += `${typeof result.result === "string" ? result.result : JSON.stringify(result.result ?? null)}\n`;
   const exitMatch = result.error?.name === "ProcessExit" ? /process\.exit\((-?\d+)\)/.exec(result.error.message) : null;
@@ -442,12 +444,17 @@ function outcome(
   return { stdout: result.stdout, stderr, exitCode: code, truncated: result.outputTruncated, written, removed };
 }
 
-/** `Name: message` and where, in the program's own lines (the prelude line is not counted). */
+/** Columns of line 1 that the JavaScript prelude takes (it and a space precede the program). */
+const PRELUDE_COLUMNS = JS_PRELUDE.length + 1;
+
+/** `Name: message` and where, in the program's own lines and columns (not the prelude's). */
 function formatError(result: ExecutionResult, file: string): string {
   const error = result.error!;
   if (result.language === "python" && error.stack) return error.stack;
-  const line = error.line !== undefined && error.line > 1 ? error.line - 1 : undefined;
-  const where = line !== undefined ? `\n    at ${file}:${line}${error.column !== undefined ? `:${error.column}` : ""}` : "";
+  const line = error.line;
+  // An error inside the prelude itself (line 1, before the program) has no place in the program.
+  const column = error.column === undefined || line !== 1 ? error.column : error.column > PRELUDE_COLUMNS ? error.column - PRELUDE_COLUMNS : undefined;
+  const where = line !== undefined ? `\n    at ${file}:${line}${column !== undefined ? `:${column}` : ""}` : "";
   return `${error.name}: ${error.message}${where}`;
 }
 

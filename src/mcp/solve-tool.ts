@@ -5,7 +5,8 @@
  * graph load on the first call, so a server that never solves never loads them.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { InvalidOptionError } from "../errors.js";
+import { InvalidOptionError, MissingPeerError } from "../errors.js";
+import { requirePeers } from "../peers.js";
 import type { CodeGenEvent } from "../graph/events.js";
 import type { codeGenRunContext } from "../graph/configuration.js";
 import type { CodeGenGraph } from "../graph/graph.js";
@@ -67,6 +68,7 @@ export async function solveTool(context: ToolContext, args: SolveArgs, extra: To
   let final: CodeGenStateType | undefined;
   const outcome = await context.limiter.run(extra.signal, async () => {
     try {
+      requirePeers("codegen-sandbox mcp solve");
       const { graph, runContext } = await solverFor(context);
       const stream = await graph.stream(input, {
         streamMode: ["custom", "values"],
@@ -86,7 +88,7 @@ export async function solveTool(context: ToolContext, args: SolveArgs, extra: To
       return undefined;
     } catch (error) {
       // No model configured, or a bad setting: one message naming what to set.
-      if (error instanceof ModelConfigurationError || error instanceof InvalidOptionError) return error.message;
+      if (error instanceof ModelConfigurationError || error instanceof InvalidOptionError || error instanceof MissingPeerError) return error.message;
       throw error;
     }
   });
