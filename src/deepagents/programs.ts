@@ -133,7 +133,7 @@ def __codegen_main(a):
     except (KeyboardInterrupt, MemoryError):
         raise
     except BaseException as e:
-        traceback.print_exception(type(e), e, e.__traceback__.tb_next)
+        __codegen_traceback(e, traceback, sys)
         code = 1
     finally:
         try:
@@ -167,6 +167,33 @@ def __codegen_main(a):
         except OSError:
             pass
     return code
+
+def __codegen_traceback(e, traceback, sys):
+    # The program's own frames and exception names only: the engine's helpers (frames in
+    # "<exec>", names starting "_cs_") are not the program's, and a helper's exception class
+    # shows as the first public class it derives from (ImportError, not _CsForbiddenImport).
+    def internal(cls):
+        return cls.__name__.startswith(("_Cs", "_cs_", "__codegen")) or str(cls.__module__).startswith("_cs_")
+    def clean(te, seen):
+        if te is None or id(te) in seen:
+            return
+        seen.add(id(te))
+        te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename != "<exec>" and not f.name.startswith(("_cs_", "__codegen"))])
+        clean(te.__cause__, seen)
+        clean(te.__context__, seen)
+        for inner in te.exceptions or ():
+            clean(inner, seen)
+    try:
+        te = traceback.TracebackException(type(e), e, e.__traceback__.tb_next)
+        clean(te, set())
+        if internal(type(e)):
+            public = next((c for c in type(e).__mro__ if not internal(c)), Exception)
+            # Python 3.14 derives exc_type_str from these two.
+            te.exc_type_qualname = public.__qualname__
+            te.exc_type_module = public.__module__
+        sys.stderr.write("".join(te.format()))
+    except Exception:
+        traceback.print_exception(type(e), e, e.__traceback__.tb_next)
 
 __codegen_main(__codegen_shell)
 `;
