@@ -268,7 +268,7 @@ const JS_USAGE = "usage: node [-e code | -p code | file | -] [arg] ...\n  (JavaS
 /**
  * Code put before the program's first line, on that same line (so every line number, in an
  * error and in the program's own `Error().stack`, is the program's; only columns of line 1 move,
- * and the shell's messages move them back): `process` (argv, env, cwd(), exit()) and a `files`
+ * and the shell's messages leave them out): `process` (argv, env, cwd(), exit()) and a `files`
  * API that takes absolute and shell-relative paths.
  */
 const JS_PRELUDE = [
@@ -471,16 +471,14 @@ function outcome(
   return { stdout: result.stdout, stderr, exitCode: code, truncated: result.outputTruncated, written, removed };
 }
 
-/** Columns of line 1 that the JavaScript prelude takes (it and a space precede the program). */
-const PRELUDE_COLUMNS = JS_PRELUDE.length + 1;
-
-/** `Name: message` and where, in the program's own lines and columns (not the prelude's). */
+/** `Name: message` and where, in the program's own lines (and columns, but on line 1). */
 function formatError(result: ExecutionResult, file: string): string {
   const error = result.error!;
   if (result.language === "python" && error.stack) return error.stack;
   const line = error.line;
-  // An error inside the prelude itself (line 1, before the program) has no place in the program.
-  const column = error.column === undefined || line !== 1 ? error.column : error.column > PRELUDE_COLUMNS ? error.column - PRELUDE_COLUMNS : undefined;
+  // Line 1 holds the prelude before the program, and the engine's columns there do not move back
+  // by the prelude's length (measured: 25 more): the line alone is right.
+  const column = line === 1 ? undefined : error.column;
   const where = line !== undefined ? `\n    at ${file}:${line}${column !== undefined ? `:${column}` : ""}` : "";
   return `${error.name}: ${error.message}${where}`;
 }
