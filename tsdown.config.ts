@@ -23,10 +23,11 @@ const manifest = JSON.parse(readFileSync(new URL("./package.json", import.meta.u
   exports: Record<string, string | ExportConditions>;
 };
 
-/** `./dist/src/tools/index.cjs` -> `src/tools/index.ts`, for every entry that can be required. */
+/** `./dist/src/tools/index.cjs` (or `entry.cjs`) -> `src/tools/index.ts`, for every entry that can be required. */
 const entry = Object.values(manifest.exports).flatMap((conditions) =>
   typeof conditions === "object" && conditions.require
-    ? [conditions.require.default.replace(/^\.\/dist\//, "").replace(/\.cjs$/, ".ts")]
+    ? // `entry.cjs` (the peer check, written by scripts/peer-entries.mjs) loads the entry's index.
+      [conditions.require.default.replace(/^\.\/dist\//, "").replace(/\/entry\.cjs$/, "/index.cjs").replace(/\.cjs$/, ".ts")]
     : [],
 );
 

@@ -122,3 +122,21 @@ export class PythonPackageError extends EngineUnavailableError {
     super("python", `package "${packageName}": ${detail}`, options);
   }
 }
+
+/**
+ * A peer dependency an entry point needs is not installed. Names every missing package and the
+ * one `npm install` line that installs them.
+ */
+export class MissingPeerError extends CodegenSandboxError {
+  override name = "MissingPeerError";
+  constructor(
+    /** The entry point that needs them, e.g. `codegen-sandbox/tools` or `codegen-sandbox solve`. */
+    readonly entry: string,
+    /** The packages that are not installed. */
+    readonly missing: readonly string[],
+    /** Every peer the entry needs (the install line names them all, so versions stay in step). */
+    readonly needed: readonly string[],
+  ) {
+    super(`${entry} needs ${missing.join(", ")} (peer ${missing.length === 1 ? "dependency" : "dependencies"} of codegen-sandbox, not installed): run \`npm install ${needed.join(" ")}\`.`);
+  }
+}

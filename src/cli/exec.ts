@@ -1,5 +1,6 @@
 /**
- * `codegen-sandbox exec [FILE|-]`: runs a file (or stdin) in the sandbox and prints its output.
+ * `codegen-sandbox exec [FILE|-]`: runs a file (or stdin) in the sandbox and prints its output and
+ * the value of its last expression.
  * Exit codes: 0 the run succeeded, 1 the run failed (any other status), 2 usage error.
  */
 import { readFile } from "node:fs/promises";
@@ -12,7 +13,8 @@ import { LIMIT_RULES, MAX_MEMORY_LIMIT_BYTES } from "../sandbox/options.js";
 import type { ExecutionResult, Language } from "../sandbox/types.js";
 
 const HELP = `usage: codegen-sandbox exec [FILE|-] [options]
-Runs FILE (or stdin when FILE is "-" or missing) in the sandbox.
+Runs FILE (or stdin when FILE is "-" or missing) in the sandbox and prints its output, then the
+value of its last expression (a string as it is, anything else as JSON; nothing for undefined/None).
   --language javascript|typescript|python   default: from the file extension, else javascript
   --timeout-ms N                            wall-clock limit in ms (default 5000, at most 2000000000)
   --memory-mb N                             memory limit in MiB (default 64, at most 4096)
@@ -66,8 +68,19 @@ function languageOf(flag: string | undefined, file: string | undefined): Languag
   );
 }
 
+/** The program's value as `node -p` prints one: a string as it is, anything else as JSON. */
+function resultLine(value: unknown): string {
+  if (typeof value === "string") return value;
+  // JSON has no undefined; a value that does not serialise is shown by its type.
+  return JSON.stringify(value) ?? String(value);
+}
+
 function printHuman(result: ExecutionResult): void {
   process.stdout.write(result.stdout);
+  // The value of the program's last expression, after what it printed (None/undefined: nothing).
+  if (result.status === "success" && result.result !== undefined && result.result !== null) {
+    process.stdout.write(`${result.stdout === "" || result.stdout.endsWith("\n") ? "" : "\n"}${resultLine(result.result)}\n`);
+  }
   process.stderr.write(result.stderr);
   if (result.status !== "success") {
     const e = result.error;

@@ -6,6 +6,7 @@
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
 import { nearestName } from "../options/nearest-name.js";
+import { PEERS, requirePeers, type PeerEntry } from "../peers.js";
 
 const commands: Record<string, () => Promise<Command>> = {
   // Subcommands register here: name -> lazy loader.
@@ -41,6 +42,9 @@ async function main(argv: string[]): Promise<number> {
     const near = nearestName(name, Object.keys(commands));
     throw new UsageError(`unknown command "${name}"${near === undefined ? "" : `; did you mean "${near}"?`} ${usage()}`);
   }
+  // The LangChain peers are checked before a command that runs the graph loads them.
+  const peers = name === "mcp" ? "codegen-sandbox/mcp" : `codegen-sandbox ${name}`;
+  if (peers in PEERS) requirePeers(peers as PeerEntry);
   const command = await load();
   return command.run(rest);
 }

@@ -11,7 +11,7 @@ import { MAX_RETRIES_RULE } from "../graph/retries.js";
 import { textRule } from "../options/index.js";
 import { LIMIT_RULES } from "../sandbox/options.js";
 import { createCliGraph, formatFinal, streamTask } from "./graph-run.js";
-import { inferLanguage } from "./infer-language.js";
+import { inferLanguage } from "../graph/infer-language.js";
 import { LANGUAGES } from "../sandbox/types.js";
 import { runResultValue } from "../graph/stored-result.js";
 import type { CodeGenInput } from "../graph/state.js";

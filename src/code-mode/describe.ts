@@ -3,6 +3,7 @@
  * system-prompt section of the middleware, the signatures of the tools callable from code (for
  * the code tool, the middleware and the code-generation graph), and the text of a cell's outcome.
  */
+import { sandboxLimits } from "../feedback/sandbox-limits.js";
 import type { ExecutionResult, Language } from "../sandbox/types.js";
 import { formatExecutionForModel } from "../feedback/tool-text.js";
 import { truncate } from "../feedback/truncate.js";
@@ -42,9 +43,7 @@ export function describeCodeInterpreter(
         ". JavaScript/TypeScript: files.read(path), files.readBytes(path), files.write(path, data), files.list(), files.exists(path), files.delete(path). Python: open('/notes.txt'), os.listdir('/'), pathlib (the working directory is /).",
     );
   }
-  lines.push(
-    "Not available: npm or pip packages beyond the standard library, network, environment variables, subprocesses, timers (setTimeout), and Node.js APIs such as require or process.",
-  );
+  lines.push(sandboxLimits(languages));
   if (hostFunctionNames.length > 0) {
     lines.push(`Host functions you can call from JavaScript/TypeScript with await: ${hostFunctionNames.join(", ")}.`);
   }

@@ -133,7 +133,7 @@ def __codegen_main(a):
     except (KeyboardInterrupt, MemoryError):
         raise
     except BaseException as e:
-        traceback.print_exception(type(e), e, e.__traceback__.tb_next)
+        __codegen_traceback(e, traceback, sys)
         code = 1
     finally:
         try:
@@ -167,6 +167,33 @@ def __codegen_main(a):
         except OSError:
             pass
     return code
+
+def __codegen_traceback(e, traceback, sys):
+    # The program's own frames and exception names only: the engine's helpers (frames in
+    # "<exec>", names starting "_cs_") are not the program's, and a helper's exception class
+    # shows as the first public class it derives from (ImportError, not _CsForbiddenImport).
+    def internal(cls):
+        return cls.__name__.startswith(("_Cs", "_cs_", "__codegen")) or str(cls.__module__).startswith("_cs_")
+    def clean(te, seen):
+        if te is None or id(te) in seen:
+            return
+        seen.add(id(te))
+        te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename != "<exec>" and not f.name.startswith(("_cs_", "__codegen"))])
+        clean(te.__cause__, seen)
+        clean(te.__context__, seen)
+        for inner in te.exceptions or ():
+            clean(inner, seen)
+    try:
+        te = traceback.TracebackException(type(e), e, e.__traceback__.tb_next)
+        clean(te, set())
+        if internal(type(e)):
+            public = next((c for c in type(e).__mro__ if not internal(c)), Exception)
+            # Python 3.14 derives exc_type_str from these two.
+            te.exc_type_qualname = public.__qualname__
+            te.exc_type_module = public.__module__
+        sys.stderr.write("".join(te.format()))
+    except Exception:
+        traceback.print_exception(type(e), e, e.__traceback__.tb_next)
 
 __codegen_main(__codegen_shell)
 `;
@@ -239,8 +266,10 @@ async function runPython(request: ProgramRequest, files: Map<string, Uint8Array>
 const JS_USAGE = "usage: node [-e code | -p code | file | -] [arg] ...\n  (JavaScript in the sandbox's QuickJS engine: ECMAScript, console, files and process.argv/env; no Node modules, no require or import)\n";
 
 /**
- * One line put before the program (error lines are shifted back by one): `process` (argv,
- * env, cwd(), exit()) and a `files` API that takes absolute and shell-relative paths.
+ * Code put before the program's first line, on that same line (so every line number, in an
+ * error and in the program's own `Error().stack`, is the program's; only columns of line 1 move,
+ * and the shell's messages leave them out): `process` (argv, env, cwd(), exit()) and a `files`
+ * API that takes absolute and shell-relative paths.
  */
 const JS_PRELUDE = [
   "(()=>{const a=globalThis.__codegen_shell;try{delete globalThis.__codegen_shell}catch{}",
@@ -294,7 +323,7 @@ async function runJavaScript(request: ProgramRequest, files: Map<string, Uint8Ar
   // A hashbang line would stop the prelude from parsing; the line stays (empty) so numbers hold.
   const body = source.startsWith("#!") ? source.slice(source.search(/\n|$/)) : source;
   const shell = { argv, env: request.env, cwd: request.cwd };
-  const result = await run(`${JS_PRELUDE}\n${body}`, language, { __codegen_shell: shell }, files, limits);
+  const result = await run(`${JS_PRELUDE} ${body}`, language, { __codegen_shell: shell }, files, limits);
   let stdout = result.stdout;
   if (print && result.status === "success") stdout += `${typeof result.result === "string" ? result.result : JSON.stringify(result.result ?? null)}\n`;
   const exitMatch = result.error?.name === "ProcessExit" ? /process\.exit\((-?\d+)\)/.exec(result.error.message) : null;
@@ -442,12 +471,15 @@ function outcome(
   return { stdout: result.stdout, stderr, exitCode: code, truncated: result.outputTruncated, written, removed };
 }
 
-/** `Name: message` and where, in the program's own lines (the prelude line is not counted). */
+/** `Name: message` and where, in the program's own lines (and columns, but on line 1). */
 function formatError(result: ExecutionResult, file: string): string {
   const error = result.error!;
   if (result.language === "python" && error.stack) return error.stack;
-  const line = error.line !== undefined && error.line > 1 ? error.line - 1 : undefined;
-  const where = line !== undefined ? `\n    at ${file}:${line}${error.column !== undefined ? `:${error.column}` : ""}` : "";
+  const line = error.line;
+  // Line 1 holds the prelude before the program, and the engine's columns there do not move back
+  // by the prelude's length (measured: 25 more): the line alone is right.
+  const column = line === 1 ? undefined : error.column;
+  const where = line !== undefined ? `\n    at ${file}:${line}${column !== undefined ? `:${column}` : ""}` : "";
   return `${error.name}: ${error.message}${where}`;
 }
 

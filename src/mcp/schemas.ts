@@ -62,7 +62,7 @@ function languageMessage(issue: Issue): string {
 }
 
 const LANGUAGE_HELP =
-  "javascript or typescript (QuickJS: no Node.js APIs, no npm packages) or python (Pyodide: standard library only).";
+  "javascript or typescript (QuickJS: no Node.js APIs, no npm packages) or python (Pyodide: the standard library plus configured packages).";
 
 const language = z.enum(LANGUAGES as [Language, ...Language[]], { error: languageMessage }).describe(`Language of the code: ${LANGUAGE_HELP}`);
 
@@ -157,7 +157,7 @@ export function toolInputSchemas(limits: { timeoutMs: number }) {
       .string(invalid("task", "the task in words, as a string"))
       .min(1, invalid("task", "a non-empty task"))
       .describe("The problem to solve by writing and running a program, stated completely (inputs, the expected form of the answer)."),
-    language: language.optional().describe(`Language of the program (default javascript): ${LANGUAGE_HELP}`),
+    language: language.optional().describe(`Language of the program (default: the one the task names, as in "a Python program", else javascript): ${LANGUAGE_HELP}`),
     context: z
       .string(invalid("context", "a string of extra facts"))
       .optional()

@@ -5,12 +5,14 @@
  * graph load on the first call, so a server that never solves never loads them.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { InvalidOptionError } from "../errors.js";
+import { InvalidOptionError, MissingPeerError } from "../errors.js";
+import { requirePeers } from "../peers.js";
 import type { CodeGenEvent } from "../graph/events.js";
 import type { codeGenRunContext } from "../graph/configuration.js";
 import type { CodeGenGraph } from "../graph/graph.js";
 import type { CodeGenInput, CodeGenStateType } from "../graph/state.js";
 import { restoreRunResult } from "../graph/stored-result.js";
+import { inferLanguage } from "../graph/infer-language.js";
 import { ModelConfigurationError } from "../models/errors.js";
 import type { SolveArgs } from "./schemas.js";
 import { errorResult, structuredExecution, textResult, type ToolContext, type ToolExtra } from "./tool-context.js";
@@ -55,7 +57,9 @@ function progressMessage(event: CodeGenEvent): string {
 /** Runs one `solve` call. */
 export async function solveTool(context: ToolContext, args: SolveArgs, extra: ToolExtra): Promise<CallToolResult> {
   const input: CodeGenInput = { task: args.task };
-  if (args.language !== undefined) input.language = args.language;
+  // The task's own words choose when `language` is not given, as the CLI's `solve` does.
+  const language = args.language ?? inferLanguage(args.task)?.language;
+  if (language !== undefined) input.language = language;
   if (args.context !== undefined) input.context = args.context;
   if (args.tests !== undefined) input.tests = args.tests;
   const progressToken = extra._meta?.progressToken;
@@ -64,6 +68,7 @@ export async function solveTool(context: ToolContext, args: SolveArgs, extra: To
   let final: CodeGenStateType | undefined;
   const outcome = await context.limiter.run(extra.signal, async () => {
     try {
+      requirePeers("codegen-sandbox mcp solve");
       const { graph, runContext } = await solverFor(context);
       const stream = await graph.stream(input, {
         streamMode: ["custom", "values"],
@@ -83,7 +88,7 @@ export async function solveTool(context: ToolContext, args: SolveArgs, extra: To
       return undefined;
     } catch (error) {
       // No model configured, or a bad setting: one message naming what to set.
-      if (error instanceof ModelConfigurationError || error instanceof InvalidOptionError) return error.message;
+      if (error instanceof ModelConfigurationError || error instanceof InvalidOptionError || error instanceof MissingPeerError) return error.message;
       throw error;
     }
   });

@@ -33,16 +33,29 @@ export function errorResult(message: string): CallToolResult {
   return { content: [{ type: "text", text: message }], isError: true };
 }
 
+/** The second block of a one-line text (see {@link textResult}). */
+export const DETAILS_NOTE = "(the details, as JSON, are the result's structuredContent)";
+
 /**
  * A normal tool result: the text for the model and the structured value (the tool's `outputSchema`).
+ * The text is two content blocks, its first line (the outcome) and the rest: a client built on
+ * `@langchain/mcp-adapters` then gives the model the blocks and keeps `structuredContent` as the
+ * message's artifact, where one block alone would be merged with the whole `structuredContent`
+ * JSON into the text the model reads (the same facts twice). A one-line text's second block is
+ * {@link DETAILS_NOTE}.
  *
  * @example
  * ```ts
- * textResult("status: success", { ok: true });
+ * textResult("status: success\nresult: 2", { status: "success", result: 2 });
+ * // content: [{ type: "text", text: "status: success" }, { type: "text", text: "result: 2" }]
  * ```
  */
 export function textResult(text: string, structuredContent: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text }], structuredContent };
+  const newline = text.indexOf("\n");
+  const head = newline < 0 ? text : text.slice(0, newline);
+  const rest = newline < 0 ? "" : text.slice(newline + 1);
+  const second = rest.trim() === "" ? DETAILS_NOTE : rest;
+  return { content: [{ type: "text", text: head }, { type: "text", text: second }], structuredContent };
 }
 
 /**

@@ -17,6 +17,8 @@ import {
 import { closeSessionTool, openSessionTool } from "./session-tools.js";
 import { solveTool } from "./solve-tool.js";
 import type { ToolContext } from "./tool-context.js";
+import { sandboxLimits } from "../feedback/sandbox-limits.js";
+import { LANGUAGES } from "../sandbox/types.js";
 
 /** The tools' names, in the order `tools/list` gives them. */
 export const MCP_TOOL_NAMES = ["run_code", "check_code", "solve", "open_session", "close_session"] as const;
@@ -34,7 +36,7 @@ function runCodeDescription(timeoutMs: number): string {
     "Run a program in an isolated sandbox and get back its status, printed output, result and any error (with the failing line). Languages: javascript, typescript, python.",
     "How to get output back: print it (console.log in JavaScript/TypeScript, print in Python); the value of the last expression is returned as the result.",
     "Each call starts fresh unless you pass a session from open_session.",
-    "Not available: npm or pip packages beyond the standard library, network, environment variables, subprocesses, timers (setTimeout), and Node.js APIs such as require or process.",
+    sandboxLimits(LANGUAGES),
     `Limits: ${timeoutMs} ms per run by default. A failed run (syntax error, exception, timeout) is a normal result: read the error, fix the code and call again.`,
   ].join("\n");
 }
@@ -64,7 +66,7 @@ export function registerTools(server: McpServer, context: ToolContext, inputs: R
     {
       title: "Check code without running it",
       description:
-        "Check a program for syntax errors, imports the sandbox does not provide and, for TypeScript, type errors, without running it. Returns each problem with its line.",
+        `Check a program for syntax errors, imports the sandbox does not provide and, for TypeScript, type errors, without running it. Returns each problem with its line.\n${sandboxLimits(LANGUAGES)}`,
       inputSchema: inputs.checkCode,
       outputSchema: checkCodeOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -79,6 +81,7 @@ export function registerTools(server: McpServer, context: ToolContext, inputs: R
         "Hand a task to a code-writing model that writes a program, checks it, runs it in the sandbox and repairs it until it works (or runs out of attempts).",
         "Use it for calculations and data work that are easier to compute than to reason out. Returns the status, the final program, its output and every attempt.",
         "State the task completely; put data in `context` and checks in `tests`.",
+        `The program runs under the sandbox's limits. ${sandboxLimits(LANGUAGES)}`,
       ].join("\n"),
       inputSchema: inputs.solve,
       outputSchema: solveOutput,

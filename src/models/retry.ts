@@ -133,14 +133,19 @@ function unavailableMessage(kind: ModelErrorKind, calls: number, error: unknown,
   const tries = `${calls} call${calls === 1 ? "" : "s"}`;
   switch (kind.kind) {
     case "connection":
-      return `Could not reach the model server${baseURL === undefined ? "" : ` at ${baseURL}`} after ${tries}: ${firstLine(error)}. Start the server or set OPENAI_BASE_URL to one that is running.`;
+      return `Could not reach the model server${baseURL === undefined ? "" : ` at ${baseURL}`} after ${tries}: ${sentence(firstLine(error))} Start the server or set OPENAI_BASE_URL to one that is running.`;
     case "rate_limit":
       return `The model kept answering 429 (rate limit) after ${tries}; wait and try again, or use another model (CODEGEN_MODEL).`;
     case "timeout":
       return `The model did not answer in time after ${tries}; try again, or raise CODEGEN_MODEL_TIMEOUT_MS.`;
     default:
-      return `The model server kept failing${kind.status === undefined ? "" : ` with HTTP ${kind.status}`} after ${tries}: ${firstLine(error)}.`;
+      return `The model server kept failing${kind.status === undefined ? "" : ` with HTTP ${kind.status}`} after ${tries}: ${sentence(firstLine(error))}`;
   }
+}
+
+/** `text` as a sentence: ends with one full stop (a client's "Connection error." keeps its own). */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 function firstLine(error: unknown): string {

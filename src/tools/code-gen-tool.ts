@@ -4,6 +4,7 @@
  */
 import { tool, type ToolRunnableConfig } from "@langchain/core/tools";
 import { createCodeGenGraph } from "../graph/graph.js";
+import { inferLanguage } from "../graph/infer-language.js";
 import type { CodeGenGraphOptions } from "../graph/configuration.js";
 import type { Language } from "../sandbox/types.js";
 import { restoreRunResult, type StoredRunResult } from "../graph/stored-result.js";
@@ -155,7 +156,10 @@ export function createCodeGenTool(given: CodeGenToolOptions = {}) {
 
   return tool(
     async (input: SolveWithCodeInput, config: ToolRunnableConfig): Promise<[string, SolveWithCodeArtifact]> => {
-      const graphInput: CodeGenGraphInput = { task: input.task, language: input.language ?? defaultLanguage };
+      // The task's own words choose (among the allowed languages) when the model leaves `language` out.
+      const named = inferLanguage(input.task)?.language;
+      const language = input.language ?? (named !== undefined && languages.includes(named) ? named : defaultLanguage);
+      const graphInput: CodeGenGraphInput = { task: input.task, language };
       if (input.context !== undefined) graphInput.context = input.context;
       if (input.tests !== undefined) graphInput.tests = input.tests;
       const state = await graph.invoke(graphInput, nestedRunConfig(config, options.inheritRunSettings ?? false));
@@ -166,7 +170,7 @@ export function createCodeGenTool(given: CodeGenToolOptions = {}) {
       description:
         options.description ??
         [
-          `Solve a task by having a code-writing assistant write a program, run it in a sandbox and repair it until it works (languages: ${languages.join(", ")}; default ${defaultLanguage}).`,
+          `Solve a task by having a code-writing assistant write a program, run it in a sandbox and repair it until it works (languages: ${languages.join(", ")}; default: the one the task names, else ${defaultLanguage}).`,
           "Use it for calculations, data transformations and anything that is easier to compute than to reason out.",
           "Returns the status, the final program, what it printed and its result. State the task completely; put data in `context` and checks in `tests`.",
         ].join("\n"),

@@ -82,7 +82,8 @@ export interface CodeInterpreterToolOptions {
   /**
    * A deepagents backend (or a factory of one, as `createDeepAgent`'s `backend` option takes):
    * the thread's files are the backend's, read and written through it, instead of the `files`
-   * channel. Pass the same backend as the agent's.
+   * channel. Pass the same backend as the agent's (`codeModeMiddleware` in a deepagents agent
+   * whose files live in another backend than its state refuses to run without it).
    */
   backend?: FilesBackendOption;
   /**

@@ -4,7 +4,9 @@
  * state and files work, and the state channels (`codeCells`, and `files` unless the files live
  * in a deepagents `backend`) that keep a thread's definitions and files in its checkpoint.
  * Inside `createDeepAgent` the `files` channel is deepagents' own (the same data): code and
- * the file tools share the thread's files. Tools given by name (`"task"`, `"read_file"`) are the
+ * the file tools share the thread's files; an agent whose files live in another backend needs that
+ * backend given here too, and without it is refused before its first model call (code and the file
+ * tools would each see their own files). Tools given by name (`"task"`, `"read_file"`) are the
  * agent's own, resolved from the tools the agent gives its model on each model call.
  */
 import { InvalidOptionError } from "../errors.js";
@@ -27,6 +29,7 @@ import { buildCodeInterpreterTool, CODE_INTERPRETER_OPTION_RULES, prestartCodeTh
 import { checkOptions, rule, type OptionRules } from "../options/index.js";
 import { resolveLanguages } from "./schemas.js";
 import { codeModeStateFields } from "../code-mode/state.js";
+import { backendNotGivenError, filesLiveInState, hasDeepagentsFileTools, type ProbeRuntime } from "./deepagents-backend.js";
 
 /** Options of `codeModeMiddleware`: those of `createCodeInterpreterTool`, with `"thread"` persistence by default. */
 export type CodeModeMiddlewareOptions = Omit<CodeInterpreterToolOptions, "description" | "tools"> & {
@@ -169,6 +172,17 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
     return section;
   };
 
+  // Without a backend, code shares deepagents' files only through its state channel: asked once
+  // per agent (its `ls` tool) whether that is where the agent's files are.
+  const sharesState = new WeakMap<object, Promise<boolean>>();
+  const checkSharedFiles = async (tools: readonly unknown[], runtime: ProbeRuntime) => {
+    if (options.backend !== undefined || !hasDeepagentsFileTools(tools)) return;
+    const ls = tools.find((t) => (t as { name?: unknown } | null)?.name === "ls") as object;
+    let verdict = sharesState.get(ls);
+    if (!verdict) sharesState.set(ls, (verdict = filesLiveInState(tools, runtime)));
+    if (!(await verdict)) throw backendNotGivenError();
+  };
+
   // With a backend the files are the backend's: no channel of ours holds them.
   const fields = (options.backend !== undefined ? { codeCells: codeModeStateFields.codeCells, codeFileContents: codeModeStateFields.codeFileContents } : codeModeStateFields) as typeof codeModeStateFields;
   return createMiddleware({
@@ -180,6 +194,7 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
       // first call then restores without waiting for a worker or a Python process to start).
       prestartCodeThread(codeTool, request.state as Record<string, unknown> | undefined, request.runtime as Parameters<typeof prestartCodeThread>[2]);
       if (options.fileContents === "store" && options.backend === undefined) refuseStateBackendFileTools(request.tools ?? []);
+      await checkSharedFiles(request.tools ?? [], request.runtime as ProbeRuntime);
       const resolved = agentTools.resolve(request.tools ?? [], request.runtime?.configurable as Record<string, unknown> | undefined);
       const text = await promptSection(resolved.available);
       const base = request.systemMessage;
@@ -207,17 +222,13 @@ function modelProfileOf(model: unknown): { imageToolMessage?: boolean } | undefi
   }
 }
 
-/** deepagents' file tools: an agent that has them all is a deepagents agent with a file system. */
-const DEEPAGENTS_FILE_TOOLS = ["ls", "read_file", "write_file", "edit_file", "glob", "grep"];
-
 /**
  * With `fileContents: "store"` and no `backend`, `files` holds references, which deepagents' file
  * tools cannot read (and with another deepagents backend code would not share the agent's files):
  * refused before the model runs, with the fix.
  */
 function refuseStateBackendFileTools(tools: readonly unknown[]): void {
-  const names = new Set(tools.map((t) => (t as { name?: unknown } | null)?.name));
-  if (!DEEPAGENTS_FILE_TOOLS.every((name) => names.has(name))) return;
+  if (!hasDeepagentsFileTools(tools)) return;
   throw new InvalidOptionError(
     "fileContents",
     "store",

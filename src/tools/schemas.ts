@@ -8,7 +8,7 @@ import { resolveLanguage } from "../sandbox/options.js";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
 
 const LANGUAGE_HELP =
-  "Language of the code. javascript and typescript run in QuickJS (no Node.js APIs); python runs in Pyodide (standard library only).";
+  "Language of the code. javascript and typescript run in QuickJS (no Node.js APIs); python runs in Pyodide (the standard library plus configured packages).";
 
 /** Arguments of `execute_code` with every language allowed. */
 export const executeCodeSchema = z.object({
@@ -32,7 +32,7 @@ export const solveWithCodeSchema = z.object({
   language: z
     .enum(LANGUAGES as [Language, ...Language[]])
     .optional()
-    .describe("Language to write the program in. Leave out to use the tool's default."),
+    .describe("Language to write the program in. Leave out to use the one the task names (\"a Python program\"), else the tool's default."),
   context: z
     .string()
     .optional()
@@ -99,6 +99,6 @@ export function solveWithCodeSchemaFor(languages: Language[]) {
   return solveWithCodeSchema.extend({
     language: languageEnum(languages)
       .optional()
-      .describe("Language to write the program in. Leave out to use the tool's default."),
+      .describe("Language to write the program in. Leave out to use the one the task names (\"a Python program\"), else the tool's default."),
   });
 }

@@ -23,6 +23,8 @@ import { disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/
 
 const sandbox = createSandbox({ poolSize: 1 });
 const dir = mkdtempSync(join(tmpdir(), "cgs-by-name-"));
+// The agent's backend, given to code mode too (without it code mode refuses: its files would split).
+const diskBackend = new FilesystemBackend({ rootDir: dir, virtualMode: true });
 beforeAll(() => sandbox.warm(["javascript", "python"]), 120_000);
 afterAll(async () => {
   await sandbox.dispose();
@@ -91,8 +93,8 @@ describe("the agent's tools from code, by name (deepagents)", { timeout: 120_000
       "({ w, r, answer })",
     ].join("\n");
     const model = script({ code }, "greek letters", "done");
-    const middleware = codeModeMiddleware({ sandbox, tools: ["task", "read_file", "write_file"], languages: ["javascript", "python"], timeoutMs: 30_000 });
-    const agent = createDeepAgent({ model: model as never, backend: new FilesystemBackend({ rootDir: dir, virtualMode: true }), middleware: [middleware], checkpointer: new MemorySaver() });
+    const middleware = codeModeMiddleware({ sandbox, backend: diskBackend, tools: ["task", "read_file", "write_file"], languages: ["javascript", "python"], timeoutMs: 30_000 });
+    const agent = createDeepAgent({ model: model as never, backend: diskBackend, middleware: [middleware], checkpointer: new MemorySaver() });
     const runs = new RunTree();
     const state = await agent.invoke({ messages: [new HumanMessage("Summarise my notes")] }, { configurable: { thread_id: "by-name-js" }, callbacks: [runs] });
     const message = codeMessage(state.messages);
@@ -134,8 +136,8 @@ describe("the agent's tools from code, by name (deepagents)", { timeout: 120_000
       "'alpha' in r and 'beta' not in r",
     ].join("\n");
     const model = script({ code, language: "python" }, "two lines", "done");
-    const middleware = codeModeMiddleware({ sandbox, tools: ["task", "read_file"], languages: ["python"], timeoutMs: 30_000 });
-    const agent = createDeepAgent({ model: model as never, backend: new FilesystemBackend({ rootDir: dir, virtualMode: true }), middleware: [middleware], checkpointer: new MemorySaver() });
+    const middleware = codeModeMiddleware({ sandbox, backend: diskBackend, tools: ["task", "read_file"], languages: ["python"], timeoutMs: 30_000 });
+    const agent = createDeepAgent({ model: model as never, backend: diskBackend, middleware: [middleware], checkpointer: new MemorySaver() });
     const state = await agent.invoke({ messages: [new HumanMessage("Count")] }, { configurable: { thread_id: "by-name-py" } });
     const message = codeMessage(state.messages);
     expect(message.artifact.result).toMatchObject({ status: "success", stdout: "two lines\n", result: true });
@@ -155,10 +157,10 @@ describe("the agent's tools from code, by name (deepagents)", { timeout: 120_000
       "({ mine, missing })",
     ].join("\n");
     const model = script({ code }, "done");
-    const middleware = codeModeMiddleware({ sandbox, tools: [myReadFile, "reed_file"], languages: ["javascript"] });
+    const middleware = codeModeMiddleware({ sandbox, backend: diskBackend, tools: [myReadFile, "reed_file"], languages: ["javascript"] });
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     try {
-      const agent = createDeepAgent({ model: model as never, backend: new FilesystemBackend({ rootDir: dir, virtualMode: true }), middleware: [middleware], checkpointer: new MemorySaver() });
+      const agent = createDeepAgent({ model: model as never, backend: diskBackend, middleware: [middleware], checkpointer: new MemorySaver() });
       const state = await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "by-name-missing" } });
       const result = codeMessage(state.messages).artifact.result.result as { mine: string; missing: string };
       expect(result.mine).toBe("mine: /x");
@@ -179,7 +181,7 @@ describe("the agent's tools from code, by name (deepagents)", { timeout: 120_000
     try {
       const code = "await tools.write_file({ file_path: '/greeting.txt', content: 'hello' });\nawait tools.execute({ command: 'cat /greeting.txt && echo !' })";
       const model = script({ code }, "done");
-      const middleware = codeModeMiddleware({ sandbox, tools: ["execute", "write_file"], languages: ["javascript"], timeoutMs: 30_000 });
+      const middleware = codeModeMiddleware({ sandbox, backend, tools: ["execute", "write_file"], languages: ["javascript"], timeoutMs: 30_000 });
       const agent = createDeepAgent({ model: model as never, backend, middleware: [middleware], checkpointer: new MemorySaver() });
       const state = await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "by-name-execute" } });
       expect(codeMessage(state.messages).artifact.result.result).toBe("hello!\n\n[Command succeeded with exit code 0]");
@@ -191,13 +193,13 @@ describe("the agent's tools from code, by name (deepagents)", { timeout: 120_000
 
   it("a subagent whose own code calls tools runs in its own session (no wait on the calling cell); its log never enters the parent's", async () => {
     // The same middleware in the main agent and in the subagent (which has no task tool).
-    const middleware = codeModeMiddleware({ sandbox, tools: ["read_file", "task"], languages: ["javascript"], timeoutMs: 30_000 });
+    const middleware = codeModeMiddleware({ sandbox, backend: diskBackend, tools: ["read_file", "task"], languages: ["javascript"], timeoutMs: 30_000 });
     const parentCode = "const a = await tools.task({ description: 'read /notes.txt with code', subagent_type: 'coder' });\na";
     const childCode = "const first = (await tools.read_file({ file_path: '/notes.txt', limit: 1 })).split('\\n').at(-1);\nfirst.trim()";
     const model = script({ code: parentCode }, { code: childCode }, "the first line is alpha", "done");
     const agent = createDeepAgent({
       model: model as never,
-      backend: new FilesystemBackend({ rootDir: dir, virtualMode: true }),
+      backend: diskBackend,
       middleware: [middleware],
       subagents: [{ name: "coder", description: "Works with code.", systemPrompt: "You write code.", middleware: [middleware] }],
       checkpointer: new MemorySaver(),

@@ -122,3 +122,19 @@ describe("tool text", () => {
     expect(text).toContain(`hint: ${NEXT_STEP.test_failed}`);
   });
 });
+
+describe("the truncation rule cuts at a boundary", () => {
+  it("after a sentence or line near the end, else before a word; never half a word", () => {
+    expect(truncate("First sentence here. Second part that goes on and on.", 50)).toBe("First sentence here. [... 33 more characters cut]");
+    const words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon";
+    const cut = truncate(words, 60);
+    expect(cut.length).toBeLessThanOrEqual(60);
+    const kept = cut.slice(0, cut.indexOf(" [..."));
+    expect(words.startsWith(`${kept} `)).toBe(true);
+    expect(Number(/(\d+) more/.exec(cut)![1]) + kept.length).toBe(words.length);
+    // A sentence far back is not worth losing most of the room for: the cut is at a word.
+    const late = `Short. ${"word ".repeat(40)}`;
+    expect(truncate(late, 100).startsWith("Short. word word")).toBe(true);
+    for (let max = 1; max < 140; max += 7) expect(truncate(words + " " + words, max).length).toBeLessThanOrEqual(max);
+  });
+});

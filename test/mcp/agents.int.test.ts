@@ -9,6 +9,7 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import { createAgent } from "langchain";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../src/testing/index.js";
 import { fakeModel, fence } from "../support/scripted-model.js";
+import { DETAILS_NOTE } from "../../src/mcp/tool-context.js";
 import { BIN, cleanEnv, root, startStdioServer, structured, textOf, type StdioServer } from "./support.js";
 
 let adapters: MultiServerMCPClient | undefined;
@@ -31,18 +32,33 @@ describe("the MCP server for other agents", { timeout: 90_000 }, () => {
     const model = fakeModel()
       .respondWithTools([{ name: "run_code", args: { language: "javascript", code: "let f = 1;\nfor (let i = 2; i <= 10; i++) f *= i;\nconsole.log(f);" }, id: "c1" }])
       .respond((messages: BaseMessage[]) => {
-        const result = String(messages.find((m) => ToolMessage.isInstance(m))?.content);
-        return new AIMessage(`10! = ${/stdout:\n(\d+)/.exec(JSON.parse(result).text)?.[1]}`);
+        const result = messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
+        return new AIMessage(`10! = ${/stdout:\n(\d+)/.exec(result.text)?.[1]}`);
       });
     const agent = createAgent({ model, tools });
     const state = await agent.invoke({ messages: [{ role: "user", content: "What is 10!?" }] });
     const messages = state.messages as BaseMessage[];
     const toolMessage = messages.find((m) => ToolMessage.isInstance(m)) as ToolMessage;
-    // mcp-adapters 1.1.4 hands the model the text block with the structured content beside it (as JSON).
-    const shown = JSON.parse(String(toolMessage.content)) as { type: string; text: string; structuredContent: Record<string, unknown> };
-    expect(shown.text).toBe("status: success\nstdout:\n3628800");
-    expect(shown.structuredContent).toMatchObject({ status: "success", stdout: "3628800\n" });
+    // The model reads the facts once: the text blocks, and no JSON of the structured content
+    // (mcp-adapters 1.1.4 merges structuredContent into a lone text block; ours has two).
+    expect(toolMessage.content).toEqual([
+      { type: "text", text: "status: success" },
+      { type: "text", text: "stdout:\n3628800" },
+    ]);
+    expect(JSON.stringify(toolMessage.content)).not.toContain("structuredContent");
+    // The structured result is the message's artifact, for code that wants it.
+    const artifact = toolMessage.artifact as { type: string; data?: Record<string, unknown> }[];
+    expect(artifact.find((a) => a.type === "mcp_structured_content")?.data).toMatchObject({ status: "success", stdout: "3628800\n" });
     expect(messages.at(-1)!.content).toBe("10! = 3628800");
+  });
+
+  it("a one-line result reads once too: its second block points at the structured content", async () => {
+    const check = (await adapters!.getTools()).find((t) => t.name === "check_code")!;
+    const message = (await check.invoke({ type: "tool_call", id: "k1", name: "check_code", args: { language: "javascript", code: "1 + 1" } })) as ToolMessage;
+    expect(message.content).toEqual([
+      { type: "text", text: "ok: the javascript code parses and imports nothing the sandbox lacks. Run it with run_code." },
+      { type: "text", text: DETAILS_NOTE },
+    ]);
   });
 
   it("solve without a model configured is an error that names the variables to set", async () => {
@@ -73,5 +89,20 @@ describe("the MCP server for other agents", { timeout: 90_000 }, () => {
     // as the result can miss its handler, so only the order is asserted, not the last step.
     expect(progress.map((p) => p.progress)).toEqual(progress.map((_, i) => i + 1));
     expect(openai.requests[0]!.body.model).toBe("local");
+  });
+
+  it("solve on a task that says \"a Python program\" writes Python without being told the language (as the CLI's solve)", async () => {
+    const python = await startScriptedOpenAIServer({ replies: [fence("python", "import math\nprint(math.factorial(10))")] });
+    const server = await startStdioServer([], { OPENAI_BASE_URL: python.baseURL, CODEGEN_MODEL: "openai:local" });
+    try {
+      const result = await server.client.callTool({ name: "solve", arguments: { task: "Write a Python program that prints the factorial of 10", maxRetries: 0 } }, undefined, { timeout: 60_000 });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(structured(result)).toMatchObject({ status: "success", language: "python", run: { status: "success", stdout: "3628800\n" } });
+      // The model was asked for Python.
+      expect(JSON.stringify(python.requests[0]!.body)).toMatch(/python/i);
+    } finally {
+      await server.client.close();
+      await python.close();
+    }
   });
 });

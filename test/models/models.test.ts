@@ -131,6 +131,9 @@ describe("callModelWithRetry", () => {
     expect(error).toBeInstanceOf(ModelUnavailableError);
     expect((error as ModelUnavailableError).attempts).toBe(2);
     expect((error as Error).message).toMatch(/Could not reach the model server at http:\/\/127\.0\.0\.1:9\/v1 after 2 calls.*OPENAI_BASE_URL/);
+    // The client's own "Connection error." ends its sentence once.
+    expect((error as Error).message).not.toMatch(/\.\./);
+    expect((error as Error).message).toContain("Connection error. Start the server");
   });
 
   it("classifies errors", () => {

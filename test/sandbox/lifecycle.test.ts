@@ -82,6 +82,14 @@ describe("CLI exec", () => {
     expect(r.stderr).toBe("warn\n");
   });
 
+  it("prints the value of the last expression after the output, as node -p does (without --json)", () => {
+    expect(exec(["-"], "console.log('hi'); 6 * 7").stdout).toBe("hi\n42\n");
+    expect(exec(["-"], "'a string'").stdout).toBe("a string\n");
+    expect(exec(["-"], "({ a: [1, 2] })").stdout).toBe('{"a":[1,2]}\n');
+    expect(exec(["--language", "python", "-"], "print('p', end='')\n[1, 2]").stdout).toBe("p\n[1,2]\n");
+    expect(exec(["--language", "python", "-"], "print('only output')").stdout).toBe("only output\n");
+  });
+
   it("runs a TypeScript file, prints JSON with --json", () => {
     const dir = mkdtempSync(join(tmpdir(), "exec-"));
     try {

@@ -66,9 +66,20 @@ describe("solve_with_code tool (real graph and sandbox, scripted model)", () => 
     const solve = createCodeGenTool({ model: fakeModel(), sandbox, languages: ["python", "javascript"] });
     await expect(solve.invoke({ task: "x", language: "typescript" } as never)).rejects.toThrow(/did not match expected schema/);
     await expect(solve.invoke({ task: "" } as never)).rejects.toThrow(/did not match expected schema/);
-    expect(solve.description).toContain("languages: javascript, python; default javascript");
+    expect(solve.description).toContain("languages: javascript, python; default: the one the task names, else javascript");
     expect(() => createCodeGenTool({ languages: ["javascript"], defaultLanguage: "python" })).toThrow(/Invalid option "defaultLanguage"/);
     expect(() => createCodeGenTool({ maxRetries: -1 })).toThrow(/Invalid option "maxRetries"/);
+  });
+
+  it("without language, the task's words choose among the allowed languages (as the CLI's and MCP's solve), else the default", async () => {
+    const seen: unknown[] = [];
+    const graph = { invoke: async (input: { language?: string }) => (seen.push(input.language), { status: "solved", attempts: [] }) };
+    const solve = createCodeGenTool({ graph: graph as never, languages: ["javascript", "python"] });
+    await solve.invoke({ task: "Write a Python program that prints 1" });
+    await solve.invoke({ task: "Print 1" });
+    await solve.invoke({ task: "Write a TypeScript function" });
+    await solve.invoke({ task: "Write a Python program", language: "javascript" });
+    expect(seen).toEqual(["python", "javascript", "javascript", "javascript"]);
   });
 
   it("formatSolutionForModel stays within its bound", () => {

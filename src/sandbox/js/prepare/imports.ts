@@ -89,10 +89,15 @@ export function forbiddenImportMessage(requests: readonly ModuleRequest[], grant
     const list = named.map((n) => `"${n}"`).join(", ");
     subject = named.length === 1 && !computed ? `Module ${list} is not available in the sandbox` : `Modules ${list}${computed ? " (and a computed one)" : ""} are not available in the sandbox`;
   }
+  // A name that starts with "__" is a caller's plumbing (a tool bridge, a shell's setup), not an
+  // API to offer the model.
+  const shown = grantedNames.filter((name) => !name.startsWith("__"));
   const available =
-    grantedNames.length > 0
-      ? `, console, and the granted globals and functions: ${grantedNames.join(", ")}.`
-      : " and console; the caller granted no other globals or functions.";
+    shown.length > 0
+      ? `, console, and the granted globals and functions: ${shown.join(", ")}.`
+      : shown.length < grantedNames.length
+        ? " and console."
+        : " and console; the caller granted no other globals or functions.";
   const first = requests[0]!;
   return (
     `${subject}: it has no file system, network, process, module loader or npm packages. ` +

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inferLanguage } from "../../src/cli/infer-language.js";
+import { inferLanguage } from "../../src/graph/infer-language.js";
 
 describe("solve: the language the task names", () => {
   it("reads the language from the task's words", () => {

@@ -1,6 +1,7 @@
 /**
- * The language a task's own words ask for ("a Python program", "in TypeScript"), for `solve`
- * when `--language` is not given.
+ * The language a task's own words ask for ("a Python program", "in TypeScript"), for every front
+ * door that runs the graph on a task without a language: the CLI's `solve`, MCP `solve` and the
+ * `solve_with_code` tool give the same answer for the same words.
  */
 import type { Language } from "../sandbox/types.js";
 
