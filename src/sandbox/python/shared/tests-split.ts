@@ -246,7 +246,7 @@ export function splitPythonTests(text: string): PythonTestStep[] {
 }
 
 /** Words that bind looser than a comparison (or make the assert something else): no shape. */
-const LOOSE = /(?<![\w.])(?:and|or|if|else|lambda|for|yield|await)(?![\w])|:=/;
+const LOOSE = /(?<![\w.])(?:and|or|if|else|lambda|for|yield)(?![\w])|:=/;
 
 interface Shaped {
   shape: PythonTestShape;
