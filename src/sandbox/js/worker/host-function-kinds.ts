@@ -15,7 +15,8 @@ export type HostFunctionKind =
   | "files"
   | "throw-mark"
   | "tests-mark"
-  | "tests-keep-run";
+  | "tests-keep-run"
+  | "tests-case-run";
 
 const kinds = new WeakMap<object, HostFunctionKind>();
 
