@@ -65,7 +65,8 @@ function describeCase(c: TestCase, input: Required<Pick<TestReportInput, "maxVal
     const at = programLine(error);
     const quoted = at !== undefined && input.code !== undefined ? quoteLine(input.code, at) : undefined;
     const where = at === undefined ? "" : ` at line ${at} of the program${quoted === undefined ? "" : ` (\`${quoted}\`)`}`;
-    const what = c.status === "failed" ? `failed: ${message}` : `raised ${message}${where}`;
+    const inTests = error.line !== undefined && error.line !== c.line && at === undefined ? ` at line ${error.line} of the tests` : "";
+    const what = c.status === "failed" ? `failed: ${message}${inTests}` : `raised ${message}${where}${inTests}`;
     return `${head}${c.role === "setup" ? " (a setup statement)" : ""} ${what}.`;
   }
   if (c.actual === undefined) return `${head} failed.`;

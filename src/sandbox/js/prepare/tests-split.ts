@@ -7,7 +7,8 @@
  * - A comparison (`assert.strictEqual(A, B)`, `assert.deepEqual`, `assert.equal`, their `not`
  *   forms, `assert(A)`, `assert.ok(A)`, `console.assert(A)`, `expect(A).toBe(B)` / `toEqual` /
  *   `toStrictEqual` / `toBeTruthy` / `toBeFalsy` and `.not.` forms, and `eq(A, B)`-style helpers
- *   the tests define, which compare as `JSON.stringify` does) becomes
+ *   the tests define — `eq`, `assertEqual`, `assertEquals`, `expectEqual` — which compare as
+ *   `JSON.stringify` does) becomes
  *   `try { CASE(i, 0, (A)); CASE(i, 1, (B)); CASE(i, 2) } catch (e) { CASE(i, -1, e) }`: the
  *   helper named in the test is never called.
  * - Another statement that checks something (a call of such a helper, a `throw`) becomes
@@ -58,7 +59,7 @@ export interface JsTestStep {
 export const MAX_JS_TEST_STEPS = 500;
 
 const ASSERT_OPS = new Set(["strictEqual", "notStrictEqual", "deepStrictEqual", "notDeepStrictEqual", "equal", "notEqual", "deepEqual", "notDeepEqual"]);
-const HELPERS = new Set(["eq", "assertEqual", "assertEquals", "expectEqual", "check", "same"]);
+const HELPERS = new Set(["eq", "assertEqual", "assertEquals", "expectEqual"]);
 const CHECKERS = /^(?:assert|expect|eq|assertEqual|assertEquals|expectEqual|check|same|throws|assertThrows)$/;
 
 function name(node: AnyNode | undefined): string | undefined {

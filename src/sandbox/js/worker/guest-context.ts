@@ -443,12 +443,13 @@ export class GuestContext {
       } else if (k === 2 && r.values.length > 0) r.done = true;
       else if (k === 3 && r.values.length === 0) r.ran = true;
       else if (k === -1 && value !== undefined) {
+        // The line a marked `throw` of the tests recorded; describing runs the guest's getters,
+        // whose own throws must not move it, and the next test starts without one.
         const line = run.throwLine;
-        run.throwLine = undefined;
         const raw = describeThrown(this.guest, this.helpers, run, value.dup());
         const error = raw ? locateError(raw, run.fileName) : { name: "Error", message: "the test threw a value that cannot be described" };
-        if (error.line === undefined && run.throwLine !== undefined) error.line = run.throwLine;
-        run.throwLine = line;
+        if (error.line === undefined && line !== undefined) error.line = line;
+        run.throwLine = undefined;
         r.error = error;
       }
       return undefined;

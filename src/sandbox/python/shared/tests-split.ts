@@ -6,8 +6,8 @@
  *
  * Shapes: `assert A == B` (and `!=`, `<`, `<=`, `>`, `>=`, `in`, `not in`, `is`, `is not`),
  * `assert A`, `assert not ...` of either, and `assert math.isclose(A, B, rel_tol=..., abs_tol=...)`.
- * Anything else that contains `assert` is a test the interpreter's own evaluation decides
- * (`whole`); other statements (imports, definitions, assignments, calls) are `setup`.
+ * Anything else that contains `assert` or `raise` is a test the interpreter's own evaluation
+ * decides; other statements (imports, definitions, assignments, calls) are `setup`.
  *
  * The text is assumed to compile (the worker compiles it whole first); the scanner knows strings
  * (prefixes, triple quotes, f-string replacement fields), comments, brackets and continuations.
@@ -232,7 +232,8 @@ export function splitPythonTests(text: string): PythonTestStep[] {
     const masked = s.masked.slice(start, start + source.length);
     const line = lineOf(text, start);
     const isAssert = /^assert(?![\w])/.test(masked);
-    const hasAssert = /(?<![\w.])assert(?![\w])/.test(masked);
+    // A statement that asserts or raises checks something: a test (an `if ...: raise` is one).
+    const hasAssert = /(?<![\w.])(?:assert|raise)(?![\w])/.test(masked);
     const step: PythonTestStep = { role: isAssert || hasAssert ? "test" : "setup", line, source };
     if (isAssert) {
       const shaped = assertShape(source, masked, s.depth.subarray(start, start + source.length));
