@@ -227,8 +227,11 @@ export function splitPythonTests(text: string): PythonTestStep[] {
     const rest = spans.splice(MAX_TEST_STEPS - 1);
     spans.push({ start: rest[0]!.start, end: rest[rest.length - 1]!.end });
   }
-  return spans.map(({ start, end }) => {
-    const source = text.slice(start, end).replace(/\s+$/, "");
+  return spans.map(({ start, end: spanEnd }) => {
+    // A trailing comment is not part of the statement (comments are blank in the masked text).
+    let end = spanEnd;
+    while (end > start && /\s/.test(s.masked[end - 1]!)) end--;
+    const source = text.slice(start, end);
     const masked = s.masked.slice(start, start + source.length);
     const line = lineOf(text, start);
     const isAssert = /^assert(?![\w])/.test(masked);
