@@ -12,8 +12,9 @@
  *   `try { CASE(i, 0, (A)); CASE(i, 1, (B)); CASE(i, 2) } catch (e) { CASE(i, -1, e) }`: the
  *   helper named in the test is never called.
  * - Another statement that checks something (a call of such a helper, a `throw`) becomes
- *   `try { S; CASE(i, 3) } catch (e) { CASE(i, -1, e) }` (a test the engine's own evaluation
- *   decides).
+ *   `try { S; CASE(i, 3) } catch (e) { CASE(i, -1, e) }`, or for an expression
+ *   `try { CASE(i, 4, (E)) } catch ...` (its promise, if it is one, is watched by its state):
+ *   a test the engine's own evaluation decides.
  * - Declarations and other statements stay as they are, in order (setup).
  * A lone top-level block (`{ const eq = ...; eq(f(1), 2); }`) is looked into. Every line stays
  * where it was (newlines the rewrite drops are added after the statement).
@@ -189,10 +190,10 @@ export function splitJsTests(code: string): SplitJsTests {
       const rewritten = `try {${parts}${TESTS_CASE_NAME}(${i}, 2)} ${catcher}`;
       edits.push({ start: statement.start, end: statement.end, text: rewritten + newlines(source).slice(kept.length) });
     } else {
-      // An async IIFE is awaited here, so its failure is this test's.
-      const iife = expression?.type === "CallExpression" && /FunctionExpression$/.test((expression.callee as AnyNode).type) && ((expression.callee as AnyNode).async as boolean);
-      const inner = iife && !awaited ? `await (${source.replace(/;\s*$/, "")});` : source;
-      edits.push({ start: statement.start, end: statement.end, text: `try {${inner};${TESTS_CASE_NAME}(${i}, 3)} ${catcher}` });
+      // An expression's value goes to the worker (slot 4): a promise (an async IIFE) is watched
+      // by its state as the engine holds it, never awaited through the guest's `then`.
+      const text4 = expression && !awaited ? `${TESTS_CASE_NAME}(${i}, 4, (${text(expression)}));` : `${source};${TESTS_CASE_NAME}(${i}, 3);`;
+      edits.push({ start: statement.start, end: statement.end, text: `try {${text4}} ${catcher}` });
     }
     steps.push(step);
   }

@@ -114,6 +114,8 @@ export class GuestContext {
   private current: RunState | undefined;
   /** What each split test recorded in the last tests run (see tests-split.ts), by step. */
   private testRecords = new Map<number, TestRecord>();
+  /** Set once the tests' function is over and their split tests' promises are watched. */
+  private watchingTestPromises = false;
   private lastOutput = { stdout: "", stderr: "" };
   private lastOutputBytesUsed = 0;
   /** The files of the request in progress (program and tests share them), if it was given any. */
@@ -398,6 +400,7 @@ export class GuestContext {
         )
       : ctx.undefined;
     this.testRecords = new Map();
+    this.watchingTestPromises = false;
     using record = code.includes(`${TESTS_CASE_NAME}(`) ? ctx.newFunction(TESTS_CASE_NAME, tagged("tests-case-run", this.caseRecorder(run))) : ctx.undefined;
     const called = ctx.callFunction(fn, ctx.undefined, mark, keep, record);
     if (called.error) return called.error;
@@ -412,6 +415,8 @@ export class GuestContext {
     for (const r of records.values()) {
       r.first?.dispose();
       r.first = undefined;
+      r.promise?.dispose();
+      r.promise = undefined;
     }
     return records;
   }
@@ -442,6 +447,12 @@ export class GuestContext {
         }
       } else if (k === 2 && r.values.length > 0) r.done = true;
       else if (k === 3 && r.values.length === 0) r.ran = true;
+      else if (k === 4 && r.values.length === 0 && value !== undefined && r.promise === undefined) {
+        // A whole statement's value: a promise (an async IIFE, a call of an async helper) is
+        // watched by its state once the tests' function is over; anything else ran.
+        if (isPromise(ctx, value)) r.promise = value.dup();
+        else r.ran = true;
+      }
       else if (k === -1 && value !== undefined) {
         // The line a marked `throw` of the tests recorded; describing runs the guest's getters,
         // whose own throws must not move it, and the next test starts without one.
@@ -464,6 +475,17 @@ export class GuestContext {
   private checkWatched(run: RunState): void {
     const ctx = this.guest.context;
     while (run.watched && !run.settled) {
+      if (this.watchingTestPromises) {
+        // Every split test's promise is read by its own record: a rejection is its test's.
+        const pending = this.nextTestPromise(run);
+        if (pending) {
+          run.watched.dispose();
+          run.watched = pending;
+          return;
+        }
+        run.settled = { ok: true, json: undefined };
+        return;
+      }
       const state = ctx.getPromiseState(run.watched);
       if (state.type === "pending") return;
       if (state.type === "rejected") {
@@ -483,8 +505,38 @@ export class GuestContext {
         continue;
       }
       next?.dispose();
+      // Then each split test's promise, in order, by its state as the engine holds it: a
+      // rejection is that test's failure, not the end of the tests.
+      if ([...this.testRecords.values()].some((r) => r.promise)) {
+        this.watchingTestPromises = true;
+        continue;
+      }
       run.settled = { ok: true, json: undefined };
     }
+  }
+
+  /** The next split test's promise to watch (its record learns how it ended), if any. */
+  private nextTestPromise(run: RunState): QuickJSHandle | undefined {
+    const ctx = this.guest.context;
+    for (const r of this.testRecords.values()) {
+      if (!r.promise) continue;
+      const state = ctx.getPromiseState(r.promise);
+      if (state.type === "pending") return r.promise.dup();
+      r.promise.dispose();
+      r.promise = undefined;
+      if (state.type === "rejected") {
+        const line = run.throwLine;
+        const raw = describeThrown(this.guest, this.helpers, run, state.error);
+        const error = raw ? locateError(raw, run.fileName) : { name: "Error", message: "the test threw a value that cannot be described" };
+        if (error.line === undefined && line !== undefined) error.line = line;
+        run.throwLine = undefined;
+        r.error = error;
+      } else {
+        if (!state.notAPromise) state.value.dispose();
+        r.ran = true;
+      }
+    }
+    return undefined;
   }
 
   private setUp(setup: GuestSetup): QuickJSHandle | undefined {
@@ -672,4 +724,6 @@ export interface TestRecord {
   error?: import("../../types.js").ExecutionError;
   /** The first side's handle until the second arrives. */
   first?: QuickJSHandle;
+  /** A whole statement's promise, until its state is read. */
+  promise?: QuickJSHandle;
 }
