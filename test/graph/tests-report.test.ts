@@ -146,3 +146,12 @@ describe("a hostile program cannot make its failing test look passed", { timeout
     expect(r.tests).toMatchObject({ total: 3, passed: 1 });
   });
 });
+
+describe("values past the bounds in JavaScript", { timeout: 60_000 }, () => {
+  it("a huge array is cut at once and its test fails, with a note", async () => {
+    const started = Date.now();
+    const r = await sandbox.run("function f() { return new Array(400000).fill(1); }", { tests: "assert.deepStrictEqual(f(), f());" });
+    expect(r.tests?.cases?.[0]).toMatchObject({ status: "failed", note: expect.stringMatching(/too large or too deep/) });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});

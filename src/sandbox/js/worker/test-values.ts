@@ -72,6 +72,9 @@ export function readJsValue(guest: GuestRuntime, handle: QuickJSHandle, budget =
         return { t: "cut" };
     }
     if (ctx.sameValue(h, ctx.null)) return { t: "null" };
+    // A huge array is not listed key by key (that would cost the worker, outside the deadline).
+    const length = ctx.getLength(h) ?? ownLength(guest, h);
+    if (length !== undefined && length > left) return { t: "cut" };
     const keys = ctx.getOwnPropertyNames(h, { strings: true, numbersAsStrings: true });
     if (keys.error) {
       keys.error.dispose();
@@ -123,6 +126,21 @@ export function readJsValue(guest: GuestRuntime, handle: QuickJSHandle, budget =
     return { t: "object", entries };
   };
   return read(handle, 0);
+}
+
+/** An own data property `length` that is a number, read through the captured descriptor (no getter runs). */
+function ownLength(guest: GuestRuntime, h: QuickJSHandle): number | undefined {
+  const ctx = guest.context;
+  using name = ctx.newString("length");
+  const r = ctx.callFunction(guest.natives[NATIVE_GET_OWN_PROPERTY_DESCRIPTOR]!, ctx.undefined, h, name);
+  if (r.error) {
+    r.error.dispose();
+    return undefined;
+  }
+  using descriptor = r.value;
+  if (ctx.typeof(descriptor) !== "object" || !guest.ownStringKeys(descriptor).includes("value")) return undefined;
+  using value = ctx.getProp(descriptor, "value");
+  return ctx.typeof(value) === "number" ? ctx.getNumber(value) : undefined;
 }
 
 function isCut(v: JsValue): boolean {
