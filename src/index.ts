@@ -8,7 +8,7 @@ export { runCode, checkCode, disposeDefaultSandbox } from "./sandbox/run-code.js
 export { createSandbox, type SandboxWithStats } from "./sandbox/sandbox.js";
 export { currentHostCall } from "./sandbox/host-call-context.js";
 export { DEFAULT_TIMEOUT_MS, DEFAULT_MEMORY_LIMIT_BYTES, DEFAULT_MAX_OUTPUT_BYTES } from "./sandbox/options.js";
-export { LANGUAGES, EXECUTION_STATUSES } from "./sandbox/types.js";
+export { LANGUAGES, EXECUTION_STATUSES, MAX_TEST_CASES } from "./sandbox/types.js";
 export type {
   CheckResult,
   ExecutionError,
@@ -25,6 +25,7 @@ export type {
   SequencedRun,
   SessionOptions,
   TestsOutcome,
+  TestCase,
 } from "./sandbox/types.js";
 export {
   CodegenSandboxError,

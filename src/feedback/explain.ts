@@ -6,6 +6,7 @@ import type { CheckResult, ExecutionResult, Language, TestsOutcome } from "../sa
 import type { TypeDiagnostic } from "../typecheck/types.js";
 import { NEXT_STEP, whatHappened, type FeedbackLimits, type FeedbackStatus } from "./next-step.js";
 import { describeError, quoteLine } from "./quote.js";
+import { explainTestReport } from "./test-report.js";
 import { MAX_EXPLANATION_CHARS, truncate } from "./truncate.js";
 
 /** A failed validation: the sandbox's check, or a type check (status `type_error`). */
@@ -60,14 +61,15 @@ export function explainCheck(check: FailedValidation, code: string): string {
  */
 export function explainResult(result: ExecutionResult, code: string, limits: FeedbackLimits = {}, tests?: string): string {
   if (result.status === "success" && result.tests !== undefined && result.tests.status !== "passed") {
-    return explainTests(result.tests, tests ?? "");
+    return explainTests(result.tests, tests ?? "", code);
   }
   return explain(result.status, result.error === undefined ? undefined : describeError(result.error, code), limits);
 }
 
 /**
  * Explains tests that failed (the failing test's line quoted from `tests`) or did not run.
- * Passed tests get the success sentence.
+ * Passed tests get the success sentence. Tests that ran one by one get the per-test report
+ * (test-report.ts: counts, values, exceptions located in `code`).
  *
  * @example
  * ```ts
@@ -75,8 +77,12 @@ export function explainResult(result: ExecutionResult, code: string, limits: Fee
  * // "A test failed: AssertionError:  (line 1: `assert add(2, 3) == 5`). Fix the code so the test passes; ..."
  * ```
  */
-export function explainTests(outcome: TestsOutcome, tests: string): string {
+export function explainTests(outcome: TestsOutcome, tests: string, code?: string): string {
   if (outcome.status === "passed") return explain("success");
+  if (outcome.status === "failed") {
+    const report = explainTestReport(outcome, code === undefined ? {} : { code });
+    if (report !== undefined) return report;
+  }
   if (outcome.status === "not_run") return explain("tests_not_run", outcome.reason === undefined ? undefined : `The program ended before the tests could run (${outcome.reason})`);
   return explain("test_failed", outcome.error === undefined ? "the tests failed without an error message" : describeError(outcome.error, tests));
 }

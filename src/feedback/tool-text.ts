@@ -6,6 +6,7 @@
 import type { ExecutionResult, JsonValue } from "../sandbox/types.js";
 import { NEXT_STEP, type FeedbackStatus } from "./next-step.js";
 import { quoteLine } from "./quote.js";
+import { renderTestReport, testCountLine } from "./test-report.js";
 import { DEFAULT_MAX_CONTENT_CHARS, truncate } from "./truncate.js";
 import type { ExecutionError } from "../sandbox/types.js";
 
@@ -55,7 +56,13 @@ export function formatExecutionForModel(
   if (result.error) tail.push(...errorLines("error", result.error, code));
   if (result.tests !== undefined) {
     tail.push(`tests: ${result.tests.status}${result.tests.reason === undefined ? "" : ` (${truncate(result.tests.reason, 300)})`}`);
-    if (result.tests.error) tail.push(...errorLines("test error", result.tests.error, options.tests ?? ""));
+    const report = result.tests.status === "failed" ? renderTestReport(result.tests, { code, maxFailures: 3 }) : undefined;
+    if (report !== undefined) tail.push(report);
+    else if (result.tests.error) tail.push(...errorLines("test error", result.tests.error, options.tests ?? ""));
+    else if (result.tests.status === "passed") {
+      const count = testCountLine(result.tests);
+      if (count !== undefined) tail.push(count);
+    }
     if (result.status === "success" && result.tests.status === "failed") hintStatus = "test_failed";
     if (result.status === "success" && result.tests.status === "not_run") hintStatus = "tests_not_run";
   }

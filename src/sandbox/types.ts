@@ -138,6 +138,52 @@ export interface TestsOutcome {
   error?: ExecutionError;
   /** For `not_run`: why the tests did not run. */
   reason?: string;
+  /**
+   * Tests counted in the caller's text (a top-level statement that contains an assertion is one
+   * test); present when the tests ran one by one. Counted on the host, not by the program.
+   */
+  total?: number;
+  /** How many of `total` passed. */
+  passed?: number;
+  /**
+   * Every test in order (at most `MAX_TEST_CASES`), plus any setup statement that raised;
+   * `status` is `failed` when any case is not `passed`.
+   */
+  cases?: TestCase[];
+}
+
+/** Test cases a `TestsOutcome` lists at most (the counts cover every test). */
+export const MAX_TEST_CASES = 100;
+
+/**
+ * One test of a run's `tests`, as the host judged it. For a comparison (`assert f(x) == y`,
+ * `assert.strictEqual(a, b)`, `expect(a).toBe(b)`, ...) the program's interpreter evaluated each
+ * side and sent an encoded value; the comparison was made outside it (`decidedBy: "outside"`).
+ * Other tests are decided by whether their statement raised in the interpreter
+ * (`decidedBy: "program"`; see docs/security.md for what a program can forge).
+ */
+export interface TestCase {
+  /** 1-based line of the test's first character in the `tests` text. */
+  line: number;
+  /** The test's source (bounded). */
+  source: string;
+  /** `failed`: the check was false; `error`: the test (or a setup statement) raised. */
+  status: "passed" | "failed" | "error";
+  /** `test`, or `setup` for a statement without an assertion that raised. */
+  role: "test" | "setup";
+  decidedBy: "outside" | "program";
+  /** For a comparison: the first side's source (`sum_div(8)`). */
+  expression?: string;
+  /** The comparison's operator (`==`, `strictEqual`, `toEqual`, `truthy`, `isclose`, ...). */
+  operator?: string;
+  /** The first side's value as the language shows it (`repr` in Python, JSON-like in JavaScript), bounded. */
+  actual?: string;
+  /** The second side's value, likewise (absent for a truthiness check). */
+  expected?: string;
+  /** Why a comparison could not be made outside (a value past the encoding's bounds). */
+  note?: string;
+  /** For `error` (and a failed assertion the program decided): the exception, its line in the tests. */
+  error?: ExecutionError;
 }
 
 /**

@@ -62,6 +62,7 @@ describe("tests run as tests (Python)", { timeout: 180_000 }, () => {
       tests: "if add(2, 2) != 5:\n    raise ValueError('add(2, 2) should be 5')",
     });
     expect(phases(raising.attempts)).toEqual([["execute", "test_failed"]]);
-    expect(raising.attempts[0]!.error).toMatch(/^A test failed: ValueError: add\(2, 2\) should be 5 \(line 2 of the tests/);
+    // Run one by one: the count, the test's line and source, the exception and its line.
+    expect(raising.attempts[0]!.error).toMatch(/^0 of 1 test passed\. Failing:\n- line 1: `if add\(2, 2\) != 5: raise ValueError\('add\(2, 2\) should be 5'\)` raised ValueError: add\(2, 2\) should be 5 at line 2 of the tests\./);
   });
 });

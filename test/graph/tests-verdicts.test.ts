@@ -52,8 +52,9 @@ describe("tests run as tests (JavaScript and TypeScript)", () => {
       ["execute", "test_failed"],
       ["execute", "success"],
     ]);
-    expect(state.attempts[0]!.error).toMatch(/^A test failed: .*add\(2, 3\) should be 5'? \(line 2(:\d+)? of the tests: `if \(add\(2, 3\) !== 5\)/);
-    expect(prompts[1]).toMatch(/A test failed: .*add\(2, 3\) should be 5'? \(line 2(:\d+)? of the tests/);
+    // Run one by one: the first test passed, the second failed at its line with its message.
+    expect(state.attempts[0]!.error).toMatch(/^1 of 2 tests passed\. Failing:\n- line 2: `if \(add\(2, 3\) !== 5\) throw 'add\(2, 3\) should be 5';` failed: .*add\(2, 3\) should be 5/);
+    expect(prompts[1]).toMatch(/1 of 2 tests passed\. Failing:\n- line 2: .*add\(2, 3\) should be 5/);
     expect(prompts[1]).not.toMatch(/threw an error while running/);
     expect(state.status).toBe("success");
   });
@@ -63,7 +64,7 @@ describe("tests run as tests (JavaScript and TypeScript)", () => {
     const tests = "const got: number = add(2, 3);\nif (got !== 5) throw new Error(`add(2, 3) gave ${got}`);";
     const state = await createCodeGenGraph({ model: scriptedModel(fence("ts", wrong)), maxRetries: 0 }).invoke({ task: "Write add", language: "typescript", tests });
     expect(phases(state.attempts)).toEqual([["execute", "test_failed"]]);
-    expect(state.attempts[0]!.error).toMatch(/add\(2, 3\) gave -1 \(line 2(:\d+)? of the tests/);
+    expect(state.attempts[0]!.error).toMatch(/0 of 1 test passed\. Failing:\n- line 2: `if \(got !== 5\) throw new Error\(`add\(2, 3\) gave \$\{got\}`\);` failed: Error: add\(2, 3\) gave -1/);
     expect(state.status).toBe("failed");
   });
 });

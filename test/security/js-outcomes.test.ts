@@ -47,7 +47,9 @@ describe("the tests' verdict is the engine's, not the program's", () => {
   it("keeps the tests' helpers their own: a global accessor the program defined under a helper's name is not used", async () => {
     const program = `${WRONG_ADD}\nObject.defineProperty(globalThis, "eq", { get() { return () => {}; }, set() {}, configurable: false });`;
     const tests = await testsOf(program, "var eq = function (a, e) { if (a !== e) throw new Error('not equal'); };\neq(add(1, 2), 3);");
-    expect(tests).toMatchObject({ status: "failed", error: { message: "not equal" } });
+    // `eq(a, b)` is a comparison the worker makes itself (the helper is not called at all).
+    expect(tests).toMatchObject({ status: "failed", total: 1, passed: 0, error: { message: "failed: eq(add(1, 2), 3);" } });
+    expect(tests?.cases?.[0]).toMatchObject({ decidedBy: "outside", actual: "-1", expected: "3" });
     // A global named like the throw mark changes nothing either.
     const marked = await testsOf(`${WRONG_ADD}\nvar __sandboxTestThrowAt = (line, value) => ({ message: "forged" });`, "if (add(1, 2) !== 3) throw new Error('wrong');");
     expect(marked).toMatchObject({ status: "failed", error: { message: "wrong", line: 1 } });

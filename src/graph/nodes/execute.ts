@@ -10,6 +10,7 @@ import { emitEvent } from "../events.js";
 import { explain, explainNoOutput, explainWrongOutput } from "../../feedback/explain.js";
 import { describeError } from "../../feedback/quote.js";
 import { truncate } from "../../feedback/truncate.js";
+import { explainTestReport } from "../../feedback/test-report.js";
 import type { Attempt, AttemptStatus, CodeGenStateType, CodeGenUpdate } from "../state.js";
 import { storeRunResult } from "../stored-result.js";
 import { normalizeOutput, outputRequest, shownOutput } from "../shown-output.js";
@@ -63,6 +64,9 @@ export interface RunTask {
 export function judgeRun(result: ExecutionResult, { code, tests, expectedOutput, task }: RunTask): RunVerdict {
   const outcome = result.tests;
   if (tests !== "" && outcome?.status === "failed") {
+    // Tests that ran one by one: every failing test with its values (feedback/test-report.ts).
+    const report = explainTestReport(outcome, { code });
+    if (report !== undefined) return { status: "test_failed", error: report };
     const what = outcome.error === undefined ? "The tests failed without an error message." : describeTestError(outcome.error, tests);
     const printed = outcome.stdout.trim();
     return { status: "test_failed", error: explain("test_failed", printed === "" ? what : `${what}\nThe tests printed:\n${truncate(printed, 200)}`) };

@@ -17,7 +17,7 @@ describe("Python tests option", { timeout: 60_000 }, () => {
     expect(r.status).toBe("success");
     expect(r.stdout).toBe("42\n");
     expect(r.result).toBe(2);
-    expect(r.tests).toEqual({ status: "passed", stdout: "tests passed\n", stderr: "" });
+    expect(r.tests).toMatchObject({ status: "passed", stdout: "tests passed\n", stderr: "", total: 1, passed: 1 });
   });
 
   it("reports a failing assertion at its line in the tests, quoting it", async () => {
@@ -96,7 +96,8 @@ describe("Python tests option", { timeout: 60_000 }, () => {
       await session.run("base = 10");
       const r = await session.run("async def plus(x):\n    return base + x", { tests: "assert await plus(1) == 11\nprint('ok')" });
       expect(r.status).toBe("success");
-      expect(r.tests).toEqual({ status: "passed", stdout: "ok\n", stderr: "" });
+      expect(r.tests).toMatchObject({ status: "passed", stdout: "ok\n", stderr: "", total: 1, passed: 1 });
+      expect(r.tests?.cases?.[0]).toMatchObject({ decidedBy: "outside", actual: "11", expected: "11" });
     } finally {
       await session.dispose();
     }

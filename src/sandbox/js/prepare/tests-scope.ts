@@ -148,7 +148,7 @@ function applyEdits(code: string, edits: Edit[]): string {
  *
  * @example
  * wrapTests("if (add(1, 2) !== 3) throw new Error('add');");
- * // "(async (__sandboxTestThrowAt, __sandboxTestValue) => {if (add(1, 2) !== 3) throw new Error('add');\n})"
+ * // "(async (__sandboxTestThrowAt, __sandboxTestValue, __sandboxTestCase) => {if (add(1, 2) !== 3) throw new Error('add');\n})"
  */
 export function wrapTests(source: string): string {
   // A "#!" line would not be the first thing in the source any more; "//" keeps its length.
@@ -157,7 +157,7 @@ export function wrapTests(source: string): string {
 }
 
 /** What `wrapTests` puts before the first line: columns on line 1 are this much further right. */
-export const TESTS_HEAD = `(async (${THROW_MARK_NAME}, ${TESTS_VALUE_NAME}) => {`;
+export const TESTS_HEAD = `(async (${THROW_MARK_NAME}, ${TESTS_VALUE_NAME}, __sandboxTestCase) => {`;
 
 /**
  * An error located in wrapped tests, with line 1's columns (in `column` and in the stack's
@@ -179,8 +179,8 @@ export function unshiftTestsColumns<E extends { line?: number; column?: number; 
  * the worker awaits that promise itself, by its state, never through the guest's `then`).
  *
  * @example
- * instrumentTests("(async (__sandboxTestThrowAt, __sandboxTestValue) => {check()\n})");
- * // "(async (__sandboxTestThrowAt, __sandboxTestValue) => {__sandboxTestValue((check()))\n})"
+ * instrumentTests("(async (__sandboxTestThrowAt, __sandboxTestValue, __sandboxTestCase) => {check()\n})");
+ * // "(async (__sandboxTestThrowAt, __sandboxTestValue, __sandboxTestCase) => {__sandboxTestValue((check()))\n})"
  */
 export function instrumentTests(code: string): string {
   const ast = parseAs(code, "script");

@@ -2,7 +2,7 @@
  * Messages between the host and a QuickJS worker thread. Values cross as strings (JSON made
  * inside the guest) so that nothing is structured-cloned value by value.
  */
-import type { EngineSnapshot, ExecutionError, ExecutionStatus, RunInputs } from "../../types.js";
+import type { EngineSnapshot, ExecutionError, ExecutionStatus, RunInputs, TestsOutcome } from "../../types.js";
 
 /** Limits and grants of one run or session call, as the worker needs them. */
 export interface WorkerRunLimits {
@@ -74,7 +74,7 @@ export interface WorkerOutcome {
   error?: ExecutionError;
   durationMs: number;
   /** For a run with tests: how they went (their output travels apart, after a `tests-begin` message). */
-  tests?: { status: "passed" | "failed" | "not_run"; error?: ExecutionError; reason?: string };
+  tests?: { status: "passed" | "failed" | "not_run"; error?: ExecutionError; reason?: string } & Pick<TestsOutcome, "total" | "passed" | "cases">;
   /** For a run given `inputs` without readings: the clock readings it made. */
   clockReads?: number[];
 }

@@ -12,6 +12,9 @@ import type { QuickJSContext, QuickJSHandle, QuickJSWASMModule } from "quickjs-e
 import type { WorkerOutcome, WorkerRunLimits } from "../shared/protocol.js";
 import { TESTS_FILE_NAME, USER_FILE_NAME } from "./guest-prelude.js";
 import { TESTS_VALUE_NAME, THROW_MARK_NAME } from "../prepare/tests-scope.js";
+import { MAX_JS_TEST_STEPS, TESTS_CASE_NAME } from "../prepare/tests-split.js";
+import { readJsValue, type JsValue } from "./test-values.js";
+import { locateError } from "./error-location.js";
 import { FileStore } from "./file-store.js";
 import type { FileLimits } from "../shared/file-rules.js";
 import { GuestFiles } from "./guest-files.js";
@@ -111,6 +114,10 @@ export class GuestContext {
   private readonly console: GuestConsole;
   private readonly bridge: HostBridge;
   private current: RunState | undefined;
+  /** What each split test recorded in the last tests run (see tests-split.ts), by step. */
+  private testRecords = new Map<number, TestRecord>();
+  /** Set once the tests' function is over and their split tests' promises are watched. */
+  private watchingTestPromises = false;
   private lastOutput = { stdout: "", stderr: "" };
   private lastOutputBytesUsed = 0;
   /** The files of the request in progress (program and tests share them), if it was given any. */
@@ -402,10 +409,72 @@ export class GuestContext {
           }),
         )
       : ctx.undefined;
-    const called = ctx.callFunction(fn, ctx.undefined, mark, keep);
+    this.testRecords = new Map();
+    this.watchingTestPromises = false;
+    using record = code.includes(`${TESTS_CASE_NAME}(`) ? ctx.newFunction(TESTS_CASE_NAME, tagged("tests-case-run", this.caseRecorder(run))) : ctx.undefined;
+    const called = ctx.callFunction(fn, ctx.undefined, mark, keep, record);
     if (called.error) return called.error;
     run.watched = called.value;
     return undefined;
+  }
+
+  /** What the split tests recorded in the last tests run; the map is handed over. */
+  takeTestRecords(): Map<number, TestRecord> {
+    const records = this.testRecords;
+    this.testRecords = new Map();
+    for (const r of records.values()) {
+      r.first?.dispose();
+      r.first = undefined;
+      r.promise?.dispose();
+      r.promise = undefined;
+    }
+    return records;
+  }
+
+  /**
+   * The tests' case recorder (`CASE(i, slot, value)` of tests-split.ts): slot 0 and 1 are the
+   * sides' values, read here at once (readJsValue); 2 says the comparison's parts are all in;
+   * 3 says a whole statement ran to its end; -1 is what a test threw. Each step takes each
+   * slot once, in order, and only while this run's tests run: a call out of order is ignored.
+   */
+  private caseRecorder(run: RunState): (step?: QuickJSHandle, slot?: QuickJSHandle, value?: QuickJSHandle) => QuickJSHandle | undefined {
+    return (step, slot, value) => {
+      const ctx = this.guest.context;
+      if (this.current !== run || step === undefined || slot === undefined || ctx.typeof(step) !== "number" || ctx.typeof(slot) !== "number") return undefined;
+      const i = ctx.getNumber(step);
+      const k = ctx.getNumber(slot);
+      if (!Number.isSafeInteger(i) || i < 0 || i >= MAX_JS_TEST_STEPS) return undefined;
+      let r = this.testRecords.get(i);
+      if (!r) this.testRecords.set(i, (r = { values: [] }));
+      if (r.done || r.ran || r.error) return undefined;
+      if ((k === 0 || k === 1) && value !== undefined && r.values.length === k) {
+        r.values.push(readJsValue(this.guest, value));
+        if (k === 0) r.first = value.dup();
+        else if (r.first) {
+          r.same = ctx.sameValue(r.first, value);
+          r.first.dispose();
+          r.first = undefined;
+        }
+      } else if (k === 2 && r.values.length > 0) r.done = true;
+      else if (k === 3 && r.values.length === 0) r.ran = true;
+      else if (k === 4 && r.values.length === 0 && value !== undefined && r.promise === undefined) {
+        // A whole statement's value: a promise (an async IIFE, a call of an async helper) is
+        // watched by its state once the tests' function is over; anything else ran.
+        if (isPromise(ctx, value)) r.promise = value.dup();
+        else r.ran = true;
+      }
+      else if (k === -1 && value !== undefined) {
+        // The line a marked `throw` of the tests recorded; describing runs the guest's getters,
+        // whose own throws must not move it, and the next test starts without one.
+        const line = run.throwLine;
+        const raw = describeThrown(this.guest, this.helpers, run, value.dup());
+        const error = raw ? locateError(raw, run.fileName) : { name: "Error", message: "the test threw a value that cannot be described" };
+        if (error.line === undefined && line !== undefined) error.line = line;
+        run.throwLine = undefined;
+        r.error = error;
+      }
+      return undefined;
+    };
   }
 
   /**
@@ -416,6 +485,17 @@ export class GuestContext {
   private checkWatched(run: RunState): void {
     const ctx = this.guest.context;
     while (run.watched && !run.settled) {
+      if (this.watchingTestPromises) {
+        // Every split test's promise is read by its own record: a rejection is its test's.
+        const pending = this.nextTestPromise(run);
+        if (pending) {
+          run.watched.dispose();
+          run.watched = pending;
+          return;
+        }
+        run.settled = { ok: true, json: undefined };
+        return;
+      }
       const state = ctx.getPromiseState(run.watched);
       if (state.type === "pending") return;
       if (state.type === "rejected") {
@@ -435,8 +515,38 @@ export class GuestContext {
         continue;
       }
       next?.dispose();
+      // Then each split test's promise, in order, by its state as the engine holds it: a
+      // rejection is that test's failure, not the end of the tests.
+      if ([...this.testRecords.values()].some((r) => r.promise)) {
+        this.watchingTestPromises = true;
+        continue;
+      }
       run.settled = { ok: true, json: undefined };
     }
+  }
+
+  /** The next split test's promise to watch (its record learns how it ended), if any. */
+  private nextTestPromise(run: RunState): QuickJSHandle | undefined {
+    const ctx = this.guest.context;
+    for (const r of this.testRecords.values()) {
+      if (!r.promise) continue;
+      const state = ctx.getPromiseState(r.promise);
+      if (state.type === "pending") return r.promise.dup();
+      r.promise.dispose();
+      r.promise = undefined;
+      if (state.type === "rejected") {
+        const line = run.throwLine;
+        const raw = describeThrown(this.guest, this.helpers, run, state.error);
+        const error = raw ? locateError(raw, run.fileName) : { name: "Error", message: "the test threw a value that cannot be described" };
+        if (error.line === undefined && line !== undefined) error.line = line;
+        run.throwLine = undefined;
+        r.error = error;
+      } else {
+        if (!state.notAPromise) state.value.dispose();
+        r.ran = true;
+      }
+    }
+    return undefined;
   }
 
   private setUp(setup: GuestSetup): QuickJSHandle | undefined {
@@ -617,4 +727,18 @@ export class GuestContext {
         return undefined;
     }
   }
+}
+
+/** What one split test recorded (see `GuestContext.caseRecorder`). */
+export interface TestRecord {
+  values: JsValue[];
+  /** For two sides: whether they were the same value (SameValue, read by the engine). */
+  same?: boolean;
+  done?: boolean;
+  ran?: boolean;
+  error?: import("../../types.js").ExecutionError;
+  /** The first side's handle until the second arrives. */
+  first?: QuickJSHandle;
+  /** A whole statement's promise, until its state is read. */
+  promise?: QuickJSHandle;
 }

@@ -16,7 +16,8 @@ export type HostFunctionKind =
   | "intl"
   | "throw-mark"
   | "tests-mark"
-  | "tests-keep-run";
+  | "tests-keep-run"
+  | "tests-case-run";
 
 const kinds = new WeakMap<object, HostFunctionKind>();
 

@@ -10,6 +10,8 @@ import { runInNewContext } from "node:vm";
 import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 import { prepareJavaScript } from "../prepare/prepare.js";
 import { exposeTopLevelNames, instrumentTests, markThrows, unshiftTestsColumns, wrapTests } from "../prepare/tests-scope.js";
+import { splitJsTests } from "../prepare/tests-split.js";
+import { judgeJsTests } from "./tests-judge.js";
 import { GuestContext, SettleMode, type GuestHost } from "./guest-context.js";
 import type { HostToWorker, WorkerOutcome, WorkerToHost } from "../shared/protocol.js";
 import { OutputMirror } from "../shared/output-mirror.js";
@@ -339,9 +341,11 @@ async function runTests(
   if (!prepared.ok) {
     return { ...program, durationMs: performance.now() - startedMs, tests: { status: "failed", error: unshiftTestsColumns(prepared.error) } };
   }
+  // Each test on its own, its values read and compared here (tests-split.ts, tests-judge.ts).
+  const split = splitJsTests(prepared.code);
   const evaluated = await guest.evaluate({
     runId: message.runId,
-    code: instrumentTests(prepared.code),
+    code: instrumentTests(split.code),
     kind: "script",
     mode: SettleMode.Script,
     limits: message,
@@ -351,6 +355,12 @@ async function runTests(
   });
   const outcome = evaluated.error ? { ...evaluated, error: unshiftTestsColumns(evaluated.error) } : evaluated;
   const durationMs = performance.now() - startedMs;
+  const records = guest.takeTestRecords();
+  if (split.steps.length > 0) {
+    const judged = judgeJsTests(split.steps, records, outcome.status === "success" ? undefined : (outcome.error ?? { name: "Error", message: `the tests ended with ${outcome.status}` }));
+    if (outcome.status === "success" || outcome.status === "runtime_error") return { ...program, durationMs, tests: judged };
+    return { ...program, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}), durationMs, tests: { ...judged, status: "failed" } };
+  }
   if (outcome.status === "success") return { ...program, durationMs, tests: { status: "passed" } };
   const failed = { status: "failed" as const, ...(outcome.error ? { error: outcome.error } : {}) };
   // A limit the tests hit is the run's status; a test that threw is only the tests' failure.

@@ -20,8 +20,12 @@
  *
  * Runs inside the Deno worker.
  */
-import type { PythonOutcome, PythonTestsOutcome } from "../shared/protocol.js";
+import type { ExecutionError } from "../../types.js";
+import { MAX_TEST_VALUE_CHARS, MAX_TEST_VALUES_TOTAL_CHARS, TEST_VALUE_BUDGET } from "../shared/bounds.js";
+import type { PythonOutcome, PythonStepReport, PythonTestsOutcome } from "../shared/protocol.js";
+import { splitPythonTests, type PythonTestStep } from "../shared/tests-split.js";
 import { testsError } from "./tests-verdict.js";
+import { ENCODER_SOURCE } from "./value-encoder.js";
 
 /** A Pyodide proxy of a Python object, as far as the driver uses it. */
 export interface PyObject {
@@ -59,6 +63,10 @@ export interface DriverPython {
   formatStep: PyObject;
   /** `BaseException`, taken at init (the task looks up no name). */
   anything: PyObject;
+  /** `builtins.slice` (a C type: a task returns a test's value as `slice(value, 0).start`). */
+  slice: PyObject;
+  /** The tuple of built-ins the value encoder uses (value-encoder.ts), taken at init. */
+  encoderBuiltins: PyObject;
   /** `builtins.issubclass`, `SystemExit`, and the C member read of `SystemExit.code` (a guest subclass's property is not it). */
   issubclass: PyObject;
   systemExit: PyObject;
@@ -222,6 +230,8 @@ function utf8Bytes(text: string): number {
 export function createRunDriver(py: DriverPython, isPythonError: (error: unknown) => error is { type: string; message: string }) {
   /** TASK_SOURCE compiled, kept for the interpreter's life (made before any program ran). */
   const taskModule = py.compile(TASK_SOURCE, "<sandbox>", "exec");
+  /** ENCODER_SOURCE compiled, kept likewise. */
+  const encoderModule = py.compile(ENCODER_SOURCE, "<sandbox>", "exec");
   /** The task of the run in progress, while it waits. */
   let waitingTask: PyObject | undefined;
   /** Settles the waiting run; dropped when the run is over. */
@@ -350,10 +360,115 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
    * coroutine); the streams are flushed in the task, and with `maxResultBytes` the value is
    * turned into its JSON text there too (what the task returns).
    */
-  function evalInTask(code: unknown, maxResultBytes?: number, describer: PyObject = py.describeStep): Promise<TaskEnd> {
+  function evalInTask(code: unknown, maxResultBytes?: number, describer: PyObject = py.describeStep, step?: PyObject): Promise<TaskEnd> {
     const awaits = ((code as PyObject).co_flags & CO_COROUTINE) !== 0;
-    const result = maxResultBytes === undefined ? [undefined, 0] : [py.resultTextStep, maxResultBytes];
+    const result = step !== undefined ? [step, 0] : maxResultBytes === undefined ? [undefined, 0] : [py.resultTextStep, maxResultBytes];
     return inTask("_cs_eval", [py.eval, code, py.mainNamespace, awaits, py.flushStep, ...result], describer);
+  }
+
+  /** The error of a tests step that did not return (raised, stopped, cancelled). */
+  function stepError(ran: Exclude<TaskEnd, { returned: unknown }>, tests: string): ExecutionError {
+    if ("stopped" in ran) return { name: "KeyboardInterrupt", message: "the tests were stopped by their limit" };
+    if (!("raised" in ran)) return { name: "CancelledError", message: "the tests' task was cancelled" };
+    let formatted: unknown;
+    try {
+      formatted = JSONParse(String(typeof ran.told === "string" ? ran.told : py.format(ran.raised)));
+    } catch {
+      formatted = undefined;
+    }
+    // The name is read from the exception's type here; the traceback text is the prelude's (a description).
+    const type = py.type(ran.raised) as unknown as { __name__: unknown };
+    const name = String(type.__name__);
+    release(type);
+    const text = Array.isArray(formatted) && typeof formatted[1] === "string" ? formatted[1] : "";
+    release(ran.raised);
+    return testsError(name, text, tests);
+  }
+
+  /** Source compiled so that its first line is `line` of the tests (their tracebacks name it). */
+  function compileAt(source: string, line: number, mode: "exec" | "eval"): unknown {
+    const text = mode === "eval" ? `(${source}\n)` : source;
+    return py.compile(`${"\n".repeat(Math.max(0, line - 1))}${text}`, "<string>", mode, py.topLevelAwait);
+  }
+
+  /**
+   * Encodes a value the task returned in a `slice` (value-encoder.ts), in a task of its own
+   * made afresh: the value's own code runs only for an opaque object's truth.
+   */
+  async function encodeInTask(box: unknown): Promise<TaskEnd> {
+    const scope = py.dict() as PyObject;
+    try {
+      py.exec(encoderModule, scope);
+      (scope as unknown as { set(k: string, v: unknown): void }).set("K", py.encoderBuiltins);
+      const encode = scope.get("_cs_encode");
+      try {
+        return await inTask("_cs_eval", [encode, box, TEST_VALUE_BUDGET, false, py.dict, py.slice, 0], py.describeStep);
+      } finally {
+        release(encode);
+      }
+    } finally {
+      scope.destroy();
+    }
+  }
+
+  /** The parts of a shaped test, in the order Python evaluates them. */
+  function partsOf(step: PythonTestStep): string[] {
+    const shape = step.shape!;
+    if (shape.kind === "compare") return [shape.left, shape.right];
+    if (shape.kind === "truthy") return [shape.operand];
+    return [shape.a, shape.b, ...(shape.relTol !== undefined ? [shape.relTol] : []), ...(shape.absTol !== undefined ? [shape.absTol] : [])];
+  }
+
+  /** Characters of encoded values sent so far in this run's tests. */
+  let valueChars = 0;
+
+  /** Runs one statement of the tests: a whole statement, or each part of a shaped test. */
+  async function runStep(step: PythonTestStep, tests: string): Promise<{ report: PythonStepReport; stopped: boolean }> {
+    const parts = step.shape ? partsOf(step) : [];
+    const compiled: unknown[] = [];
+    try {
+      try {
+        if (step.shape) parts.forEach((part, i) => compiled.push(compileAt(part, step.partLines?.[i] ?? step.line, "eval")));
+        else compiled.push(compileAt(step.source, step.line, "exec"));
+      } catch (error) {
+        if (!isPythonError(error)) throw error;
+        return { report: { kind: "raised", error: testsError(error.type, error.message, tests) }, stopped: false };
+      }
+      if (!step.shape) {
+        const ran = await evalInTask(compiled[0], undefined, py.formatStep);
+        if ("returned" in ran) {
+          release(ran.returned);
+          return { report: { kind: "ran" }, stopped: false };
+        }
+        return { report: { kind: "raised", error: stepError(ran, tests) }, stopped: "stopped" in ran };
+      }
+      const values: string[] = [];
+      for (const code of compiled) {
+        const ran = await evalInTask(code, undefined, py.formatStep, py.slice);
+        if (!("returned" in ran)) return { report: { kind: "raised", error: stepError(ran, tests) }, stopped: "stopped" in ran };
+        const box = ran.returned;
+        let encoded: TaskEnd;
+        try {
+          encoded = py.isProxy(box) ? await encodeInTask(box) : { returned: undefined };
+        } finally {
+          release(box);
+        }
+        if (!("returned" in encoded)) return { report: { kind: "raised", error: stepError(encoded, tests) }, stopped: "stopped" in encoded };
+        let text = "[\"c\"]";
+        const slice = encoded.returned;
+        if (py.isProxy(slice)) {
+          const start = (slice as unknown as { start: unknown }).start;
+          if (typeof start === "string" && start.length <= MAX_TEST_VALUE_CHARS && valueChars + start.length <= MAX_TEST_VALUES_TOTAL_CHARS) text = start;
+          else release(start);
+          release(slice);
+        }
+        valueChars += text.length;
+        values.push(text);
+      }
+      return { report: { kind: "values", values }, stopped: false };
+    } finally {
+      for (const code of compiled) release(code);
+    }
   }
 
   /** Whether `exception` is a SystemExit (its type, by C-level `type` and `issubclass`) and its code 0 or None (the C member). */
@@ -483,8 +598,10 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     },
 
     /**
-     * Tests, compiled here after the program ran (top-level `await` allowed) and run in a task:
-     * passed when the task says they returned.
+     * Tests, compiled whole here after the program ran (a syntax error fails them at once),
+     * then run one top-level statement at a time (splitPythonTests), each in a task of its own,
+     * so a failing test does not hide the next. A test of a decomposable shape has each part
+     * evaluated and encoded; the host compares them. Stops at a limit.
      */
     async runTests(tests: string): Promise<PythonTestsOutcome> {
       let code: unknown;
@@ -493,31 +610,24 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
       } catch (error) {
         if (!isPythonError(error)) throw error;
         return { status: "failed", error: testsError(error.type, error.message, tests) };
-      }
-      try {
-        const ran = await evalInTask(code, undefined, py.formatStep);
-        if ("returned" in ran) {
-          release(ran.returned);
-          return { status: "passed" };
-        }
-        if ("stopped" in ran) return { status: "failed", error: { name: "KeyboardInterrupt", message: "the tests were stopped by their limit" } };
-        if (!("raised" in ran)) return { status: "failed", error: { name: "CancelledError", message: "the tests' task was cancelled" } };
-        let formatted: unknown;
-        try {
-          formatted = JSONParse(String(typeof ran.told === "string" ? ran.told : py.format(ran.raised)));
-        } catch {
-          formatted = undefined;
-        }
-        // The name is read from the exception's type here; the traceback text is the prelude's (a description).
-        const type = py.type(ran.raised) as unknown as { __name__: unknown };
-        const name = String(type.__name__);
-        release(type);
-        const text = Array.isArray(formatted) && typeof formatted[1] === "string" ? formatted[1] : "";
-        release(ran.raised);
-        return { status: "failed", error: testsError(name, text, tests) };
       } finally {
         release(code);
       }
+      valueChars = 0;
+      const steps: PythonStepReport[] = [];
+      let error: ExecutionError | undefined;
+      for (const step of splitPythonTests(tests)) {
+        const { report, stopped } = await runStep(step, tests);
+        steps.push(report);
+        if (report.kind === "raised") {
+          // One traceback is enough; the other steps' errors keep their line and message.
+          if (error !== undefined) delete report.error.stack;
+          error ??= report.error;
+        }
+        if (stopped) break;
+      }
+      // A description: the host judges the steps again from their values.
+      return { status: error === undefined ? "passed" : "failed", ...(error ? { error } : {}), steps };
     },
 
     /** Cancels the waiting task at its await (the runner asks after a limit; Python is idle then). */

@@ -25,6 +25,7 @@ import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
 import { untrackInternedStrings } from "./interned-strings.js";
 import { closePyodideApi } from "./pyodide-api.js";
 import { testsNotRun } from "./tests-verdict.js";
+import { ENCODER_BUILTINS } from "./value-encoder.js";
 import { createRunDriver, type DriverPython, type PyObject, type RunDriver } from "./run-driver.js";
 import { scopeAsyncSources, type ProxyRelease } from "./async-sources.js";
 import { makeReadOnly, type ReadOnlyFs } from "./read-only-tree.js";
@@ -829,6 +830,8 @@ async function handle(request: WorkerRequest): Promise<void> {
         issubclass: builtin("issubclass"),
         systemExit: cLevel("SystemExit") as unknown as PyObject,
         exitCode: cLevel("SystemExit.__dict__['code'].__get__") as unknown as PyObject,
+        slice: builtin("slice"),
+        encoderBuiltins: cLevel(`(${ENCODER_BUILTINS})`) as unknown as PyObject,
         mask: () => {
           setInterruptBuffer(undefined);
           return interrupt !== undefined && AtomicsExchange(interrupt, 0, 0) !== 0;

@@ -7,6 +7,9 @@ import type { RunExtras, RunnerMessage } from "../shared/protocol.js";
 import { isRelativePath, MAX_HOST_ARGS_CHARS } from "../shared/bounds.js";
 import type { PythonRunExtras } from "./run-extras.js";
 import { clockReadings } from "../../run-inputs.js";
+import { MAX_TEST_VALUES_TOTAL_CHARS } from "../shared/bounds.js";
+import { MAX_TEST_STEPS } from "../shared/tests-split.js";
+import { judgePythonTests } from "./tests-judge.js";
 
 type ResultMessage = Extract<RunnerMessage, { type: "result" }>;
 
@@ -20,7 +23,9 @@ const MAX_TESTS_TEXT_CHARS = 4000;
 export function extrasLineBytes(extras: PythonRunExtras): number {
   const files = extras.files !== undefined ? Math.ceil((extras.maxTotalFileBytes * 4) / 3) + 64 * 1024 : 0;
   const calls = Object.keys(extras.hostFunctions).length > 0 ? 2 * MAX_HOST_ARGS_CHARS + 64 * 1024 : 0;
-  return files + calls;
+  // Each test's encoded values (escaped once more) and the steps' errors.
+  const tests = extras.tests !== undefined ? 3 * MAX_TEST_VALUES_TOTAL_CHARS + MAX_TEST_STEPS * 12_000 : 0;
+  return files + calls + tests;
 }
 
 /** The part of a run request that carries the extras across to the runner. */
@@ -45,7 +50,7 @@ export function requestExtras(extras: PythonRunExtras, isRun: boolean): RunExtra
  */
 export function finishResult<T extends ExecutionResult>(result: T, reply: ResultMessage | undefined, extras: PythonRunExtras, isRun: boolean, hostCalls: number): T {
   result.hostCalls = hostCalls;
-  if (isRun && extras.tests !== undefined) result.tests = testsOutcome(result, reply);
+  if (isRun && extras.tests !== undefined) result.tests = testsOutcome(result, reply, extras.tests);
   if (extras.inputs !== undefined && extras.inputs.clockReads === undefined) {
     const readings = clockReadings(reply?.clockReads);
     if (readings) result.clockReads = readings;
@@ -83,7 +88,7 @@ function decodeFiles(reply: ResultMessage, extras: PythonRunExtras): { files: Re
   return { files };
 }
 
-function testsOutcome(result: ExecutionResult, reply: ResultMessage | undefined): TestsOutcome {
+function testsOutcome(result: ExecutionResult, reply: ResultMessage | undefined, tests: string): TestsOutcome {
   const reported = reply?.outcome.tests;
   const stdout = typeof reply?.testsStdout === "string" ? reply.testsStdout : "";
   const stderr = typeof reply?.testsStderr === "string" ? reply.testsStderr : "";
@@ -102,5 +107,15 @@ function testsOutcome(result: ExecutionResult, reply: ResultMessage | undefined)
     if (typeof reported.error.stack === "string") out.error.stack = reported.error.stack.slice(0, MAX_TESTS_TEXT_CHARS);
   }
   if (typeof reported.reason === "string") out.reason = reported.reason.slice(0, MAX_TESTS_TEXT_CHARS);
+  if (reported.status !== "not_run" && Array.isArray(reported.steps)) {
+    // The tests ran one by one: the verdict is the host's, from the values (tests-judge.ts).
+    const judged = judgePythonTests(tests, reported.steps, result.status === "success" ? undefined : out.error);
+    out.status = judged.status;
+    if (judged.error) out.error = judged.error;
+    else delete out.error;
+    out.total = judged.total;
+    out.passed = judged.passed;
+    out.cases = judged.cases;
+  }
   return out;
 }

@@ -24,3 +24,10 @@ export const MAX_CLOCK_READS = 10_000;
  * files of the run (never written from `files`, never read back).
  */
 export const INTERPRETER_DIRECTORIES: readonly string[] = ["dev", "home", "lib", "proc", "tmp"];
+
+/** Longest encoded value of one test's part (value-encoder.ts's JSON text) that crosses. */
+export const MAX_TEST_VALUE_CHARS = 256 * 1024;
+/** Longest total of the encoded values of one run's tests; later values are sent as cut. */
+export const MAX_TEST_VALUES_TOTAL_CHARS = 2 * 1024 * 1024;
+/** Nodes plus text characters the encoder spends on one value before it cuts. */
+export const TEST_VALUE_BUDGET = 20_000;

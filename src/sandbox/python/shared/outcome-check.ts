@@ -7,7 +7,9 @@
  * Used on both sides (Deno may read python/shared).
  */
 import type { ExecutionError, ExecutionStatus } from "../../types.js";
-import type { PythonOutcome, PythonTestsOutcome } from "./protocol.js";
+import { MAX_TEST_VALUE_CHARS, MAX_TEST_VALUES_TOTAL_CHARS } from "./bounds.js";
+import type { PythonOutcome, PythonStepReport, PythonTestsOutcome } from "./protocol.js";
+import { MAX_TEST_STEPS } from "./tests-split.js";
 
 /** Statuses the Python side may report; the others (timeout, cancelled, ...) only the supervisor decides. */
 export const GUEST_STATUSES: ReadonlySet<string> = new Set(["success", "syntax_error", "runtime_error", "forbidden", "memory_limit", "output_limit"]);
@@ -79,6 +81,31 @@ export function checkTestsOutcome(value: unknown): PythonTestsOutcome | string {
   if (reason !== undefined) {
     if (typeof reason !== "string" || reason.length > MAX_MESSAGE_CHARS) return "a tests reason that is not bounded text";
     out.reason = reason;
+  }
+  const { steps } = value;
+  if (steps !== undefined) {
+    if (!Array.isArray(steps) || steps.length > MAX_TEST_STEPS) return "tests steps that are not a bounded list";
+    let total = 0;
+    const checked: PythonStepReport[] = [];
+    for (const step of steps as unknown[]) {
+      if (!isPlainObject(step)) return "a tests step that is not an object";
+      if (step.kind === "ran") checked.push({ kind: "ran" });
+      else if (step.kind === "raised") {
+        const error = checkError(step.error);
+        if (typeof error === "string") return error;
+        checked.push({ kind: "raised", error });
+      } else if (step.kind === "values") {
+        const values = step.values;
+        if (!Array.isArray(values) || values.length === 0 || values.length > 4) return "a tests step's values that are not a short list";
+        for (const v of values as unknown[]) {
+          if (typeof v !== "string" || v.length > MAX_TEST_VALUE_CHARS) return "a test value that is not bounded text";
+          total += v.length;
+        }
+        if (total > MAX_TEST_VALUES_TOTAL_CHARS + 64) return "test values past their total bound";
+        checked.push({ kind: "values", values: [...(values as string[])] });
+      } else return "a tests step of no known kind";
+    }
+    out.steps = checked;
   }
   return out;
 }

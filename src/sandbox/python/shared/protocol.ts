@@ -56,11 +56,20 @@ export type HostRequest =
 /** The host's answer to one host call: a JSON value (absent for `undefined`), or an error. */
 export type HostReply = { ok: true; valueJson?: string } | { ok: false; name: string; message: string };
 
+/**
+ * How one top-level statement of the tests ended, as the worker saw it (in the order of
+ * `splitPythonTests`): it ran to its end, it raised, or (for a test of a decomposable shape) the
+ * encoded values of its parts (value-encoder.ts), which the host compares.
+ */
+export type PythonStepReport = { kind: "ran" } | { kind: "raised"; error: ExecutionError } | { kind: "values"; values: string[] };
+
 /** What the tests of a run did, as the Python side reports it (the runner adds their output). */
 export interface PythonTestsOutcome {
   status: "passed" | "failed" | "not_run";
   error?: ExecutionError;
   reason?: string;
+  /** One report per statement run, in order (the host re-splits the tests and judges them). */
+  steps?: PythonStepReport[];
 }
 
 /** What the Python side reports for one run, before the runner adds output and timing. */

@@ -1,0 +1,348 @@
+/**
+ * A JavaScript test's values, read from QuickJS handles by the worker (outside the engine's
+ * memory) and compared here. Reading never calls the value's own methods: no `toJSON`,
+ * `toString`, `valueOf` or getter of the guest runs (an accessor is shown as `[Getter]`, read
+ * through the captured `Object.getOwnPropertyDescriptor`); only a Proxy's traps can run, and
+ * what they answer is the value as far as any comparison could see it. Bounded: nodes plus text
+ * characters, depth.
+ *
+ * Runs in the worker thread.
+ */
+import type { QuickJSHandle } from "quickjs-emscripten-core";
+import type { JsTestOp } from "../prepare/tests-split.js";
+import type { GuestRuntime } from "./guest-runtime.js";
+
+/** A JavaScript value as the worker read it. */
+export type JsValue =
+  | { t: "undefined" }
+  | { t: "null" }
+  | { t: "boolean"; v: boolean }
+  | { t: "number"; v: number }
+  | { t: "string"; v: string; cut?: true }
+  | { t: "bigint"; v: string }
+  | { t: "symbol"; v: string }
+  | { t: "function" }
+  | { t: "getter" }
+  | { t: "array"; items: JsValue[]; cut?: true }
+  | { t: "object"; entries: [string, JsValue][]; cut?: true }
+  | { t: "cut" };
+
+/** Nodes plus text characters read from one value. */
+export const JS_VALUE_BUDGET = 20_000;
+const MAX_DEPTH = 12;
+const NATIVE_GET_OWN_PROPERTY_DESCRIPTOR = 9;
+
+/**
+ * Reads a guest value (see the module comment).
+ *
+ * @example
+ * readJsValue(guest, handle); // { t: "array", items: [{ t: "number", v: 1 }] }
+ */
+export function readJsValue(guest: GuestRuntime, handle: QuickJSHandle, budget = JS_VALUE_BUDGET): JsValue {
+  const ctx = guest.context;
+  let left = budget;
+  const read = (h: QuickJSHandle, depth: number): JsValue => {
+    left--;
+    if (left < 0 || depth > MAX_DEPTH) return { t: "cut" };
+    const type = ctx.typeof(h);
+    switch (type) {
+      case "undefined":
+        return { t: "undefined" };
+      case "boolean":
+        return { t: "boolean", v: ctx.sameValue(h, ctx.true) };
+      case "number":
+        return { t: "number", v: ctx.getNumber(h) };
+      case "string": {
+        const v = guest.exactString(h);
+        left -= v.length;
+        return left < 0 ? { t: "string", v: v.slice(0, Math.max(0, v.length + left)), cut: true } : { t: "string", v };
+      }
+      case "bigint": {
+        const v = String(ctx.getBigInt(h));
+        left -= v.length;
+        return left < 0 ? { t: "cut" } : { t: "bigint", v };
+      }
+      case "symbol":
+        return { t: "symbol", v: String(ctx.getSymbol(h).description ?? "").slice(0, 100) };
+      case "function":
+        return { t: "function" };
+      case "object":
+        break;
+      default:
+        return { t: "cut" };
+    }
+    if (ctx.sameValue(h, ctx.null)) return { t: "null" };
+    // A huge array is not listed key by key (that would cost the worker, outside the deadline).
+    const length = ctx.getLength(h) ?? ownLength(guest, h);
+    if (length !== undefined && length > left) return { t: "cut" };
+    const keys = ctx.getOwnPropertyNames(h, { strings: true, numbersAsStrings: true });
+    if (keys.error) {
+      keys.error.dispose();
+      return { t: "cut" };
+    }
+    let names: string[];
+    {
+      using list = keys.value;
+      names = list.map((k) => ctx.getString(k));
+    }
+    const enumerable = ctx.getOwnPropertyNames(h, { strings: true, numbersAsStrings: true, onlyEnumerable: true });
+    let shown: string[] = [];
+    if (enumerable.error) enumerable.error.dispose();
+    else {
+      using list = enumerable.value;
+      shown = list.map((k) => ctx.getString(k));
+    }
+    // An array's `length` is its own, not enumerable: the mark of an array as far as data goes.
+    const isArray = names.includes("length") && !shown.includes("length") && shown.every((k) => /^(?:0|[1-9]\d*)$/.test(k));
+    const property = (key: string): JsValue => {
+      using name = ctx.newString(key);
+      const r = ctx.callFunction(guest.natives[NATIVE_GET_OWN_PROPERTY_DESCRIPTOR]!, ctx.undefined, h, name);
+      if (r.error) {
+        r.error.dispose();
+        return { t: "cut" };
+      }
+      using descriptor = r.value;
+      if (ctx.typeof(descriptor) !== "object" || !guest.ownStringKeys(descriptor).includes("value")) return { t: "getter" };
+      using value = ctx.getProp(descriptor, "value");
+      return read(value, depth + 1);
+    };
+    if (isArray) {
+      const length = property("length");
+      const n = length.t === "number" && Number.isSafeInteger(length.v) && length.v >= 0 ? length.v : 0;
+      const items: JsValue[] = [];
+      const present = new Set(shown);
+      for (let i = 0; i < n; i++) {
+        if (left <= 0) return { t: "array", items, cut: true };
+        items.push(present.has(String(i)) ? property(String(i)) : { t: "undefined" });
+      }
+      return { t: "array", items };
+    }
+    const entries: [string, JsValue][] = [];
+    for (const key of shown) {
+      if (left <= 0) return { t: "object", entries, cut: true };
+      left -= key.length;
+      entries.push([key, property(key)]);
+    }
+    return { t: "object", entries };
+  };
+  return read(handle, 0);
+}
+
+/** An own data property `length` that is a number, read through the captured descriptor (no getter runs). */
+function ownLength(guest: GuestRuntime, h: QuickJSHandle): number | undefined {
+  const ctx = guest.context;
+  using name = ctx.newString("length");
+  const r = ctx.callFunction(guest.natives[NATIVE_GET_OWN_PROPERTY_DESCRIPTOR]!, ctx.undefined, h, name);
+  if (r.error) {
+    r.error.dispose();
+    return undefined;
+  }
+  using descriptor = r.value;
+  if (ctx.typeof(descriptor) !== "object" || !guest.ownStringKeys(descriptor).includes("value")) return undefined;
+  using value = ctx.getProp(descriptor, "value");
+  return ctx.typeof(value) === "number" ? ctx.getNumber(value) : undefined;
+}
+
+function isCut(v: JsValue): boolean {
+  if (v.t === "cut" || ("cut" in v && v.cut === true)) return true;
+  if (v.t === "array") return v.items.some(isCut);
+  if (v.t === "object") return v.entries.some(([, x]) => isCut(x));
+  return false;
+}
+
+const primitive = (v: JsValue) => v.t !== "array" && v.t !== "object" && v.t !== "function" && v.t !== "getter" && v.t !== "cut";
+
+function objectIs(a: JsValue, b: JsValue): boolean {
+  if (a.t !== b.t) return false;
+  switch (a.t) {
+    case "undefined":
+    case "null":
+      return true;
+    case "boolean":
+      return a.v === (b as typeof a).v;
+    case "number":
+      return Object.is(a.v, (b as typeof a).v);
+    case "string":
+      return a.v === (b as typeof a).v;
+    case "bigint":
+    case "symbol":
+      return a.v === (b as typeof a).v && a.t === "bigint";
+    default:
+      return false;
+  }
+}
+
+/** `a == b` for primitives (the abstract equality's cases without objects). */
+function looseEquals(a: JsValue, b: JsValue): boolean {
+  const nullish = (v: JsValue) => v.t === "null" || v.t === "undefined";
+  if (nullish(a) || nullish(b)) return nullish(a) && nullish(b);
+  if (a.t === b.t) return a.t === "number" ? a.v === (b as typeof a).v : objectIs(a, b);
+  const num = (v: JsValue): number | bigint | undefined => {
+    if (v.t === "number") return v.v;
+    if (v.t === "boolean") return v.v ? 1 : 0;
+    if (v.t === "string") return v.v.trim() === "" ? 0 : Number(v.v);
+    if (v.t === "bigint") return BigInt(v.v);
+    return undefined;
+  };
+  const x = num(a);
+  const y = num(b);
+  if (x === undefined || y === undefined) return false;
+  // eslint-disable-next-line eqeqeq -- abstract equality of numbers and bigints is what is meant here
+  return x == y;
+}
+
+/** Deep equality: `strict` uses Object.is on primitives (deepStrictEqual), else `==` (deepEqual); `skipUndefined` is Jest's toEqual. */
+function deepEquals(a: JsValue, b: JsValue, strict: boolean, skipUndefined: boolean): boolean {
+  if (primitive(a) || primitive(b)) return strict ? objectIs(a, b) : looseEquals(a, b);
+  if (a.t === "array" && b.t === "array") return a.items.length === b.items.length && a.items.every((x, i) => deepEquals(x, b.items[i]!, strict, skipUndefined));
+  if (a.t === "object" && b.t === "object") {
+    const pick = (es: [string, JsValue][]) => (skipUndefined ? es.filter(([, v]) => v.t !== "undefined") : es);
+    const ea = pick(a.entries);
+    const eb = new Map(pick(b.entries));
+    return ea.length === eb.size && ea.every(([k, v]) => eb.has(k) && deepEquals(v, eb.get(k)!, strict, skipUndefined));
+  }
+  return false;
+}
+
+/** What `JSON.stringify` would give for the value (the evals' `eq` helpers compare that). */
+function jsonText(v: JsValue): string | undefined {
+  switch (v.t) {
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined;
+    case "null":
+      return "null";
+    case "boolean":
+      return String(v.v);
+    case "number":
+      return Number.isFinite(v.v) ? JSON.stringify(v.v) : "null";
+    case "string":
+      return JSON.stringify(v.v);
+    case "array":
+      return `[${v.items.map((x) => jsonText(x) ?? "null").join(",")}]`;
+    case "object":
+      return `{${v.entries.flatMap(([k, x]) => (jsonText(x) === undefined ? [] : [`${JSON.stringify(k)}:${jsonText(x)}`])).join(",")}}`;
+    default:
+      // A bigint throws in JSON.stringify; a getter was not read: not comparable here.
+      return `\u0000${Math.random()}`;
+  }
+}
+
+function truthy(v: JsValue): boolean {
+  switch (v.t) {
+    case "undefined":
+    case "null":
+      return false;
+    case "boolean":
+      return v.v;
+    case "number":
+      return v.v !== 0 && !Number.isNaN(v.v);
+    case "string":
+      return v.v.length > 0;
+    case "bigint":
+      return v.v !== "0";
+    default:
+      return true;
+  }
+}
+
+/**
+ * The verdict of a comparison from the values read (and, for `===`-like operators on objects,
+ * whether the two handles were the same object): true, false, or undefined when it cannot be
+ * decided outside (a value past the bounds).
+ *
+ * @example
+ * judgeJsComparison("strictEqual", [{ t: "number", v: 15 }, { t: "number", v: 7 }], false); // false
+ */
+export function judgeJsComparison(op: JsTestOp, values: JsValue[], same: boolean): boolean | undefined {
+  const [a, b] = values as [JsValue, JsValue | undefined];
+  if (op === "truthy") return isCut(a) && a.t !== "string" ? undefined : truthy(a);
+  if (op === "falsy") return isCut(a) && a.t !== "string" ? undefined : !truthy(a);
+  if (b === undefined) return undefined;
+  // The same object is equal to itself under every operator (read once, compared by identity).
+  if (same) return true;
+  if (isCut(a) || isCut(b)) return undefined;
+  switch (op) {
+    case "strictEqual":
+    case "toBe":
+      return primitive(a) && primitive(b) ? objectIs(a, b) : false;
+    case "equal":
+      return primitive(a) && primitive(b) ? looseEquals(a, b) : false;
+    case "deepStrictEqual":
+    case "toStrictEqual":
+      return deepEquals(a, b, true, false);
+    case "deepEqual":
+      return deepEquals(a, b, false, false);
+    case "toEqual":
+      return deepEquals(a, b, true, true);
+    case "json":
+      return jsonText(a) === jsonText(b);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A value as JSON-like text (`undefined`, `NaN`, `-0`, `12n` shown as such), about `maxChars` long.
+ *
+ * @example
+ * showJsValue({ t: "array", items: [{ t: "number", v: -0 }] }); // "[-0]"
+ */
+export function showJsValue(v: JsValue, maxChars = 300): string {
+  const parts: string[] = [];
+  let used = 0;
+  const put = (s: string) => {
+    parts.push(s);
+    used += s.length;
+  };
+  const walk = (x: JsValue): void => {
+    if (used > maxChars) return;
+    switch (x.t) {
+      case "undefined":
+      case "null":
+        return put(x.t);
+      case "boolean":
+        return put(String(x.v));
+      case "number":
+        return put(Object.is(x.v, -0) ? "-0" : String(x.v));
+      case "string":
+        return put(JSON.stringify(x.v) + (x.cut ? "..." : ""));
+      case "bigint":
+        return put(`${x.v}n`);
+      case "symbol":
+        return put(`Symbol(${x.v})`);
+      case "function":
+        return put("[Function]");
+      case "getter":
+        return put("[Getter]");
+      case "cut":
+        return put("...");
+      case "array":
+        put("[");
+        x.items.forEach((item, i) => {
+          if (i > 0) put(", ");
+          walk(item);
+        });
+        if (x.cut) put(", ...");
+        return put("]");
+      case "object":
+        put("{");
+        x.entries.forEach(([k, item], i) => {
+          if (i > 0) put(", ");
+          put(`${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: `);
+          walk(item);
+        });
+        if (x.cut) put(x.entries.length > 0 ? ", ..." : "...");
+        return put("}");
+    }
+  };
+  walk(v);
+  const text = parts.join("");
+  return text.length > maxChars ? `${text.slice(0, Math.max(0, maxChars - 3))}...` : text;
+}
+
+/** Whether a value holds a cut (it was too large or deep to read whole). */
+export function jsValueIsCut(v: JsValue): boolean {
+  return isCut(v);
+}
