@@ -89,8 +89,8 @@ export function lineDiff(before: string, after: string): string {
     if (i < a.length && j < b.length && a[i] === b[j]) {
       i++;
       j++;
-    } else if (j < b.length && (i === a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) out.push(`+ ${b[j++]}`);
-    else out.push(`- ${a[i++]}`);
+    } else if (i < a.length && (j === b.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) out.push(`- ${a[i++]}`);
+    else out.push(`+ ${b[j++]}`);
   }
   if (out.length === 0) return "(no change in the lines)";
   return out.length <= HISTORY_DIFF_LINES ? out.join("\n") : `${out.slice(0, HISTORY_DIFF_LINES).join("\n")}\n(${out.length - HISTORY_DIFF_LINES} more changed lines)`;

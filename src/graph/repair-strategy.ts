@@ -21,7 +21,7 @@ import { arrayRule, booleanRule, checkOptions, integerRule, numberRule, oneOfRul
 export type RepairPromptKind = "auto" | "fresh" | "repair" | "alternate";
 
 /** Statuses of a program that ran and behaved wrongly (the `auto` prompt asks afresh). */
-const BEHAVIOUR_FAILURES: ReadonlySet<string> = new Set(["test_failed", "wrong_output", "no_output", "tests_not_run"]);
+const BEHAVIOUR_FAILURES: ReadonlySet<string> = new Set(["test_failed", "wrong_output"]);
 
 /** The repair strategy of `createCodeGenGraph({ repair })`. Every field is optional. */
 export interface RepairStrategy {

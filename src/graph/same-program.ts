@@ -16,7 +16,9 @@ import type { Language } from "../sandbox/types.js";
  * ```
  */
 export function normalizeProgram(code: string, language: Language): string {
-  const stripped = stripComments(code.replace(/\r\n?/g, "\n"), language);
+  // String literals are set aside (kept exactly) while the code around them is normalised.
+  const literals: string[] = [];
+  const stripped = stripComments(code.replace(/\r\n?/g, "\n"), language, (literal) => `\u0000${literals.push(literal) - 1}\u0000`);
   const lines: string[] = [];
   for (const raw of stripped.split("\n")) {
     const line = raw.replace(/\s+$/, "");
@@ -25,10 +27,10 @@ export function normalizeProgram(code: string, language: Language): string {
     const body = line
       .trim()
       .replace(/[ \t]+/g, " ")
-      .replace(/ ?([^\w\s"'`$]) ?/g, "$1");
+      .replace(/ ?([^\w\s$]) ?/g, "$1");
     lines.push(`${" ".repeat(indent)}${body}`);
   }
-  return lines.join("\n");
+  return lines.join("\n").replace(/\u0000(\d+)\u0000/g, (_, index: string) => literals[Number(index)]!);
 }
 
 /**
@@ -46,8 +48,11 @@ export function findSameProgram(code: string, earlier: readonly { number: number
   return earlier.find((attempt) => attempt.code.trim() !== "" && normalizeProgram(attempt.code, language) === normal)?.number;
 }
 
-/** Removes comments outside string literals (Python `#`; JavaScript `//` and block comments). */
-function stripComments(code: string, language: Language): string {
+/**
+ * Removes comments outside string literals (Python `#`; JavaScript `//` and block comments);
+ * each literal is replaced by what `literal` returns for it.
+ */
+function stripComments(code: string, language: Language, literal: (text: string) => string): string {
   let out = "";
   let i = 0;
   const n = code.length;
@@ -86,7 +91,7 @@ function stripComments(code: string, language: Language): string {
         if (!triple && c !== "`" && code[j] === "\n") break;
         j++;
       }
-      out += code.slice(i, j);
+      out += literal(code.slice(i, j));
       i = j;
       continue;
     }
