@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import { createCodeGenGraph } from "../../src/graph/index.js";
+import { createCodeGenGraph, summarizeAttempts } from "../../src/graph/index.js";
 import type { CodeRunner } from "../../src/graph/configuration.js";
 import { runCode, checkCode } from "../../src/sandbox/run-code.js";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../src/testing/index.js";
@@ -68,7 +68,9 @@ describe("repeats", () => {
     expect(state.status).toBe("failed");
     expect(state.attempts.map((a) => a.status)).toEqual(["test_failed", "repeat", "repeat", "repeat"]);
     expect(ran).toHaveLength(1);
-    expect(state.explanation).toMatch(/same program as attempt 1/);
+    expect(state.explanation).toMatch(/same program as attempt 1; it was not run again\. Attempt 1 failed: A test failed/);
+    // Repeats never reached the sandbox: one execution attempt.
+    expect(summarizeAttempts(state.attempts)).toMatchObject({ executionAttempts: 1, byStatus: { test_failed: 1, repeat: 3 } });
   });
 
   it("sends the retry's temperature in the request of a real OpenAI client", async () => {
