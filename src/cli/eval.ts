@@ -13,6 +13,11 @@ import { InvalidOptionError } from "../errors.js";
 import { EvalModelUnavailableError } from "../eval/errors.js";
 import { LANGUAGES } from "../sandbox/types.js";
 import { TASK_FILE_FORMATS, type TaskFileFormat } from "../eval/task-set.js";
+import { REPAIR_FLAGS_HELP, REPAIR_FLAG_OPTIONS, repairFlags } from "./repair-flags.js";
+import { resolveRepairStrategy } from "../graph/repair-strategy.js";
+
+/** Seed of `--sample` when none is given (recorded in the report either way). */
+const DEFAULT_SAMPLE_SEED = 20261203;
 
 const HELP = `usage: codegen-sandbox eval --tasks FILE.jsonl [options]
 
@@ -20,7 +25,8 @@ Runs every task of FILE through the generate -> validate -> execute -> refine gr
 reports pass@1 on the first attempt and after repair, attempts, tokens and time per task.
 
 options:
-  --tasks FILE         JSONL task file (our format, HumanEval or HumanEval-X JavaScript)
+  --tasks FILE         JSONL task file (our format, HumanEval or HumanEval-X JavaScript),
+                       or MBPP's JSON (sanitized-mbpp.json: its test split, ids 11-510)
   --format F           ${TASK_FILE_FORMATS.join(" | ")} (default auto)
   --model M            provider:model, e.g. openai:gpt-4o-mini (default: CODEGEN_MODEL)
   --max-retries N      repairs after the first attempt, 0 to 20 (default 2)
@@ -29,6 +35,11 @@ options:
   --ids A,B            only these task ids
   --limit N            only the first N tasks (after the filters)
   --concurrency N      tasks solved at once, sharing the sandbox's pool (default 1)
+  --sample N           N tasks drawn with --seed (after the filters, before --limit)
+  --seed S             seed of --sample, recorded in the report (default 20261203)
+  --shown-tests K      show the model only the first K test cases (MBPP's asserts) and
+                       judge on all of them; hidden tests (a task's hiddenTests) never show
+${REPAIR_FLAGS_HELP}
   --min-pass P         exit 1 when pass@1 after repair is below P (0.8, 80%); without it
                        the exit code says only whether the evaluation ran
 
@@ -66,6 +77,10 @@ export const evalCommand: Command = {
         limit: { type: "string" },
         concurrency: { type: "string" },
         "min-pass": { type: "string" },
+        sample: { type: "string" },
+        seed: { type: "string" },
+        "shown-tests": { type: "string" },
+        ...REPAIR_FLAG_OPTIONS,
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: false,
@@ -82,6 +97,10 @@ export const evalCommand: Command = {
     const limit = numberFlag("eval", "limit", values.limit, integerRule({ min: 1, max: Number.MAX_SAFE_INTEGER, unit: "tasks" }));
     const concurrency = numberFlag("eval", "concurrency", values.concurrency, integerRule({ min: 1, max: 256, unit: "tasks at once" }));
     const minPass = shareFlag("eval", "min-pass", values["min-pass"]);
+    const sample = numberFlag("eval", "sample", values.sample, integerRule({ min: 1, max: Number.MAX_SAFE_INTEGER, unit: "tasks" }));
+    const seed = numberFlag("eval", "seed", values.seed, integerRule({ min: 0, max: 2 ** 32 - 1 })) ?? DEFAULT_SAMPLE_SEED;
+    const shownTests = numberFlag("eval", "shown-tests", values["shown-tests"], integerRule({ min: 0, max: 1000, unit: "test cases" }));
+    const repair = repairFlags("eval", values);
 
     // LangChain is loaded only now, so `--help` and usage errors stay instant.
     const [{ loadTaskFile }, { runEvaluation }, { renderEvalReport, renderTime }, { graphSolver }, { createCodeGenGraph }, models, { timeSandbox }, sandboxes] =
@@ -97,12 +116,28 @@ export const evalCommand: Command = {
       ]);
 
     let tasks = await loadTaskFile(values.tasks, { format });
+    if (tasks.some((t) => t.id.startsWith("mbpp/"))) {
+      const { readFile } = await import("node:fs/promises");
+      const { createHash } = await import("node:crypto");
+      const { MBPP_SANITIZED_SHA256 } = await import("../eval/mbpp.js");
+      const sha256 = createHash("sha256").update(await readFile(values.tasks, "utf8")).digest("hex");
+      process.stderr.write(
+        sha256 === MBPP_SANITIZED_SHA256
+          ? `eval: ${values.tasks} is the known sanitized MBPP file (sha256 ${sha256.slice(0, 8)}…${sha256.slice(-4)})\n`
+          : `eval: WARNING: ${values.tasks} has sha256 ${sha256}, not the known sanitized MBPP file's ${MBPP_SANITIZED_SHA256}; results are not comparable\n`,
+      );
+    }
     if (language !== undefined) tasks = tasks.filter((t) => t.language === language);
     if (values.ids !== undefined) {
       const wanted = new Set(values.ids.split(",").map((s) => s.trim()).filter(Boolean));
       const unknown = [...wanted].filter((id) => !tasks.some((t) => t.id === id));
       if (unknown.length > 0) throw new UsageError(`eval: no task with id ${unknown.map((u) => `"${u}"`).join(", ")} in ${values.tasks}`);
       tasks = tasks.filter((t) => wanted.has(t.id));
+    }
+    if (sample !== undefined) {
+      const { sampleTasks } = await import("../eval/mbpp.js");
+      tasks = sampleTasks(tasks, sample, seed);
+      process.stderr.write(`eval: sampled ${tasks.length} tasks with seed ${seed}: ${tasks.map((t) => t.id).join(", ")}\n`);
     }
     if (limit !== undefined) tasks = tasks.slice(0, limit);
     if (tasks.length === 0) throw new UsageError(`eval: no tasks left to run from ${values.tasks}`);
@@ -116,6 +151,7 @@ export const evalCommand: Command = {
     const graph = createCodeGenGraph({
       ...(values.model !== undefined ? { model: values.model } : {}),
       ...(maxRetries !== undefined ? { maxRetries } : {}),
+      ...(repair !== undefined ? { repair } : {}),
       sandbox,
     });
     process.stderr.write(`eval: ${tasks.length} tasks from ${values.tasks}, model ${modelName}, concurrency ${concurrency ?? 1}\n`);
@@ -124,7 +160,15 @@ export const evalCommand: Command = {
       const warmStartedAt = performance.now();
       await shared.warm(languages);
       process.stderr.write(`eval: sandbox ready for ${languages.join(", ")} in ${((performance.now() - warmStartedAt) / 1000).toFixed(2)} s\n`);
-      const solveWithGraph = graphSolver(graph);
+      // The judged tests run in the same sandbox, apart from the graph (it never sees them).
+      const { judgeRun } = await import("../graph/nodes/execute.js");
+      const solveWithGraph = graphSolver(graph, {}, {
+        ...(shownTests !== undefined ? { shownTests } : {}),
+        async judge(code, judged, task) {
+          const result = await shared.run(code, { language: task.language, tests: judged });
+          return judgeRun(result, { code, tests: judged }).status === "success";
+        },
+      });
       let modelAnswered = false;
       const report = await runEvaluation({
         tasks,
@@ -138,6 +182,9 @@ export const evalCommand: Command = {
         },
         model: modelName,
         maxRetries: maxRetries ?? 2,
+        ...(sample !== undefined ? { seed } : {}),
+        ...(shownTests !== undefined ? { shownTests } : {}),
+        repair: resolveRepairStrategy(repair),
         ...(concurrency !== undefined ? { concurrency } : {}),
         sandboxTime: () => sandbox.time(),
         // A missing key, a bad option or a model that never answers fails every task alike: stop at once.

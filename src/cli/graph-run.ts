@@ -8,6 +8,7 @@ import type { StoredRunResult } from "../graph/stored-result.js";
 import type { CodeGenEvent } from "../graph/events.js";
 import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
 import type { CodeGenGraph } from "../graph/graph.js";
+import type { RepairStrategy } from "../graph/repair-strategy.js";
 
 /** What `solve` and `demo` read of the graph's final state. */
 export interface FinalState {
@@ -24,6 +25,7 @@ export interface GraphFlags {
   model?: string;
   maxRetries?: number;
   timeoutMs?: number;
+  repair?: RepairStrategy;
 }
 
 /** One line of progress for a graph event. */
@@ -59,6 +61,7 @@ export async function createCliGraph(flags: GraphFlags): Promise<CodeGenGraph> {
     ...(flags.model === undefined ? {} : { model: flags.model }),
     ...(flags.maxRetries === undefined ? {} : { maxRetries: flags.maxRetries }),
     ...(flags.timeoutMs === undefined ? {} : { timeoutMs: flags.timeoutMs }),
+    ...(flags.repair === undefined ? {} : { repair: flags.repair }),
     modelRetry: { onRetry: ({ retry, delayMs, kind }) => process.stderr.write(`model call failed (${kind.kind}); retry ${retry} in ${delayMs} ms\n`) },
   });
 }

@@ -3,6 +3,7 @@
  * progress on stderr and the final code, output and result on stdout.
  * Exit codes: 0 solved, 1 not solved or the model is not configured, 2 usage error.
  */
+import { REPAIR_FLAGS_HELP, REPAIR_FLAG_OPTIONS, repairFlags } from "./repair-flags.js";
 import { readFile } from "node:fs/promises";
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
@@ -33,6 +34,7 @@ options:
   --expected-output TEXT what the program must print
   --timeout-ms N         time limit of each run (default 5000)
   --json                 print the final state as JSON on stdout
+${REPAIR_FLAGS_HELP}
 
 model configuration (environment):
   OPENAI_API_KEY         key for OpenAI models
@@ -64,6 +66,7 @@ export const solveCommand: Command = {
         "expected-output": { type: "string" },
         "timeout-ms": { type: "string" },
         json: { type: "boolean" },
+        ...REPAIR_FLAG_OPTIONS,
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -78,6 +81,7 @@ export const solveCommand: Command = {
     const maxRetries = numberFlag("solve", "max-retries", values["max-retries"], MAX_RETRIES_RULE);
     const timeoutMs = numberFlag("solve", "timeout-ms", values["timeout-ms"], LIMIT_RULES.timeoutMs);
     textFlag("solve", "model", values.model, MODEL_FLAG_RULE);
+    const repair = repairFlags("solve", values);
     let tests: string | undefined;
     if (values.tests !== undefined) {
       try {
@@ -88,7 +92,7 @@ export const solveCommand: Command = {
     }
 
     // LangChain is loaded only now, so `--help` and usage errors stay instant.
-    const graph = await createCliGraph({ model: values.model, maxRetries, timeoutMs });
+    const graph = await createCliGraph({ model: values.model, maxRetries, timeoutMs, ...(repair === undefined ? {} : { repair }) });
     const { disposeDefaultSandbox } = await import("../sandbox/run-code.js");
     const input: CodeGenInput = { task };
     if (language !== undefined) input.language = language;

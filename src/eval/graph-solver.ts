@@ -4,6 +4,22 @@ import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
 import type { EvalSolver, SolveOutcome } from "./run-evaluation.js";
 import type { EvalTask } from "./task-set.js";
 import { InvalidOptionError } from "../errors.js";
+import { findSameProgram } from "../graph/same-program.js";
+import { taskTests } from "./shown-tests.js";
+
+/** Runs `code` with `tests` and says whether both ran and the tests passed (the judged verdict). */
+export type EvalJudge = (code: string, tests: string, task: EvalTask) => Promise<boolean>;
+
+/** Options of {@link graphSolver} beyond the run config. */
+export interface GraphSolverOptions {
+  /** Show the model only the first K test cases of tasks that have them (MBPP); judge on all. */
+  shownTests?: number;
+  /**
+   * Judges the final program on the judged tests when they differ from the shown ones
+   * (hidden tests, `shownTests`). Required then.
+   */
+  judge?: EvalJudge;
+}
 
 /** The part of a compiled code-generation graph the harness uses (`createCodeGenGraph()` fits). */
 export interface InvocableCodeGenGraph {
@@ -21,8 +37,9 @@ export interface InvocableCodeGenGraph {
  * await graph.invoke(taskToGraphInput(tasks[0]));
  * ```
  */
-export function taskToGraphInput(task: EvalTask): CodeGenInput {
-  const input: CodeGenInput = { task: task.task, language: task.language, tests: task.tests };
+export function taskToGraphInput(task: EvalTask, shownTests?: number): CodeGenInput {
+  // Only the shown tests: hidden ones never reach the graph (nor the model).
+  const input: CodeGenInput = { task: task.task, language: task.language, tests: taskTests(task, shownTests).shown };
   if (task.context !== undefined) input.context = task.context;
   return input;
 }
@@ -39,7 +56,7 @@ export function taskToGraphInput(task: EvalTask): CodeGenInput {
  * const report = await runEvaluation({ tasks, solve: graphSolver(graph) });
  * ```
  */
-export function graphSolver(graph: InvocableCodeGenGraph, config: RunnableConfig = {}): EvalSolver {
+export function graphSolver(graph: InvocableCodeGenGraph, config: RunnableConfig = {}, options: GraphSolverOptions = {}): EvalSolver {
   if (graph === null || typeof graph !== "object" || typeof (graph as { invoke?: unknown }).invoke !== "function") {
     throw new InvalidOptionError("graph", graph, "a compiled code-generation graph (createCodeGenGraph())");
   }
@@ -47,24 +64,44 @@ export function graphSolver(graph: InvocableCodeGenGraph, config: RunnableConfig
   let run = 0;
   return async (task, signal) => {
     const threadId = `eval-${task.id}-${Date.now()}-${run++}`;
-    const state = await graph.invoke(taskToGraphInput(task), {
+    const tests = taskTests(task, options.shownTests);
+    if (tests.split && options.judge === undefined) {
+      throw new InvalidOptionError("judge", undefined, `a judge (code, tests, task) => Promise<boolean>: task ${task.id} has tests the model is not shown`);
+    }
+    const state = await graph.invoke(taskToGraphInput(task, options.shownTests), {
       ...config,
       ...(signal ? { signal } : {}),
       configurable: { ...config.configurable, thread_id: threadId },
     });
     const attempts = state.attempts ?? [];
+    // The loop stops at the first attempt that passes the shown tests, so only the last one
+    // can pass; with tests the model was not shown, it is run again on all of them.
+    const last = attempts.at(-1);
+    const shownPassed = state.status === "success" && last?.status === "success";
+    const judgedPassed = shownPassed && (!tests.split || (await options.judge!(last.code, tests.judged, task)));
+    const executed: { number: number; code: string }[] = [];
+    let repeatsExecuted = 0;
+    for (const attempt of attempts) {
+      if (attempt.phase !== "execute") continue;
+      if (findSameProgram(attempt.code, executed, task.language) !== undefined) repeatsExecuted++;
+      executed.push(attempt);
+    }
     const outcome: SolveOutcome = {
-      passed: state.status === "success",
-      attempts: attempts.map((a) => ({
-        passed: a.status === "success",
+      passed: judgedPassed,
+      attempts: attempts.map((a, index) => ({
+        passed: index === attempts.length - 1 ? judgedPassed : false,
         status: a.status,
         inputTokens: a.inputTokens,
         outputTokens: a.outputTokens,
         sandboxMs: a.durationMs,
+        modelCalls: a.modelCalls ?? (a.status === "model_error" && a.inputTokens === 0 ? 0 : 1),
+        repeats: a.repeats ?? 0,
       })),
+      repeatsExecuted,
     };
-    const explanation = state.explanation ?? attempts.at(-1)?.error;
-    if (explanation !== undefined) outcome.explanation = explanation;
+    if (shownPassed && !judgedPassed) outcome.explanation = "The program passed the tests it was shown but failed the judged tests.";
+    const explanation = outcome.explanation ?? state.explanation ?? attempts.at(-1)?.error;
+    if (explanation !== undefined && !judgedPassed) outcome.explanation = explanation;
     if (state.code !== undefined) outcome.code = state.code;
     return outcome;
   };

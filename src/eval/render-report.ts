@@ -69,13 +69,25 @@ export function renderEvalReport(report: EvalReport): string {
   const failures = report.results
     .filter((r) => !r.passedAfterRepair && r.explanation)
     .map((r) => `- ${r.id}: ${r.explanation!.replace(/\s+/g, " ").slice(0, 240)}`);
+  const s = report.summary;
+  const byRetries = table(
+    ["max retries", "pass@1", "tokens"],
+    s.byRetries.map((r) => [String(r.retries), `${r.passed}/${s.tasks} (${percent(r.passAt1)})`, String(r.tokens)]),
+  );
+  const seed = report.seed === undefined ? "" : `  seed: ${report.seed}`;
+  const shown = report.shownTests === undefined ? "" : `  shown tests: ${report.shownTests}`;
   return [
-    header,
+    header + seed + shown,
+    ...(report.repair === undefined ? [] : [`repair: ${JSON.stringify(report.repair)}`]),
     "",
     perTask,
     "",
     table(summaryHeader, summaryRows),
     "",
+    "as if run with fewer retries (the loop stops at the first pass):",
+    byRetries,
+    "",
+    `model calls: ${s.modelCalls}; programs written again and not run: ${s.repeatsSkipped}; repeated programs executed: ${s.repeatsExecuted}`,
     renderTime(report),
     ...(failures.length > 0 ? ["", "failures:", ...failures] : []),
   ].join("\n");

@@ -18,6 +18,10 @@ export interface EvalAttempt {
   outputTokens: number;
   /** Time of this attempt in the sandbox (its check or run), when the solver knows it. */
   sandboxMs?: number;
+  /** Model calls the attempt made (samples, explanations, repeats). Default 1. */
+  modelCalls?: number;
+  /** Programs the model wrote again in this attempt (same as an earlier one; not run). */
+  repeats?: number;
 }
 
 /** What a solver returns for one task. */
@@ -29,6 +33,8 @@ export interface SolveOutcome {
   explanation?: string;
   /** The final code. */
   code?: string;
+  /** Attempts that ran a program the same as an earlier attempt's (the graph should make this 0). */
+  repeatsExecuted?: number;
 }
 
 /** Solves one task; failures of the model's code are outcomes, not exceptions. */
@@ -47,6 +53,19 @@ export interface EvalTaskResult {
   attempts: number;
   /** Status of each attempt, in order. */
   attemptStatuses: string[];
+  /**
+   * The attempt (1-based) whose program passed the judged tests, when one did. The loop stops
+   * at a pass, so with `maxRetries: r` the task would have passed when this is at most r + 1.
+   */
+  passedAtAttempt?: number;
+  /** Tokens (input + output) of each attempt, in order. */
+  attemptTokens: number[];
+  /** Model calls over all attempts. */
+  modelCalls: number;
+  /** Programs written again and not run. */
+  repeatsSkipped: number;
+  /** Programs run again that were the same as an earlier attempt's. */
+  repeatsExecuted: number;
   inputTokens: number;
   outputTokens: number;
   /** Wall time of the whole task, model and sandbox included. */
@@ -76,6 +95,14 @@ export interface EvalSummary {
   totalDurationMs: number;
   /** Tasks whose solver threw (counted as failed). */
   solverErrors: number;
+  /**
+   * `byRetries[r]`: what a run with `maxRetries: r` would have given, from the same attempts
+   * (the loop stops at the first pass): tasks passed, pass@1, tokens.
+   */
+  byRetries: { retries: number; passed: number; passAt1: number; tokens: number }[];
+  modelCalls: number;
+  repeatsSkipped: number;
+  repeatsExecuted: number;
 }
 
 /** How much of the evaluation's wall time the sandbox took. */
@@ -89,6 +116,9 @@ export interface EvalReport {
   /** Model name as given, for the record. */
   model?: string;
   maxRetries?: number;
+  seed?: number;
+  shownTests?: number;
+  repair?: object;
   startedAt: string;
   /** Tasks solved at once. */
   concurrency: number;
@@ -111,6 +141,12 @@ export interface RunEvaluationOptions {
   model?: string;
   /** Recorded in the report. */
   maxRetries?: number;
+  /** Recorded in the report: the seed the tasks were sampled with. */
+  seed?: number;
+  /** Recorded in the report: test cases shown to the model. */
+  shownTests?: number;
+  /** Recorded in the report: the repair strategy. */
+  repair?: object;
   /** Tasks solved at once. Default 1 (timings per task stay meaningful). */
   concurrency?: number;
   /** Called as each task finishes (progress output). */
@@ -134,6 +170,9 @@ const RUN_EVALUATION_RULES = {
   solve: functionRule("a solver (task, signal) => Promise<SolveOutcome>, e.g. graphSolver(createCodeGenGraph())"),
   model: textRule({ what: "a model name" }),
   maxRetries: MAX_RETRIES_RULE,
+  seed: integerRule({ min: 0, max: 2 ** 32 - 1 }),
+  shownTests: integerRule({ min: 0, max: 1000, unit: "test cases" }),
+  repair: rule("the repair strategy (an object)", (v) => typeof v === "object" && v !== null),
   concurrency: integerRule({ min: 1, max: 256, unit: "tasks at once" }),
   onResult: functionRule("a function (result, index, total) => void"),
   isFatal: functionRule("a function (error) => boolean"),
@@ -213,6 +252,9 @@ export async function runEvaluation(given: RunEvaluationOptions): Promise<EvalRe
   }
   if (options.model !== undefined) report.model = options.model;
   if (options.maxRetries !== undefined) report.maxRetries = options.maxRetries;
+  if (options.seed !== undefined) report.seed = options.seed;
+  if (options.shownTests !== undefined) report.shownTests = options.shownTests;
+  if (options.repair !== undefined) report.repair = options.repair;
   return report;
 }
 
@@ -228,6 +270,10 @@ function baseResult(task: EvalTask): EvalTaskResult {
     outputTokens: 0,
     durationMs: 0,
     sandboxMs: 0,
+    attemptTokens: [],
+    modelCalls: 0,
+    repeatsSkipped: 0,
+    repeatsExecuted: 0,
   };
   if (task.difficulty !== undefined) result.difficulty = task.difficulty;
   return result;
@@ -244,7 +290,14 @@ function toResult(task: EvalTask, outcome: SolveOutcome, durationMs: number): Ev
     outputTokens: outcome.attempts.reduce((sum, a) => sum + a.outputTokens, 0),
     durationMs,
     sandboxMs: outcome.attempts.reduce((sum, a) => sum + (a.sandboxMs ?? 0), 0),
+    attemptTokens: outcome.attempts.map((a) => a.inputTokens + a.outputTokens),
+    modelCalls: outcome.attempts.reduce((sum, a) => sum + (a.modelCalls ?? 1), 0),
+    repeatsSkipped: outcome.attempts.reduce((sum, a) => sum + (a.repeats ?? 0), 0),
+    repeatsExecuted: outcome.repeatsExecuted ?? 0,
   };
+  const passedAt = outcome.attempts.findIndex((a) => a.passed);
+  if (passedAt >= 0) result.passedAtAttempt = passedAt + 1;
+  else if (outcome.passed) result.passedAtAttempt = outcome.attempts.length;
   if (!outcome.passed && outcome.explanation !== undefined) result.explanation = outcome.explanation;
   return result;
 }
@@ -278,5 +331,13 @@ export function summarize(results: EvalTaskResult[]): EvalSummary {
     medianDurationMs: median,
     totalDurationMs: sum((r) => r.durationMs),
     solverErrors: results.filter((r) => r.solverError !== undefined).length,
+    byRetries: Array.from({ length: Math.max(0, ...results.map((r) => r.attempts)) }, (_, retries) => {
+      const passed = results.filter((r) => r.passedAtAttempt !== undefined && r.passedAtAttempt <= retries + 1).length;
+      const tokens = sum((r) => r.attemptTokens.slice(0, retries + 1).reduce((s, t) => s + t, 0));
+      return { retries, passed, passAt1: n === 0 ? 0 : passed / n, tokens };
+    }),
+    modelCalls: sum((r) => r.modelCalls),
+    repeatsSkipped: sum((r) => r.repeatsSkipped),
+    repeatsExecuted: sum((r) => r.repeatsExecuted),
   };
 }

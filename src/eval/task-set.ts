@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
 import { InvalidTaskFileError } from "./errors.js";
+import { looksLikeMbpp, parseMbppFile } from "./mbpp.js";
 import { InvalidOptionError } from "../errors.js";
 import { checkOptions, oneOfRule, textRule, type OptionRules } from "../options/index.js";
 
@@ -23,13 +24,22 @@ export interface EvalTask {
   difficulty?: string;
   /** Name of the function or class the tests call, when known. */
   entryPoint?: string;
+  /**
+   * The tests one by one (MBPP's `test_list`), when the format has them: `shownTests: K` shows
+   * the model the first K (after `testSetup`) and judges on all of `tests`.
+   */
+  testCases?: string[];
+  /** Code the test cases need before them (MBPP's `test_imports`). */
+  testSetup?: string;
+  /** Tests that judge but are never shown to the model (run after `tests`). */
+  hiddenTests?: string;
 }
 
 /** Formats a task file can be in. `auto` decides per file from the first task's fields. */
-export type TaskFileFormat = "tasks" | "humaneval" | "humaneval-x-js";
+export type TaskFileFormat = "tasks" | "humaneval" | "humaneval-x-js" | "mbpp";
 
 /** Every format name `--format` accepts. */
-export const TASK_FILE_FORMATS = ["auto", "tasks", "humaneval", "humaneval-x-js"] as const satisfies readonly (TaskFileFormat | "auto")[];
+export const TASK_FILE_FORMATS = ["auto", "tasks", "humaneval", "humaneval-x-js", "mbpp"] as const satisfies readonly (TaskFileFormat | "auto")[];
 
 type Row = Record<string, unknown>;
 
@@ -95,7 +105,7 @@ function fromOwnFormat(row: Row, problem: (text: string) => never): EvalTask {
   if (typeof language !== "string" || !(LANGUAGES as readonly string[]).includes(language)) {
     problem(`"language" must be one of ${LANGUAGES.join(", ")}, got ${JSON.stringify(language)}`);
   }
-  for (const field of ["context", "difficulty", "entryPoint"] as const) {
+  for (const field of ["context", "difficulty", "entryPoint", "hiddenTests"] as const) {
     if (row[field] !== undefined && typeof row[field] !== "string") problem(`"${field}" must be a string when given`);
   }
   const task: EvalTask = {
@@ -107,6 +117,7 @@ function fromOwnFormat(row: Row, problem: (text: string) => never): EvalTask {
   if (typeof row.context === "string") task.context = row.context;
   if (typeof row.difficulty === "string") task.difficulty = row.difficulty;
   if (typeof row.entryPoint === "string") task.entryPoint = row.entryPoint;
+  if (typeof row.hiddenTests === "string" && row.hiddenTests.trim() !== "") task.hiddenTests = row.hiddenTests;
   return task;
 }
 
@@ -135,6 +146,8 @@ export function parseTaskFile(text: string, given: ParseTaskFileOptions = {}): E
   if (typeof text !== "string") throw new InvalidOptionError("text", text, "the text of a JSONL task file (a string; loadTaskFile(path) reads a file)");
   const options = checkOptions<ParseTaskFileOptions>(given, PARSE_RULES, "parseTaskFile");
   const file = options.file ?? "<input>";
+  // MBPP is one JSON array, not JSONL (its test split; see mbpp.ts).
+  if (options.format === "mbpp" || ((options.format ?? "auto") === "auto" && looksLikeMbpp(text))) return parseMbppFile(text, { file }).tasks;
   let format: TaskFileFormat | undefined = options.format === "auto" ? undefined : options.format;
   const tasks: EvalTask[] = [];
   const seen = new Set<string>();

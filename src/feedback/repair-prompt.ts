@@ -22,11 +22,18 @@ export interface RepairPromptInput {
   error: string;
   /** What the program printed, if anything. */
   output?: string;
+  /** The earlier attempts, condensed (`renderAttemptHistory`); empty for none. */
+  history?: string;
+  /** Said when the model's last program was the same as an earlier attempt. */
+  repeat?: string;
+  /** The model's own explanation of the failure (`repair.explainFirst`). */
+  explanation?: string;
 }
 
 /**
  * Fills the refine `template` (`{{language}}`, `{{task}}`, `{{details}}`, `{{numberedCode}}`,
- * `{{attempt}}`, `{{status}}`, `{{error}}`, `{{output}}`).
+ * `{{attempt}}`, `{{status}}`, `{{error}}`, `{{output}}`, `{{history}}`, `{{repeat}}`, `{{explanation}}`;
+ * the last three are sections of their own, empty when there is nothing to say).
  *
  * @example
  * ```ts
@@ -44,5 +51,14 @@ export function renderRepairPrompt(template: string, input: RepairPromptInput): 
     status: input.status,
     error: input.error,
     output: output === "" ? "(nothing)" : output,
+    history: section(input.history),
+    repeat: section(input.repeat),
+    explanation: section(input.explanation === undefined || input.explanation.trim() === "" ? undefined : `Your explanation of the failure:\n${input.explanation.trim()}`),
   });
+}
+
+/** A section of the prompt: its text and a blank line after it, or nothing. */
+function section(text: string | undefined): string {
+  const trimmed = text?.trim() ?? "";
+  return trimmed === "" ? "" : `\n${trimmed}\n`;
 }

@@ -11,6 +11,7 @@ import { booleanRule, checkOptions, objectRule, oneOfRule, rule, textRule, type 
 import { LANGUAGES } from "../sandbox/types.js";
 import { checkModelRetry } from "../models/retry.js";
 import { MAX_RETRIES_RULE } from "./retries.js";
+import { REPAIR_STRATEGY_RULE, resolveRepairStrategy, type RepairStrategy, type ResolvedRepairStrategy } from "./repair-strategy.js";
 export { MAX_RETRIES_LIMIT } from "./retries.js";
 import { readModelSettings } from "../models/configuration.js";
 import { ENV_RULE, MODEL_SPEC_RULE } from "../models/option-rules.js";
@@ -33,8 +34,20 @@ export interface CodeGenGraphOptions {
    * `openai:gpt-4o-mini`. A run's `context.model` wins over this option.
    */
   model?: ModelSpec;
-  /** Repairs after the first attempt, 0 to 20. Default 2 (so at most 3 attempts). */
+  /**
+   * Repair rounds after the first attempt, 0 to 20. Default 2 (so at most 3 attempts). Each
+   * round is one attempt and makes `repair.samples` model calls at most (plus one with
+   * `repair.explainFirst`): a run makes at most `1 + maxRetries × (samples + explainFirst)`.
+   * A round whose programs were all seen before (a repeat) counts as a round: it is not run.
+   */
   maxRetries?: number;
+  /**
+   * How failed attempts are repaired: temperatures, candidates per round chosen by the tests,
+   * the prompt (the task again, or the failure with the earlier attempts), an explanation
+   * first. See {@link RepairStrategy}; default `{ temperatures: [0, 0.8], samples: 1,
+   * prompt: "auto", explainFirst: false }` (measured in docs/eval.md).
+   */
+  repair?: RepairStrategy;
   /** Language when the input names none. Default `"javascript"` (fast start; Python takes seconds to boot). */
   defaultLanguage?: Language;
   /** Where code is checked and run. Default: the package's shared sandbox (`runCode`/`checkCode`). */
@@ -115,6 +128,8 @@ export interface GraphSettings {
   /** The graph's own limits (options); a run's context may override them: see `runLimitsFor`. */
   runLimits: RunLimits;
   modelRetry: ModelRetryOptions;
+  /** The repair strategy, defaults filled. */
+  repair: ResolvedRepairStrategy;
   /** Repairs allowed in this run. */
   maxRetries(config: LangGraphRunnableConfig): number;
   defaultLanguage(config: LangGraphRunnableConfig): Language;
@@ -182,6 +197,7 @@ export const GRAPH_OPTION_RULES = {
   memoryLimitBytes: LIMIT_RULES.memoryLimitBytes,
   maxOutputBytes: LIMIT_RULES.maxOutputBytes,
   modelRetry: { expected: "an object of back-off options", check: (v) => checkModelRetry(v) },
+  repair: REPAIR_STRATEGY_RULE,
   env: ENV_RULE,
   checkpointer: objectRule("a LangGraph checkpointer (e.g. new MemorySaver())", (v) => typeof v.getTuple === "function" && typeof v.put === "function"),
   // Each tool is checked by code mode's own index (names, schemas).
@@ -219,6 +235,11 @@ export function resolveGraphSettings(given: CodeGenGraphOptions = {}, owner = "c
   // resolve it once instead of reading the environment on each model call.
   const instance = options.model !== undefined && typeof options.model !== "string" ? options.model : undefined;
   let fixedModel: Promise<ResolvedModel> | undefined;
+  const repair = resolveRepairStrategy(options.repair);
+  if (repair.samples > 1 && options.approveBeforeExecute === true) {
+    // Choosing among candidates runs each one: that would run code before a person approved it.
+    throw new InvalidOptionError("repair.samples", repair.samples, "1 when approveBeforeExecute is true (candidates are chosen by running them, before any approval)");
+  }
   const codeTools = codeToolsHook(options.tools);
   return {
     ...(codeTools ? { codeTools } : {}),
@@ -226,6 +247,7 @@ export function resolveGraphSettings(given: CodeGenGraphOptions = {}, owner = "c
     approveBeforeExecute: options.approveBeforeExecute ?? false,
     runLimits,
     modelRetry: options.modelRetry ?? {},
+    repair,
     maxRetries(config) {
       const setting = runSetting(config, "maxRetries");
       const value = setting.value === undefined ? undefined : MAX_RETRIES_RULE.check(setting.value, setting.name);

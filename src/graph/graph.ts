@@ -14,7 +14,7 @@ import { createFinalizeNode } from "./nodes/finalize.js";
 import { createGenerateNode, graphStepsNeeded } from "./nodes/generate.js";
 import { createRefineNode } from "./nodes/refine.js";
 import { createValidateNode } from "./nodes/validate.js";
-import { routeAfterApprove, routeAfterExecute, routeAfterModel, routeAfterValidate } from "./routers.js";
+import { routeAfterApprove, routeAfterExecute, routeAfterModel, routeAfterRefine, routeAfterValidate } from "./routers.js";
 import { checkCodeGenInput, CodeGenState } from "./state.js";
 
 /**
@@ -86,7 +86,7 @@ export function createCodeGenGraphBuilder(options: CodeGenGraphOptions = {}) {
     .addConditionalEdges("validate", routeAfterValidate, { approve: "approve", execute: "execute", refine: "refine", finalize: "finalize" })
     .addConditionalEdges("approve", routeAfterApprove, { validate: "validate", execute: "execute", finalize: "finalize" })
     .addConditionalEdges("execute", routeAfterExecute, { refine: "refine", finalize: "finalize" })
-    .addConditionalEdges("refine", routeAfterModel, { validate: "validate", finalize: "finalize" })
+    .addConditionalEdges("refine", routeAfterRefine, { validate: "validate", refine: "refine", finalize: "finalize" })
     .addEdge("finalize", END);
   // LangGraph has no compile-time recursion limit: bind it to every graph this builder compiles.
   const compile = builder.compile.bind(builder);

@@ -10,7 +10,7 @@ export interface AttemptSummary {
   tasks: number;
   /** Tasks whose run ended in success. */
   tasksSolved: number;
-  /** Attempts that reached the sandbox (checked or run), not counting model failures. */
+  /** Attempts that reached the sandbox (checked or run), not counting model failures and repeats. */
   executionAttempts: number;
   /** Attempts whose run succeeded. */
   successfulExecutions: number;
@@ -48,7 +48,8 @@ export function summarizeAttempts(attempts: readonly Attempt[], runs: readonly {
     byStatus[attempt.status] = (byStatus[attempt.status] ?? 0) + 1;
     inputTokens += attempt.inputTokens;
     outputTokens += attempt.outputTokens;
-    if (attempt.status === "model_error") continue;
+    // A model failure and a repeat (a program seen before) never reached the sandbox.
+    if (attempt.status === "model_error" || attempt.status === "repeat") continue;
     executionAttempts++;
     if (attempt.status === "success") successfulExecutions++;
   }

@@ -11,7 +11,7 @@ export interface CodeGenPrompts {
   system: Record<Language, string>;
   /** User message of `generate`: `{{task}}`, `{{details}}`, `{{language}}`. */
   task: string;
-  /** User message of `refine`: `{{task}}`, `{{details}}`, `{{language}}`, `{{numberedCode}}`, `{{attempt}}`, `{{status}}`, `{{error}}`, `{{output}}`. */
+  /** User message of `refine`: `{{task}}`, `{{details}}`, `{{language}}`, `{{numberedCode}}`, `{{attempt}}`, `{{status}}`, `{{error}}`, `{{output}}`, and (empty when there is none) `{{history}}` (earlier attempts), `{{repeat}}` (the model wrote an earlier program again), `{{explanation}}` (its own explanation of the failure). */
   refine: string;
 }
 

@@ -7,7 +7,8 @@ import type { CodeGenStateType } from "./state.js";
 type RouterState = Pick<
   CodeGenStateType,
   "modelError" | "check" | "refinements" | "maxRetries" | "approveBeforeExecute" | "rejection" | "attempts" | "code" | "approvedCode"
->;
+> &
+  Partial<Pick<CodeGenStateType, "lastRepeat">>;
 
 function canRefine(state: RouterState): boolean {
   return state.refinements < state.maxRetries;
@@ -23,6 +24,22 @@ function canRefine(state: RouterState): boolean {
  */
 export function routeAfterModel(state: RouterState): "validate" | "finalize" {
   return state.modelError === undefined ? "validate" : "finalize";
+}
+
+/**
+ * After `refine`: a model that failed for good ends the run; a round that wrote only programs
+ * seen before (a repeat, never run) is followed by another round while refinements remain;
+ * new code is validated.
+ *
+ * @example
+ * ```ts
+ * routeAfterRefine({ ...state, lastRepeat: true, refinements: 1, maxRetries: 2 }); // "refine"
+ * ```
+ */
+export function routeAfterRefine(state: RouterState): "validate" | "refine" | "finalize" {
+  if (state.modelError !== undefined) return "finalize";
+  if (state.lastRepeat === true) return canRefine(state) ? "refine" : "finalize";
+  return "validate";
 }
 
 /**

@@ -21,6 +21,8 @@ import type { StoredRunResult } from "./stored-result.js";
  * - `no_output`: the code ran, printed nothing and returned nothing, while the task (without
  *   tests or `expectedOutput`) asks to print or return something; the error quotes the task;
  * - `model_error`: the model could not produce this attempt (e.g. the server was unreachable);
+ * - `repeat`: every program the model wrote in this repair round was the same as an earlier
+ *   attempt's (after normalising whitespace and comments): it was not run again;
  * - `rejected`: a person rejected the code before it ran (`approveBeforeExecute`).
  */
 export type AttemptStatus =
@@ -32,6 +34,7 @@ export type AttemptStatus =
   | "wrong_output"
   | "no_output"
   | "model_error"
+  | "repeat"
   | "rejected";
 
 /** One version of the code and what happened to it. */
@@ -48,9 +51,26 @@ export interface Attempt {
   stdout: string;
   /** Time in the sandbox (check or run), in milliseconds. */
   durationMs: number;
-  /** Tokens of the model call that wrote this code. */
+  /** Tokens of the model calls that wrote this code (every candidate and explanation of its round). */
   inputTokens: number;
   outputTokens: number;
+  /** Model calls of this attempt, when more than one (samples, an explanation, repeats). */
+  modelCalls?: number;
+  /** Programs drawn in this attempt's round that were the same as an earlier one (never run). */
+  repeats?: number;
+  /** For a `repeat`: the earlier attempt whose program this was. */
+  repeatOf?: number;
+  /** The temperature the attempt was sampled at, when the strategy set one. */
+  temperature?: number;
+}
+
+/** What the model calls behind the pending `code` cost and how they sampled (moved into its attempt). */
+export interface PendingDraw {
+  inputTokens: number;
+  outputTokens: number;
+  modelCalls?: number;
+  repeats?: number;
+  temperature?: number;
 }
 
 /** Final outcome of a run of the graph. */
@@ -127,8 +147,15 @@ export const CodeGenState = Annotation.Root({
    * code that differs from it goes back to the reviewer.
    */
   approvedCode: Annotation<string | undefined>,
-  /** Tokens of the model call that wrote `code` (moved into its attempt). */
-  pendingTokens: Annotation<{ inputTokens: number; outputTokens: number } | undefined>,
+  /** Tokens (and sampling facts) of the model calls that wrote `code` (moved into its attempt). */
+  pendingTokens: Annotation<PendingDraw | undefined>,
+  /**
+   * The run of `code` made while choosing among a repair round's candidates (`repair.samples`
+   * above 1), so `execute` does not run the same program twice.
+   */
+  trialRun: Annotation<{ code: string; result: StoredRunResult } | undefined>,
+  /** True when the latest repair round wrote only programs seen before (nothing to run). */
+  lastRepeat: Annotation<boolean | undefined>,
   attempts: Annotation<Attempt[], AttemptsUpdate>({
     reducer: (left, right) => (Array.isArray(right) ? [...left, ...right] : [...right.replace]),
     default: () => [],

@@ -37,7 +37,11 @@ const USAGE_ERRORS: [string[], RegExp][] = [
   [["solve", "x", "--model", ""], /^codegen-sandbox: solve: Invalid option "--model": got ""; expected a "provider:model" name/],
   [["solve", "x", "--langauge", "python"], /did you mean "--language"\?/],
   [["eval", "--tasks", "t.jsonl", "--concurrency", "0"], /^codegen-sandbox: eval: Invalid option "--concurrency": got 0; expected a whole number of tasks at once from 1 to 256\.$/],
-  [["eval", "--tasks", "t.jsonl", "--format", "csv"], /^codegen-sandbox: eval: Invalid option "--format": got "csv"; expected one of "auto", "tasks", "humaneval", "humaneval-x-js"\.$/],
+  [["eval", "--tasks", "t.jsonl", "--format", "csv"], /^codegen-sandbox: eval: Invalid option "--format": got "csv"; expected one of "auto", "tasks", "humaneval", "humaneval-x-js", "mbpp"\.$/],
+  [["eval", "--tasks", "t.jsonl", "--repair-samples", "9"], /^codegen-sandbox: eval: Invalid option "--repair-samples": got 9; expected a whole number of candidates per repair round from 1 to 8\.$/],
+  [["solve", "x", "--repair-temperatures", "0,hot"], /^codegen-sandbox: solve: Invalid option "--repair-temperatures": got "0,hot"; expected a number from 0 to 2\.$/],
+  [["eval", "--tasks", "t.jsonl", "--repair-prompt", "again"], /^codegen-sandbox: eval: Invalid option "--repair-prompt": got "again"; expected one of "auto", "fresh", "repair", "alternate"\.$/],
+  [["eval", "--tasks", "t.jsonl", "--shown-tests", "-1"], /^codegen-sandbox: eval: Invalid option "--shown-tests": got -1; expected a whole number of test cases from 0 to 1000\.$/],
   [["slove", "x"], /^codegen-sandbox: unknown command "slove"; did you mean "solve"\?/],
 ];
 
@@ -61,6 +65,6 @@ describe("codegen-sandbox usage errors", { timeout: 90_000 }, () => {
       expect(stdout).toMatch(new RegExp(`^  ${command}\\s+\\S`, "m"));
       expect(stdout).toContain(`=== codegen-sandbox ${command}`);
     }
-    for (const flag of ["--timeout-ms", "--memory-mb", "--max-retries", "--expected-output", "--tasks", "--concurrency", "--json"]) expect(stdout).toContain(flag);
+    for (const flag of ["--timeout-ms", "--memory-mb", "--max-retries", "--expected-output", "--tasks", "--concurrency", "--json", "--shown-tests", "--repair-samples", "--repair-temperatures"]) expect(stdout).toContain(flag);
   });
 });

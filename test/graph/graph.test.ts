@@ -73,8 +73,10 @@ describe("code-generation graph (real sandbox, scripted models)", () => {
   });
 
   it("reports a timeout and gives up after the retries with every attempt kept", async () => {
+    // Two different programs: the same one again would be a repeat, never run.
     const loop = fence("js", "let n = 0;\nwhile (true) { n++; }");
-    const graph = createCodeGenGraph({ model: scripted(loop, loop), maxRetries: 1, timeoutMs: 300 });
+    const otherLoop = fence("js", "let m = 0;\nfor (;;) { m += 2; }");
+    const graph = createCodeGenGraph({ model: scripted(loop, otherLoop), maxRetries: 1, timeoutMs: 300 });
     const state = await graph.invoke({ task: "Count forever" });
     expect(state.status).toBe("failed");
     expect(state.attempts.map((a) => [a.number, a.status])).toEqual([
@@ -90,7 +92,8 @@ describe("code-generation graph (real sandbox, scripted models)", () => {
     const tests = "if (isEven(3) !== false) throw new Error('isEven(3) should be false');\nif (isEven(4) !== true) throw new Error('isEven(4) should be true');";
     const model = scripted(fence("js", "function isEven(n) {\n  return true;\n}"), fence("js", "function isEven(n) {\n  return n % 2 === 0;\n}"));
     const { prompts, callbacks } = promptRecorder();
-    const state = await createCodeGenGraph({ model }).invoke({ task: "Write isEven(n)", tests }, { callbacks });
+    // The repair prompt (not the default's fresh sample after a failed test) shows the failure.
+    const state = await createCodeGenGraph({ model, repair: { prompt: "repair" } }).invoke({ task: "Write isEven(n)", tests }, { callbacks });
     expect(state.attempts.map((a) => a.status)).toEqual(["test_failed", "success"]);
     expect(state.attempts[0].error).toMatch(/A test failed: Error: isEven\(3\) should be false/);
     expect(prompts[0]).toContain("isEven(4) !== true");
@@ -108,7 +111,9 @@ describe("code-generation graph (real sandbox, scripted models)", () => {
 
   it("ends with status failed, an explanation and all attempts once retries are exhausted", async () => {
     const bad = fence("js", "const o = null;\nconsole.log(o.name);");
-    const state = await createCodeGenGraph({ model: scripted(bad, bad, bad) }).invoke({ task: "Print a name" });
+    const state = await createCodeGenGraph({
+      model: scripted(fence("js", "const p = undefined;\nconsole.log(p.name);"), fence("js", "let q = null;\nconsole.log(q.first);"), bad),
+    }).invoke({ task: "Print a name" });
     expect(state.status).toBe("failed");
     expect(state.attempts.map((a) => a.number)).toEqual([1, 2, 3]);
     expect(state.attempts.every((a) => a.status === "runtime_error")).toBe(true);
@@ -286,7 +291,8 @@ describe("retry budget and LangGraph's recursion limit", () => {
   const good = "```js\nconsole.log('fixed')\n```";
 
   it("runs 20 repairs without any recursionLimit from the caller: fails 20 times, then succeeds", async () => {
-    const model = scripted(...Array.from({ length: 20 }, () => bad), good);
+    // Twenty different wrong programs (the same one again would be a repeat, never run).
+    const model = scripted(...Array.from({ length: 20 }, (_, i) => `\`\`\`js\nthrow new Error('still broken ${i}')\n\`\`\``), good);
     const state = await createCodeGenGraph({ model, maxRetries: 20 }).invoke({ task: "x" });
     expect(state.status).toBe("success");
     expect(state.attempts).toHaveLength(21);

@@ -47,7 +47,9 @@ describe("tests run as tests (JavaScript and TypeScript)", () => {
     const right = "function add(a, b) {\n  return a + b;\n}";
     const tests = "if (add(0, 0) !== 0) throw 'add(0, 0) should be 0';\nif (add(2, 3) !== 5) throw 'add(2, 3) should be 5';";
     const { prompts, callbacks } = promptRecorder();
-    const state = await createCodeGenGraph({ model: scriptedModel(fence("js", wrong), fence("js", right)) }).invoke({ task: "Write add(a, b)", tests }, { callbacks });
+    // The repair prompt (the default asks afresh after a failed test) carries the verdict.
+    const graph = createCodeGenGraph({ model: scriptedModel(fence("js", wrong), fence("js", right)), repair: { prompt: "repair" } });
+    const state = await graph.invoke({ task: "Write add(a, b)", tests }, { callbacks });
     expect(phases(state.attempts)).toEqual([
       ["execute", "test_failed"],
       ["execute", "success"],

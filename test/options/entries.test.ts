@@ -118,6 +118,7 @@ const GRAPH: Record<string, Kind> = {
   memoryLimitBytes: "limit",
   maxOutputBytes: "limit",
   modelRetry: "object",
+  repair: "object",
   env: "object",
   checkpointer: "object",
   tools: "array",
@@ -184,6 +185,13 @@ const ENTRIES: Entry[] = [
   { name: "session.call", call: async (o) => (await liveSession()).call("f", [], o), options: { ...SESSION_CALL, language: "language", memoryLimitBytes: "limit" }, typo: ["signl", "signal"], infinityOk: ["maxHostCalls"] },
   { name: "createCodeGenGraph", call: (o) => createCodeGenGraph(o), options: GRAPH, typo: ["maxRetry", "maxRetries"] },
   { name: "createCodeGenGraph modelRetry", call: (o) => createCodeGenGraph({ modelRetry: o }), prefix: "modelRetry.", options: RETRY, typo: ["retries", "maxRetries"] },
+  {
+    name: "createCodeGenGraph repair",
+    call: (o) => createCodeGenGraph({ repair: o }),
+    prefix: "repair.",
+    options: { temperatures: "array", samples: "count", prompt: "choice", explainFirst: "boolean" },
+    typo: ["sample", "samples"],
+  },
   { name: "createCodeGenGraph prompts", call: (o) => createCodeGenGraph({ prompts: o }), prefix: "prompts.", options: { system: "object", task: "text", refine: "text" }, typo: ["refinement", "refine"] },
   { name: "graph.invoke context", call: (o) => graph.invoke({ task: "Print 1" }, { context: o as never }), prefix: "context.", options: CONTEXT, typo: ["timeout", "timeoutMs"] },
   {
@@ -221,7 +229,7 @@ const ENTRIES: Entry[] = [
   {
     name: "runEvaluation",
     call: (o) => runEvaluation({ tasks: [], solve: async () => ({ passed: true, attempts: [] }), ...o }),
-    options: { tasks: "array", solve: "function", model: "text", maxRetries: "count", concurrency: "count", onResult: "function", isFatal: "function", signal: "signal", sandboxTime: "function" },
+    options: { tasks: "array", solve: "function", model: "text", maxRetries: "count", seed: "count", shownTests: "count", repair: "object", concurrency: "count", onResult: "function", isFatal: "function", signal: "signal", sandboxTime: "function" },
     typo: ["solver", "solve"],
   },
   { name: "parseTaskFile", call: (o) => parseTaskFile("", o), options: { format: "choice", file: "text" }, typo: ["formats", "format"] },

@@ -12,7 +12,7 @@ import { describeError } from "../../feedback/quote.js";
 import { truncate } from "../../feedback/truncate.js";
 import { explainTestReport } from "../../feedback/test-report.js";
 import type { Attempt, AttemptStatus, CodeGenStateType, CodeGenUpdate } from "../state.js";
-import { storeRunResult } from "../stored-result.js";
+import { restoreRunResult, storeRunResult } from "../stored-result.js";
 import { normalizeOutput, outputRequest, shownOutput } from "../shown-output.js";
 
 export { normalizeOutput, shownOutput } from "../shown-output.js";
@@ -90,21 +90,28 @@ export function judgeRun(result: ExecutionResult, { code, tests, expectedOutput,
   return { status: "wrong_output", error: explainWrongOutput(expected, actual) };
 }
 
+/** Runs `code` in the run's sandbox with the task's tests (and the graph's tools, when it has them). */
+export async function runProgram(settings: GraphSettings, state: CodeGenStateType, config: LangGraphRunnableConfig, code: string): Promise<ExecutionResult> {
+  const language = state.language ?? settings.defaultLanguage(config);
+  const tests = state.tests?.trim() ?? "";
+  const sandbox = await settings.sandbox();
+  const runOptions = {
+    language,
+    ...settings.runLimitsFor(config),
+    ...(tests === "" ? {} : { tests }),
+    ...(config.signal === undefined ? {} : { signal: config.signal }),
+  };
+  return settings.codeTools ? settings.codeTools.run(sandbox, code, runOptions, config) : sandbox.run(code, runOptions);
+}
+
 /** Builds the `execute` node. Every run is recorded as an attempt in phase `execute`. */
 export function createExecuteNode(settings: GraphSettings) {
   return async function execute(state: CodeGenStateType, config: LangGraphRunnableConfig): Promise<CodeGenUpdate> {
-    const language = state.language ?? settings.defaultLanguage(config);
     const code = state.code ?? "";
     const number = state.refinements + 1;
     const tests = state.tests?.trim() ?? "";
-    const sandbox = await settings.sandbox();
-    const runOptions = {
-      language,
-      ...settings.runLimitsFor(config),
-      ...(tests === "" ? {} : { tests }),
-      ...(config.signal === undefined ? {} : { signal: config.signal }),
-    };
-    const result = settings.codeTools ? await settings.codeTools.run(sandbox, code, runOptions, config) : await sandbox.run(code, runOptions);
+    // A candidate chosen by running it is not run a second time.
+    const result = state.trialRun !== undefined && state.trialRun.code === code ? restoreRunResult(state.trialRun.result) : await runProgram(settings, state, config, code);
     const verdict = judgeRun(result, { code, tests, expectedOutput: state.expectedOutput, task: state.task });
     const stdout = truncate(result.stdout, 500);
     const attempt: Attempt = {
@@ -125,6 +132,6 @@ export function createExecuteNode(settings: GraphSettings) {
       stdout,
       durationMs: result.durationMs,
     });
-    return { result: storeRunResult(result), attempts: [attempt], pendingTokens: undefined };
+    return { result: storeRunResult(result), attempts: [attempt], pendingTokens: undefined, trialRun: undefined };
   };
 }

@@ -22,6 +22,10 @@ export function explainRun(state: CodeGenStateType, settings: Pick<GraphSettings
   let what: string;
   if (last.phase === "validate" && state.check !== undefined && !state.check.ok && last.code.trim() !== "") {
     what = explainCheck(state.check, last.code);
+  } else if (last.status === "repeat") {
+    // The repeat never ran: say why its original failed.
+    const original = state.attempts.find((a) => a.number === last.repeatOf);
+    what = `${last.error ?? ""} Attempt ${last.repeatOf} failed: ${original?.error ?? original?.status ?? "unknown"}`;
   } else if (last.phase === "execute" && state.result !== undefined && last.status === state.result.status) {
     // The program's own failure: its line is a line of the code (the tests run apart).
     what = explainResult(restoreRunResult(state.result), last.code, limits);

@@ -1,12 +1,14 @@
 /** `generate`: the model writes the first version of the code. */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { GraphSettings } from "../configuration.js";
+import type { Language } from "../../sandbox/types.js";
 import { emitEvent } from "../events.js";
 import { extractCode } from "../extract-code.js";
 import { LANGUAGE_NAMES, renderTemplate } from "../../prompts/templates.js";
 import { checkCodeGenInput, type CodeGenStateType, type CodeGenUpdate } from "../state.js";
 import { callCodeModel } from "./call-model.js";
 import { InvalidOptionError } from "../../errors.js";
+import { temperatureOf } from "../repair-strategy.js";
 
 
 /** The optional parts of a task (its context, tests, expected output) as prompt text. */
@@ -20,6 +22,12 @@ export function taskDetails(state: Pick<CodeGenStateType, "context" | "tests" | 
   }
   if (state.expectedOutput !== undefined) parts.push(`The program must print exactly:\n${state.expectedOutput.trim()}`);
   return parts.length === 0 ? "" : `\n${parts.join("\n\n")}\n`;
+}
+
+/** The first prompt of a task (`generate`'s user message; a fresh repair round asks it again). */
+export async function taskPrompt(settings: GraphSettings, state: Pick<CodeGenStateType, "task" | "context" | "tests" | "expectedOutput">, language: Language): Promise<string> {
+  const task = renderTemplate(settings.prompts.task, { task: state.task.trim(), details: taskDetails(state), language: LANGUAGE_NAMES[language] });
+  return settings.codeTools ? `${task}\n\n${await settings.codeTools.promptSection(language)}` : task;
 }
 
 /**
@@ -65,14 +73,16 @@ export function createGenerateNode(settings: GraphSettings) {
       check: undefined,
       result: undefined,
       pendingTokens: undefined,
+      trialRun: undefined,
+      lastRepeat: undefined,
       modelError: undefined,
       rejection: undefined,
       status: undefined,
       explanation: undefined,
     };
-    const task = renderTemplate(settings.prompts.task, { task: state.task.trim(), details: taskDetails(state), language: LANGUAGE_NAMES[language] });
-    const user = settings.codeTools ? `${task}\n\n${await settings.codeTools.promptSection(language)}` : task;
-    const outcome = await callCodeModel(settings, config, settings.prompts.system[language], user);
+    const user = await taskPrompt(settings, state, language);
+    const temperature = temperatureOf(settings.repair, 1);
+    const outcome = await callCodeModel(settings, config, settings.prompts.system[language], user, { temperature });
     if (!outcome.ok) {
       emitEvent(config, { node: "generate", attempt: 1, status: "model_error", message: outcome.message });
       return {
@@ -83,6 +93,6 @@ export function createGenerateNode(settings: GraphSettings) {
     }
     const code = extractCode(outcome.text, language, { tests: state.tests });
     emitEvent(config, { node: "generate", attempt: 1, status: "generated", inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens });
-    return { ...fresh, reply: outcome.text, code, pendingTokens: { inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens } };
+    return { ...fresh, reply: outcome.text, code, pendingTokens: { inputTokens: outcome.inputTokens, outputTokens: outcome.outputTokens, temperature } };
   };
 }
