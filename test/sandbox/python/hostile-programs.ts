@@ -118,12 +118,12 @@ export const HOSTILE_PROGRAMS: HostileProgram[] = [
   // pyodide_js is unregistered (pyodide-api.ts): the old routes through it now end in an import error.
   either("read pyodide_js.version", "import importlib\ntry:\n    importlib.import_module('pyodide_js').version\nexcept ModuleNotFoundError as e:\n    print(e)"),
   either("primitive writes on pyodide_js", "import importlib\ntry:\n    pj = importlib.import_module('pyodide_js')\n    pj.FS = 0\n    pj._api.leak = 1\nexcept ModuleNotFoundError as e:\n    print(e)"),
-  replaced("primitive writes on reachable JS objects", "import importlib\nF = importlib.import_module('js').setTimeout.constructor\nF.leak = 1\nF.prototype.leak = 2"),
-  replaced("js module attribute", "import importlib\njs = importlib.import_module('js')\njs.leak = 1"),
-  replaced("JS timer left behind", "import importlib\njs = importlib.import_module('js')\ncreate_proxy = importlib.import_module('pyodide.ffi').create_proxy\njs.setTimeout(create_proxy(lambda: print('late')), 10)"),
+  replaced("primitive writes on reachable JS objects", "import importlib\nF = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').to_js([]).constructor.constructor\nF.leak = 1\nF.prototype.leak = 2"),
+  replaced("js module attribute", "import importlib\njs = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').to_js([]).constructor.constructor\njs.leak = 1"),
+  replaced("JS timer left behind", "import importlib\njs = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').to_js([]).constructor.constructor\ncreate_proxy = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').create_proxy\ntype(__import__('asyncio').get_event_loop()).call_soon.__globals__['scheduleCallback'](create_proxy(lambda: print('late')), 10)"),
   either("AbortSignal.timeout through pyodide_js", "import importlib\ntry:\n    importlib.import_module('pyodide_js')._api.abortSignalAny([]).constructor.timeout(20)\nexcept ModuleNotFoundError as e:\n    print(e)"),
-  replaced("JS timer through a converted value", "import importlib\nffi = importlib.import_module('pyodide.ffi')\nffi.to_js([1]).constructor.prototype.leak = ffi.create_proxy(lambda: 1)"),
-  replaced("JS prototype pollution", "import importlib\nU8 = importlib.import_module('pyodide.ffi').to_js(bytearray(1)).constructor\nU8.prototype.leak = 1"),
+  replaced("JS timer through a converted value", "import importlib\nffi = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi')\nffi.to_js([1]).constructor.prototype.leak = ffi.create_proxy(lambda: 1)"),
+  replaced("JS prototype pollution", "import importlib\nU8 = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').to_js(bytearray(1)).constructor\nU8.prototype.leak = 1"),
   replaced("timeout", "while True:\n    pass", 600),
   either("mmap the standard library", "import importlib, os\nmmap = importlib.import_module('mmap')\nfd = os.open('/lib/python314.zip', os.O_RDONLY)\ntry:\n    m = mmap.mmap(fd, 0, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ | mmap.PROT_WRITE)\nexcept OSError as e:\n    print(e)"),
   // ---- this round's own attacks (issue 21, item 4): what each import does is for the watch to say ----

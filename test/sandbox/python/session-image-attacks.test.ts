@@ -101,7 +101,7 @@ describe("session images under attack", { timeout: 90_000 }, () => {
         "os.chmod('/tmp', 0o700); os.utime('/tmp', (1, 2))",
       ].join("\n"),
       // Past the hiwire table's first 1,024 slots (capabilities held), and 3,000 names interned.
-      "import importlib\njs = importlib.import_module('js')\nkeep = [js.setTimeout for _ in range(3000)]\nfor i in range(3000):\n    getattr(js, 'name%d' % i, None)\ndel js",
+      "import importlib\njs = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').to_js([]).constructor.constructor\nkeep = [js.constructor for _ in range(3000)]\nfor i in range(3000):\n    getattr(js, 'name%d' % i, None)\ndel js",
     ];
     const query = [
       "import os, sys, faulthandler, gc, hashlib",
@@ -144,7 +144,7 @@ describe("session images under attack", { timeout: 90_000 }, () => {
   it("refuses an image once the guest started a JavaScript timer; Pyodide's own timers keep images", async () => {
     // Broke before: the restored session's next `await asyncio.sleep(0.2)` failed inside Pyodide
     // ("hiwire_get is falsy", the session ended) where the live one answered 1.
-    const setup = "import importlib\njs = importlib.import_module('js')\nffi = importlib.import_module('pyodide.ffi')\njs.setTimeout(ffi.create_proxy(lambda: 1), 50)\ndel js, ffi";
+    const setup = "import importlib\njs = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').to_js([]).constructor.constructor\nffi = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi')\ntype(__import__('asyncio').get_event_loop()).call_soon.__globals__['scheduleCallback'](ffi.create_proxy(lambda: 1), 50)\ndel js, ffi";
     expect(await refusedButReplayed([setup], "import asyncio\nawait asyncio.sleep(0.2)\n1", "take", /JavaScript timer/)).toBe(1);
     const loop = "import asyncio\nawait asyncio.sleep(0.01)\nh = asyncio.get_event_loop().call_later(0.05, lambda: 1)";
     const { live, restored } = await roundTrip([loop], "import asyncio\nawait asyncio.sleep(0.2)\n(1, h.cancelled())");
@@ -166,23 +166,23 @@ describe("session images under attack", { timeout: 90_000 }, () => {
   });
 
   it("refuses an image when Python polluted a prototype, even one the take reads (Object.prototype.mounted)", async () => {
-    const setup = "import importlib\njs = importlib.import_module('js')\njs.constructor.prototype.mounted = 1\nopen('/tmp/hidden', 'w').write('h')\ndel js";
+    const setup = "import importlib\njs = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').to_js([]).constructor.constructor\njs.constructor.prototype.mounted = 1\nopen('/tmp/hidden', 'w').write('h')\ndel js";
     expect(await refusedButReplayed([setup], "import os\nos.listdir('/tmp')", "restore", JS_HASH)).toEqual(["hidden"]);
-    const array = "import importlib\nA = importlib.import_module('pyodide.ffi').to_js([1]).constructor\nA.prototype.leak = 1\ndel A";
-    expect(await refusedButReplayed([array], "import importlib\nimportlib.import_module('pyodide.ffi').to_js([1]).leak", "restore", JS_HASH)).toBe(1);
+    const array = "import importlib\nA = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').to_js([1]).constructor\nA.prototype.leak = 1\ndel A";
+    expect(await refusedButReplayed([array], "import importlib\nnext(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').to_js([1]).leak", "restore", JS_HASH)).toBe(1);
   });
 
   it("refuses an image while Python holds a JavaScript object (a prototype reached through an instance)", async () => {
     // Refused at the take today (the call leaves a JavaScript object held); the hidden intrinsics
     // are roots of the walk besides, so this change would refuse the restore as well.
-    const setup = "import importlib\ndef t():\n    js = importlib.import_module('js')\n    ffi = importlib.import_module('pyodide.ffi')\n    js.constructor.getPrototypeOf(ffi.to_js([1]).values()).leak = 'z'\nt()";
-    const query = "import importlib\ndef r():\n    js = importlib.import_module('js')\n    ffi = importlib.import_module('pyodide.ffi')\n    return getattr(js.constructor.getPrototypeOf(ffi.to_js([1]).values()), 'leak', None)\nr()";
+    const setup = "import importlib\ndef t():\n    js = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').to_js([]).constructor.constructor\n    ffi = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi')\n    js.constructor.getPrototypeOf(ffi.to_js([1]).values()).leak = 'z'\nt()";
+    const query = "import importlib\ndef r():\n    js = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').to_js([]).constructor.constructor\n    ffi = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi')\n    return getattr(js.constructor.getPrototypeOf(ffi.to_js([1]).values()), 'leak', None)\nr()";
     expect(await refusedButReplayed([setup], query, "take", /Python holds a JavaScript/)).toBe("z");
   });
 
   it("refuses what it cannot carry at the take: a proxy, an open file, /dev, a replaced fresh directory, too deep or too many, a long name", async () => {
     const cases: Array<[string, string, RegExp, unknown]> = [
-      ["import importlib\np = importlib.import_module('pyodide.ffi').create_proxy(lambda: 3)", "p is not None", /holds a JavaScript function/, true],
+      ["import importlib\np = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').create_proxy(lambda: 3)", "p is not None", /holds a JavaScript function/, true],
       ["f = open('/tmp/x', 'w')\nf.write('abc')", "f.write('d')\nf.flush()\nopen('/tmp/x').read()", /file descriptor 3 is open/, "abcd"],
       ["open('/dev/shm/x', 'w').write('1')", "import os\nsorted(os.listdir('/dev/shm'))", /\/dev\/shm\/x was replaced or added/, ["tmp", "x"]],
       ["import os\nos.mkdir('/tmp/q')\nos.rename('/tmp', '/moved')\nos.mkdir('/tmp')", "import os\nsorted(os.listdir('/moved'))", /\/tmp was replaced or added/, ["q"]],

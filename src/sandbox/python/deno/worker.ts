@@ -24,6 +24,7 @@ import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
 import { untrackInternedStrings } from "./interned-strings.js";
 import { closePyodideApi } from "./pyodide-api.js";
+import { sealImports, type SealModule } from "./import-seal.js";
 import { testsNotRun } from "./tests-verdict.js";
 import { createRunDriver, type DriverPython, type PyObject, type RunDriver } from "./run-driver.js";
 import { scopeAsyncSources, type ProxyRelease } from "./async-sources.js";
@@ -774,6 +775,8 @@ async function handle(request: WorkerRequest): Promise<void> {
       const install = runtime.get("_cs_install_scheduler") as ((fn: unknown) => void) & { destroy(): void };
       install(scheduleCallback);
       install.destroy();
+      // From here the forbidden modules are absent (before any guest code and the baseline).
+      sealImports((py as unknown as { _module: SealModule })._module, FORBIDDEN_MODULES, inRuntime, (name) => py.unregisterJsModule(name));
       untrackInternedStrings({
         evaluate: inRuntime,
         module: (py as unknown as { _module: Parameters<typeof untrackInternedStrings>[0]["module"] })._module,
