@@ -176,7 +176,7 @@ describe("a guarded import runs its fallback; an unguarded one is the program's 
   });
 
   it("the standard library modules built on forbidden ones still import", async () => {
-    const r = await engine.run("import queue, unittest, email.message, email.utils, logging.handlers, sched, tempfile, asyncio, zipfile\nq = queue.Queue()\nq.put(1)\n[q.get(), email.utils.parseaddr('A <a@b.c>')[1]]", options());
+    const r = await engine.run("import queue, unittest, doctest, email.message, email.utils, logging.handlers, sched, tempfile, asyncio, zipfile\nq = queue.Queue()\nq.put(1)\n[q.get(), email.utils.parseaddr('A <a@b.c>')[1]]", options());
     expect(r.error).toBeUndefined();
     expect(r.result).toEqual([1, "a@b.c"]);
   });

@@ -118,7 +118,8 @@ describe("hostile Python programs", { timeout: 60_000 }, () => {
 
   it("5. pyodide.code.run_js via importlib cannot read host files", async () => {
     const r = await hostile(`code = ${heldModule("pyodide.code")}\nprint(code.run_js("Deno.readTextFileSync('/etc/passwd')"))`);
-    expect(r.status).toBe("runtime_error");
+    // run_js imports js for eval (absent: forbidden); with it, code generation from strings is off.
+    expect(["runtime_error", "forbidden"]).toContain(r.status);
   });
 
   it("6. pyodide_js.mountNodeFS cannot mount the host's file system", async () => {

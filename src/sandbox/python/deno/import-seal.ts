@@ -34,7 +34,7 @@ export interface SealModule {
 
 /** Stdlib modules that import a forbidden one when they load: imported before the seal, so they keep working. */
 export const PRELOADED_BEFORE_SEAL: readonly string[] = [
-  "queue", "email.utils", "email.message", "unittest", "unittest.mock", "logging.handlers", "sched", "_threading_local",
+  "queue", "email.utils", "email.message", "unittest", "unittest.mock", "doctest", "logging.handlers", "sched", "_threading_local",
 ];
 
 /** Python run in the runtime's namespace: pre-imports, drops, the posix module's process calls; returns what the JavaScript side needs. */

@@ -94,8 +94,17 @@ _cs_sys.modules["_frozen_importlib"].ModuleNotFoundError = _CsModuleNotFound
 _cs_sys.modules["_frozen_importlib_external"].ModuleNotFoundError = _CsModuleNotFound
 
 def _cs_refused_import(e):
-    """Whether an exception is an import the sandbox cannot satisfy (status forbidden when it ends a run)."""
-    return isinstance(e, ModuleNotFoundError) and isinstance(e.name, str) and _cs_import_problem(e.name) is not None
+    """The sandbox's message when an exception is an import it cannot satisfy (status forbidden
+    when it ends a run): a module not found, or a name that is a forbidden submodule
+    (from urllib import request: the import system reports the name, not the module), else None."""
+    if not isinstance(e, ImportError) or not isinstance(e.name, str) or not e.name:
+        return None
+    if isinstance(e, ModuleNotFoundError):
+        return _cs_import_problem(e.name)
+    name_from = getattr(e, "name_from", None)
+    if isinstance(name_from, str) and name_from:
+        return _cs_import_problem(e.name + "." + name_from)
+    return None
 
 def _cs_error(name, message, line=None, column=None, stack=None):
     err = {"name": name, "message": str(message)[:_CS_MAX_MESSAGE]}
@@ -167,12 +176,13 @@ def _cs_exception(e, filename=_CS_FILE):
         return _cs_syntax(e)
     frames = _cs_user_frames(e.__traceback__)
     name = type(e).__name__
-    message = str(e)
+    refused = _cs_refused_import(e)
+    message = refused or str(e)
     own = [f for f in frames if f.filename == filename]
     line = own[-1].lineno if own else None
     lines = ["Traceback (most recent call last):"] + [l.rstrip("\n") for l in _cs_traceback.format_list(frames[-20:])]
     lines.append("%s: %s" % (name, message) if message else name)
-    if _cs_refused_import(e):
+    if refused:
         status = "forbidden"
     elif isinstance(e, MemoryError):
         status = "memory_limit"
