@@ -24,7 +24,7 @@ import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
 import { untrackInternedStrings } from "./interned-strings.js";
 import { closePyodideApi } from "./pyodide-api.js";
-import { sealImports, type SealModule } from "./import-seal.js";
+import { PRELOADED_BEFORE_SEAL, sealImports, type SealModule } from "./import-seal.js";
 import { testsNotRun } from "./tests-verdict.js";
 import { createRunDriver, type DriverPython, type PyObject, type RunDriver } from "./run-driver.js";
 import { scopeAsyncSources, type ProxyRelease } from "./async-sources.js";
@@ -725,6 +725,9 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "make-snapshot": {
       const py = await load(request.pyodideUrl, undefined, true);
       installPackages(py, request.packages, true);
+      // Imported here, where the snapshot keeps them, rather than by every interpreter's seal
+      // (compiled from source they took seconds on a loaded machine).
+      py.runPython(`import importlib as _cs_il\nfor _cs_name in ${JSONStringify(PRELOADED_BEFORE_SEAL)}:\n    try:\n        _cs_il.import_module(_cs_name)\n    except ImportError:\n        pass\ndel _cs_il, _cs_name`);
       const bytes = py.makeMemorySnapshot();
       post({ type: "snapshot", bytes }, [bytes.buffer as ArrayBuffer]);
       return;
