@@ -9,14 +9,8 @@
 /** `pyodide.ffi`, found through the collector (single quotes inside). */
 export const HELD_FFI = "next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi')";
 
-/** The same with double quotes inside, for Python code that is itself in single quotes. */
-export const HELD_FFI_DQ = HELD_FFI.replaceAll("'", '"');
-
 /** The realm's `Function` constructor, reached from a converted value (was `js.setTimeout.constructor`). */
 export const HELD_FUNCTION = `${HELD_FFI}.to_js([]).constructor.constructor`;
-
-/** Pyodide's event loop scheduler as the runtime holds it (a JavaScript function taking (callback, ms), like setTimeout). */
-export const HELD_SCHEDULER = "type(__import__('asyncio').get_event_loop()).call_soon.__globals__['scheduleCallback']";
 
 /** A module the runtime still holds though it cannot be imported (`pyodide.code`, `_pyodide_core`), found through the collector. */
 export function heldModule(name: string): string {
