@@ -266,6 +266,9 @@ function silenceModuleConsole(module: Record<string, unknown>): void {
   }
 }
 
+/** Free WebAssembly memory an interpreter starts with above its heap's break (see init). */
+const HEAP_HEADROOM_BYTES = 16 * 1024 * 1024;
+
 /** Longest line the terminal devices buffer before it is written out. */
 const TTY_LINE_BYTES = 4096;
 
@@ -780,6 +783,11 @@ async function handle(request: WorkerRequest): Promise<void> {
       install.destroy();
       // From here the forbidden modules are absent (before any guest code and the baseline).
       sealImports((py as unknown as { _module: SealModule })._module, FORBIDDEN_MODULES, inRuntime, (name) => py.unregisterJsModule(name));
+      // Headroom above the heap's break, before the baseline: a run that allocates a few MiB and
+      // frees them (a list of small objects) fits without growing the memory, which the reset
+      // could not undo (the worker would be replaced). Untouched pages cost no resident memory.
+      const heapModule = (py as unknown as { _module: { HEAPU8: Uint8Array; growMemory(size: number): unknown } })._module;
+      heapModule.growMemory(heapModule.HEAPU8.byteLength + HEAP_HEADROOM_BYTES);
       untrackInternedStrings({
         evaluate: inRuntime,
         module: (py as unknown as { _module: Parameters<typeof untrackInternedStrings>[0]["module"] })._module,
