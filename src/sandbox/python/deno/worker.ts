@@ -783,11 +783,14 @@ async function handle(request: WorkerRequest): Promise<void> {
       install.destroy();
       // From here the forbidden modules are absent (before any guest code and the baseline).
       sealImports((py as unknown as { _module: SealModule })._module, FORBIDDEN_MODULES, inRuntime, (name) => py.unregisterJsModule(name));
-      // Headroom above the heap's break, before the baseline: a run that allocates a few MiB and
-      // frees them (a list of small objects) fits without growing the memory, which the reset
-      // could not undo (the worker would be replaced). Untouched pages cost no resident memory.
-      const heapModule = (py as unknown as { _module: { HEAPU8: Uint8Array; growMemory(size: number): unknown } })._module;
-      heapModule.growMemory(heapModule.HEAPU8.byteLength + HEAP_HEADROOM_BYTES);
+      // A pool interpreter gets headroom above the heap's break, before the baseline: a run that
+      // allocates a few MiB and frees them (a list of small objects) fits without growing the
+      // memory, which the reset cannot undo (the worker would be replaced). Not for a session:
+      // it is never reset, and its memory limit counts what it keeps of the process.
+      if (!request.session) {
+        const heapModule = (py as unknown as { _module: { HEAPU8: Uint8Array; growMemory(size: number): unknown } })._module;
+        heapModule.growMemory(heapModule.HEAPU8.byteLength + HEAP_HEADROOM_BYTES);
+      }
       untrackInternedStrings({
         evaluate: inRuntime,
         module: (py as unknown as { _module: Parameters<typeof untrackInternedStrings>[0]["module"] })._module,
