@@ -56,37 +56,40 @@ describe("Python engine", { timeout: 60_000 }, () => {
     expect(r.error?.line).toBe(2);
   });
 
-  it("forbids third-party packages and host-reaching modules before running", async () => {
+  it("an import of a third-party package or a host-reaching module is the program's error at its line", async () => {
     const numpy = await engine.run("print('ran')\nimport numpy as np", options());
     expect(numpy.status).toBe("forbidden");
-    expect(numpy.stdout).toBe("");
+    expect(numpy.stdout).toBe("ran\n");
     expect(numpy.error?.line).toBe(2);
     expect(numpy.error?.message).toMatch(/numpy.*standard library/);
     const sub = await engine.run("from subprocess import run", options());
     expect(sub.status).toBe("forbidden");
   });
 
-  it("finds a forbidden import in any statement before running, and reports the one ast.walk meets first", async () => {
-    // The static check visits statements only, and skips a text without the keyword: every place a statement can be.
+  it("raises the import in any statement where it runs, and a check refuses only the module's own top-level imports", async () => {
+    // Every place a statement can be: the import raises when (and only when) it runs.
     const nested = [
-      "def f():\n    import socket",
-      "class C:\n    import socket",
-      "try:\n    pass\nexcept Exception:\n    import socket",
-      "try:\n    pass\nfinally:\n    import socket",
-      "match 1:\n    case 1:\n        import socket",
-      "with open('x', 'w') as f:\n    import socket",
-      "for i in []:\n    pass\nelse:\n    import socket",
-      "async def g():\n    async with x:\n        from subprocess import run",
-      "x = 1  # é\nif x:\n    import socket",
-    ];
-    for (const code of nested) {
+      ["def f():\n    import socket\nf()", 2],
+      ["class C:\n    import socket", 2],
+      ["try:\n    1 / 0\nexcept Exception:\n    import socket", 4],
+      ["try:\n    pass\nfinally:\n    import socket", 4],
+      ["match 1:\n    case 1:\n        import socket", 3],
+      ["with open('x', 'w') as f:\n    import socket", 2],
+      ["for i in []:\n    pass\nelse:\n    import socket", 4],
+      ["x = 1  # é\nif x:\n    import socket", 3],
+    ] as const;
+    for (const [code, line] of nested) {
       const r = await engine.run(`print('ran')\n${code}`, options());
       expect(r.status, code).toBe("forbidden");
-      expect(r.stdout, code).toBe("");
+      expect(r.stdout, code).toBe("ran\n");
+      expect(r.error?.line, code).toBe(line + 1);
+      expect((await engine.check(code, "python")).ok, code).toBe(true);
     }
-    // Breadth first: the shallow import (line 4) is met before the nested one (line 2).
-    const order = await engine.run("if True:\n    import socket\nx = 1\nimport subprocess", options());
-    expect(order.error?.line).toBe(4);
+    const unrun = await engine.run("def f():\n    import socket\n1", options());
+    expect(unrun.status).toBe("success");
+    const top = await engine.check("x = 1\nimport subprocess", "python");
+    expect(top.ok).toBe(false);
+    if (!top.ok) expect(top.error.line).toBe(2);
     // A syntax error in the last expression or in the body is the cell's, as before.
     expect((await engine.run("x = 1\n(yield x)", options())).status).toBe("syntax_error");
     const body = await engine.run("break\n1 + 1", options());

@@ -38,8 +38,8 @@ import importlib, gc, asyncio
 def pj():
     # Unregistered now (pyodide-api.ts): the routes through it end ModuleNotFoundError.
     return importlib.import_module('pyodide_js')
-js = importlib.import_module('js')
-create_proxy = importlib.import_module('pyodide.ffi').create_proxy
+js = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').to_js([]).constructor.constructor
+create_proxy = next(o for o in __import__('gc').get_objects() if type(o).__name__ == 'module' and o.__name__ == 'pyodide.ffi').create_proxy
 def forge():
     # Forge the next call's outcome and call a host function in its name.
     for o in gc.get_objects():
@@ -76,11 +76,11 @@ class Bomb:
 def del_later():
     p = create_proxy(Bomb())
     # A JavaScript object that outlives the run (Function, reached from js's timers).
-    js.setTimeout.constructor.leftover = p
+    js.leftover = p
 def asyncio_later():
     asyncio.get_event_loop().call_later(0.2, later)
 def js_timer():
-    js.setTimeout(create_proxy(later), 200)
+    type(__import__('asyncio').get_event_loop()).call_soon.__globals__['scheduleCallback'](create_proxy(later), 200)
 def soon_chain():
     # Callbacks due at once go through the worker's own task queue (not a timer): the chain spins
     # while the call waits and must stop with the call.

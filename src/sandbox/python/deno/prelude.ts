@@ -4,14 +4,21 @@
  * Kept as a string so the Deno worker can load it without reading extra files.
  */
 
-/** Top-level modules that cannot work here or would reach the host (checked before running). */
+/**
+ * Modules that cannot work here or would reach the host. They are absent at run time (the
+ * worker seals them away before any guest code: import-seal.ts), so every way of importing them
+ * raises ModuleNotFoundError, which a guarded import catches.
+ */
 export const FORBIDDEN_MODULES: readonly string[] = [
   "js", "pyodide", "pyodide_js", "_pyodide", "_pyodide_core", "micropip",
   "subprocess", "socket", "_socket", "ssl", "_ssl", "select", "selectors", "ctypes", "_ctypes",
   "multiprocessing", "_multiprocessing", "concurrent", "threading", "_thread", "signal", "pty",
   "tty", "termios", "fcntl", "resource", "mmap", "socketserver", "ftplib", "smtplib", "imaplib",
   "poplib", "telnetlib", "webbrowser", "xmlrpc", "urllib.request", "http.client", "http.server",
-  "asyncio.subprocess", "_posixsubprocess", "posix", "nt",
+  "asyncio.subprocess", "_posixsubprocess", "posix", "nt", "_signal",
+  // CPython's test and debugging modules built into Pyodide: they read and write raw memory.
+  "_testcapi", "_testinternalcapi", "_testbuffer", "_testlimitedcapi", "_testclinic", "_testclinic_limited",
+  "_testmultiphase", "_testsinglephase", "_testimportmultiple", "xxsubtype", "_xxtestfuzz", "_remote_debugging", "faulthandler",
 ];
 
 /**
@@ -41,6 +48,13 @@ _cs_sys.dont_write_bytecode = True
 # before the worker strips Deno from the realm.
 _cs_os.urandom(1)
 
+# Emscripten names the program after the script that started the process (the runner's host
+# path): it showed as sys.executable, sys.orig_argv and $_. The guest sees no host path.
+_cs_os.environ.pop("_", None)
+_cs_sys.modules["posix"].environ.pop(b"_", None)
+_cs_sys.executable = _cs_sys._base_executable = ""
+_cs_sys.orig_argv = ["python"]
+
 def _cs_no_processes(*args, **kwargs):
     raise PermissionError("the sandbox has no processes: os.system, os.popen, fork and exec are unavailable")
 
@@ -49,10 +63,9 @@ for _cs_name in ("system", "popen", "fork", "forkpty", "execv", "execve", "execl
     if hasattr(_cs_os, _cs_name):
         setattr(_cs_os, _cs_name, _cs_no_processes)
 
-class _CsForbiddenImport(ImportError):
-    pass
-
 def _cs_import_problem(name):
+    """The message of an import the sandbox cannot satisfy (a forbidden or an absent module), or
+    None for a module that may exist (the standard library, the configured packages)."""
     parts = name.split(".")
     for i in range(len(parts), 0, -1):
         if ".".join(parts[:i]) in _CS_FORBIDDEN:
@@ -73,6 +86,35 @@ def _cs_import_problem(name):
                 "(no third-party packages, no installs). Rewrite it with the standard library." % name)
     return None
 
+class _CsModuleNotFound(ModuleNotFoundError):
+    """What the import system raises for a module it does not find: the ordinary ModuleNotFoundError
+    (a guarded import catches it), with the sandbox's message for a forbidden or absent module.
+    The import system looks its exception class up in its own globals (set below); raised inside
+    it, the traceback shows only the program's frames (CPython drops the import system's)."""
+    def __init__(self, *args, name=None, path=None, **kwargs):
+        problem = _cs_import_problem(name) if isinstance(name, str) and name else None
+        if problem and args and isinstance(args[0], str) and args[0].startswith("No module named"):
+            args = (problem,) + args[1:]
+        ModuleNotFoundError.__init__(self, *args, name=name, path=path, **kwargs)
+
+_CsModuleNotFound.__name__ = _CsModuleNotFound.__qualname__ = "ModuleNotFoundError"
+_CsModuleNotFound.__module__ = "builtins"
+_cs_sys.modules["_frozen_importlib"].ModuleNotFoundError = _CsModuleNotFound
+_cs_sys.modules["_frozen_importlib_external"].ModuleNotFoundError = _CsModuleNotFound
+
+def _cs_refused_import(e):
+    """The sandbox's message when an exception is an import it cannot satisfy (status forbidden
+    when it ends a run): a module not found, or a name that is a forbidden submodule
+    (from urllib import request: the import system reports the name, not the module), else None."""
+    if not isinstance(e, ImportError) or not isinstance(e.name, str) or not e.name:
+        return None
+    if isinstance(e, ModuleNotFoundError):
+        return _cs_import_problem(e.name)
+    name_from = getattr(e, "name_from", None)
+    if isinstance(name_from, str) and name_from:
+        return _cs_import_problem(e.name + "." + name_from)
+    return None
+
 def _cs_error(name, message, line=None, column=None, stack=None):
     err = {"name": name, "message": str(message)[:_CS_MAX_MESSAGE]}
     if line is not None: err["line"] = line
@@ -88,76 +130,48 @@ def _cs_syntax(e):
     stack = '  File "%s", line %s\n    %s\n%s: %s' % (filename, line, text.strip(), type(e).__name__, e.msg) if line else None
     return {"status": "syntax_error", "error": _cs_error(type(e).__name__, e.msg, line, col, stack)}
 
-_CS_STATEMENT_NODES = (_cs_ast.stmt, _cs_ast.excepthandler, _cs_ast.match_case)
-
-def _cs_import_nodes(tree):
-    """The import statements of a module, in ast.walk's order (breadth first), visiting statements
-    only: an import is always a statement, and most nodes of a cell are expressions."""
-    level = [tree]
-    while level:
-        below = []
-        for node in level:
-            if isinstance(node, (_cs_ast.Import, _cs_ast.ImportFrom)):
-                yield node
-                continue
-            for field in node._fields:
-                value = getattr(node, field, None)
-                if type(value) is list:
-                    below.extend(item for item in value if isinstance(item, _CS_STATEMENT_NODES))
-        level = below
-
 def _cs_syntax_outcome(e):
     if isinstance(e, SyntaxError):
         return _cs_syntax(e)
     return {"status": "syntax_error", "error": _cs_error("SyntaxError", str(e))}
 
-def _cs_parse(code, filename=_CS_FILE, compiled=True):
-    """Returns (tree, None) or (None, outcome) for a syntax error or a forbidden import. With
-    compiled=False the caller compiles the tree itself (and reports its syntax errors)."""
+def _cs_parse(code, filename=_CS_FILE, compiled=True, imports=False):
+    """Returns (tree, None) or (None, outcome) for a syntax error, or with imports=True (a check
+    without running) an unguarded import of a forbidden or absent module: one among the module's
+    own top-level statements (an import in a try, an if, a function may be the program coping, and
+    runs: the import raises ModuleNotFoundError there). With compiled=False the caller compiles
+    the tree itself (and reports its syntax errors)."""
     try:
         tree = _cs_ast.parse(code, filename, "exec")
         if compiled:
             compile(tree, filename, "exec", flags=_cs_ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
         return None, _cs_syntax_outcome(e)
-    # No import statement without the keyword in the text (ASCII: no other spelling of it).
-    if code.isascii() and "import" not in code:
+    if not imports or (code.isascii() and "import" not in code):
         return tree, None
-    for node in _cs_import_nodes(tree):
+    for node in tree.body:
         names = []
         if isinstance(node, _cs_ast.Import):
             names = [a.name for a in node.names]
-        elif node.level == 0 and node.module:
+        elif isinstance(node, _cs_ast.ImportFrom) and node.level == 0 and node.module:
             names = [node.module] + [node.module + "." + a.name for a in node.names]
         for n in names:
             problem = _cs_import_problem(n)
             if problem:
-                return None, {"status": "forbidden", "error": _cs_error("ImportError", problem, node.lineno, node.col_offset + 1)}
+                return None, {"status": "forbidden", "error": _cs_error("ModuleNotFoundError", problem, node.lineno, node.col_offset + 1)}
     return tree, None
 
 def _cs_check(code):
-    tree, bad = _cs_parse(code)
+    tree, bad = _cs_parse(code, imports=True)
     return _cs_json.dumps(bad or {"status": "success"})
-
-_cs_real_import = _cs_builtins.__import__
-
-def _cs_guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
-    if level == 0:
-        full = [name] + [name + "." + f for f in (fromlist or ()) if isinstance(f, str)]
-        for n in full:
-            problem = _cs_import_problem(n)
-            if problem:
-                raise _CsForbiddenImport(problem)
-    return _cs_real_import(name, globals, locals, fromlist, level)
 
 import __main__ as _cs_main_module
 
-# Programs run in __main__'s own namespace, with builtins whose __import__ checks the policy.
-# A pool interpreter is restored to this state after every run; a session keeps it.
+# Programs run in __main__'s own namespace, with a builtins dict of their own (what they change
+# there is not what the prelude sees). A pool interpreter is restored to this state after every
+# run; a session keeps it.
 _CS_MAIN = _cs_main_module.__dict__
-_cs_guarded_builtins = dict(_cs_builtins.__dict__)
-_cs_guarded_builtins["__import__"] = _cs_guarded_import
-_CS_MAIN["__builtins__"] = _cs_guarded_builtins
+_CS_MAIN["__builtins__"] = dict(_cs_builtins.__dict__)
 del _cs_main_module
 
 _CS_USER_FILES = (_CS_FILE, "<tests>")
@@ -171,14 +185,14 @@ def _cs_exception(e, filename=_CS_FILE):
         return _cs_syntax(e)
     frames = _cs_user_frames(e.__traceback__)
     name = type(e).__name__
-    message = str(e)
+    refused = _cs_refused_import(e)
+    message = refused or str(e)
     own = [f for f in frames if f.filename == filename]
     line = own[-1].lineno if own else None
     lines = ["Traceback (most recent call last):"] + [l.rstrip("\n") for l in _cs_traceback.format_list(frames[-20:])]
     lines.append("%s: %s" % (name, message) if message else name)
-    if isinstance(e, _CsForbiddenImport):
+    if refused:
         status = "forbidden"
-        name = "ImportError"
     elif isinstance(e, MemoryError):
         status = "memory_limit"
     else:

@@ -24,6 +24,7 @@ import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
 import { untrackInternedStrings } from "./interned-strings.js";
 import { closePyodideApi } from "./pyodide-api.js";
+import { PRELOADED_BEFORE_SEAL, sealImports, type SealModule } from "./import-seal.js";
 import { testsNotRun } from "./tests-verdict.js";
 import { ENCODER_BUILTINS } from "./value-encoder.js";
 import { createRunDriver, type DriverPython, type PyObject, type RunDriver } from "./run-driver.js";
@@ -265,6 +266,9 @@ function silenceModuleConsole(module: Record<string, unknown>): void {
     defineProperty(module, name, { value: silent, writable: true, configurable: true, enumerable: true });
   }
 }
+
+/** Free WebAssembly memory an interpreter starts with above its heap's break (see init). */
+const HEAP_HEADROOM_BYTES = 16 * 1024 * 1024;
 
 /** Longest line the terminal devices buffer before it is written out. */
 const TTY_LINE_BYTES = 4096;
@@ -725,6 +729,9 @@ async function handle(request: WorkerRequest): Promise<void> {
     case "make-snapshot": {
       const py = await load(request.pyodideUrl, undefined, true);
       installPackages(py, request.packages, true);
+      // Imported here, where the snapshot keeps them, rather than by every interpreter's seal
+      // (compiled from source they took seconds on a loaded machine).
+      py.runPython(`import importlib as _cs_il\nfor _cs_name in ${JSONStringify(PRELOADED_BEFORE_SEAL)}:\n    try:\n        _cs_il.import_module(_cs_name)\n    except ImportError:\n        pass\ndel _cs_il, _cs_name`);
       const bytes = py.makeMemorySnapshot();
       post({ type: "snapshot", bytes }, [bytes.buffer as ArrayBuffer]);
       return;
@@ -777,6 +784,16 @@ async function handle(request: WorkerRequest): Promise<void> {
       const install = runtime.get("_cs_install_scheduler") as ((fn: unknown) => void) & { destroy(): void };
       install(scheduleCallback);
       install.destroy();
+      // From here the forbidden modules are absent (before any guest code and the baseline).
+      sealImports((py as unknown as { _module: SealModule })._module, FORBIDDEN_MODULES, inRuntime, (name) => py.unregisterJsModule(name));
+      // A pool interpreter gets headroom above the heap's break, before the baseline: a run that
+      // allocates a few MiB and frees them (a list of small objects) fits without growing the
+      // memory, which the reset cannot undo (the worker would be replaced). Not for a session:
+      // it is never reset, and its memory limit counts what it keeps of the process.
+      if (!request.session) {
+        const heapModule = (py as unknown as { _module: { HEAPU8: Uint8Array; growMemory(size: number): unknown } })._module;
+        heapModule.growMemory(heapModule.HEAPU8.byteLength + HEAP_HEADROOM_BYTES);
+      }
       untrackInternedStrings({
         evaluate: inRuntime,
         module: (py as unknown as { _module: Parameters<typeof untrackInternedStrings>[0]["module"] })._module,

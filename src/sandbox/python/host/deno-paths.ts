@@ -48,8 +48,9 @@ export function resolvePythonPaths(): PythonPaths {
     denoVersion: version,
     runnerDir,
     sharedDir: join(dirname(runnerDir), "shared"),
-    // "-h0": made with a fixed hash seed (older snapshots carry a random one).
-    snapshotFile: join(cacheDir, `pyodide-${pyodideVersion}-deno-${version}-h0.snapshot`),
+    // "-h0": made with a fixed hash seed (older snapshots carry a random one). "-i1": holds the
+    // standard-library modules built on forbidden ones, imported before the seal (import-seal.ts).
+    snapshotFile: join(cacheDir, `pyodide-${pyodideVersion}-deno-${version}-h0-i1.snapshot`),
   };
   checkDenoReadPaths(paths);
   return paths;
