@@ -2,7 +2,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
 import type { EvalSolver, SolveOutcome } from "./run-evaluation.js";
-import type { EvalTask } from "./task-set.js";
+import type { EvalTask } from "./eval-task.js";
 import { InvalidOptionError } from "../errors.js";
 import { findSameProgram } from "../graph/same-program.js";
 import { taskTests } from "./shown-tests.js";

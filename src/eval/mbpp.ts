@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { InvalidOptionError } from "../errors.js";
 import { InvalidTaskFileError } from "./errors.js";
-import type { EvalTask } from "./task-set.js";
+import type { EvalTask } from "./eval-task.js";
 
 /**
  * sha256 of the compact `sanitized-mbpp.json` (427 problems) as the repository

@@ -2,7 +2,7 @@
  * Runs evaluation tasks through a solver (normally the code-generation graph) and measures
  * pass@1 on the first attempt and after repair, attempts, tokens and time per task.
  */
-import type { EvalTask } from "./task-set.js";
+import type { EvalTask } from "./eval-task.js";
 import { InvalidOptionError } from "../errors.js";
 import { checkOptions, functionRule, integerRule, rule, signalRule, textRule, type OptionRules } from "../options/index.js";
 import { MAX_RETRIES_RULE } from "../graph/retries.js";

@@ -2,7 +2,7 @@
  * Which tests the model is shown and which judge: the graph sees only the shown ones; a task
  * passes only when its final program passes all of them, hidden ones included.
  */
-import type { EvalTask } from "./task-set.js";
+import type { EvalTask } from "./eval-task.js";
 
 /** The two test sets of a task. */
 export interface TaskTests {

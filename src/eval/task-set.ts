@@ -10,30 +10,8 @@ import { looksLikeMbpp, parseMbppFile } from "./mbpp.js";
 import { InvalidOptionError } from "../errors.js";
 import { checkOptions, oneOfRule, textRule, type OptionRules } from "../options/index.js";
 
-/** One evaluation task: a prompt for the model and tests that decide whether its code works. */
-export interface EvalTask {
-  id: string;
-  language: Language;
-  /** What the model is asked to do. */
-  task: string;
-  /** Code in the same language, run after the model's code; it throws when the code is wrong. */
-  tests: string;
-  /** Extra context given to the model (e.g. a function signature to complete). */
-  context?: string;
-  /** Free text, e.g. `easy`, `medium`, `hard`. */
-  difficulty?: string;
-  /** Name of the function or class the tests call, when known. */
-  entryPoint?: string;
-  /**
-   * The tests one by one (MBPP's `test_list`), when the format has them: `shownTests: K` shows
-   * the model the first K (after `testSetup`) and judges on all of `tests`.
-   */
-  testCases?: string[];
-  /** Code the test cases need before them (MBPP's `test_imports`). */
-  testSetup?: string;
-  /** Tests that judge but are never shown to the model (run after `tests`). */
-  hiddenTests?: string;
-}
+export type { EvalTask } from "./eval-task.js";
+import type { EvalTask } from "./eval-task.js";
 
 /** Formats a task file can be in. `auto` decides per file from the first task's fields. */
 export type TaskFileFormat = "tasks" | "humaneval" | "humaneval-x-js" | "mbpp";

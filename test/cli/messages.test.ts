@@ -31,7 +31,7 @@ const USAGE_ERRORS: [string[], RegExp][] = [
   [["exec", "--memory-mb", "8192", "-"], /^codegen-sandbox: exec: Invalid option "--memory-mb": got 8192; expected a whole number of MiB from 1 to 4096/],
   [["exec", ruby], /^codegen-sandbox: exec: Invalid option "FILE": the sandbox runs javascript, typescript and python, and "\.rb" is none of them; expected a file ending in \.js, \.mjs, \.cjs, \.ts, \.mts, \.py/],
   [["exec", dir], /^codegen-sandbox: exec: Invalid option "FILE": got ".*"; expected a file to run, or "-" for stdin \(it is a directory\)\.$/],
-  [["exec", "--timeout", "100", "-"], /^codegen-sandbox: exec: Invalid option "--timeout": exec has no option of this name; did you mean "--timeout-ms"\? Expected one of --language, --timeout-ms, --memory-mb, --json, --help\.$/],
+  [["exec", "--timeout", "100", "-"], /^codegen-sandbox: exec: Invalid option "--timeout": exec has no option of this name; did you mean "--timeout-ms"\? Expected one of --language, --timeout-ms, --memory-mb, --package, --package-index, --json, --help\.$/],
   [["exec", "--json=yes", "-"], /^codegen-sandbox: exec: Invalid option "--json": got "yes"; expected no value: --json is a switch\.$/],
   [["solve", "x", "--timeout-ms"], /^codegen-sandbox: solve: Invalid option "--timeout-ms": got undefined; expected a value after it: --timeout-ms VALUE\.$/],
   [["solve", "x", "--model", ""], /^codegen-sandbox: solve: Invalid option "--model": got ""; expected a "provider:model" name/],

@@ -95,9 +95,9 @@ describe("code-generation graph (real sandbox, scripted models)", () => {
     // The repair prompt (not the default's fresh sample after a failed test) shows the failure.
     const state = await createCodeGenGraph({ model, repair: { prompt: "repair" } }).invoke({ task: "Write isEven(n)", tests }, { callbacks });
     expect(state.attempts.map((a) => a.status)).toEqual(["test_failed", "success"]);
-    expect(state.attempts[0].error).toMatch(/A test failed: Error: isEven\(3\) should be false/);
+    expect(state.attempts[0].error).toMatch(/1 of 2 tests passed\. Failing:\n- line 1: .*failed: Error: isEven\(3\) should be false/);
     expect(prompts[0]).toContain("isEven(4) !== true");
-    expect(prompts[1]).toMatch(/A test failed/);
+    expect(prompts[1]).toMatch(/1 of 2 tests passed/);
     expect(state.status).toBe("success");
   });
 

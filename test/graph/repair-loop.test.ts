@@ -57,7 +57,7 @@ describe("repeats", () => {
     expect(state.attempts[1]).toMatchObject({ phase: "generate", repeatOf: 1, repeats: 1 });
     // Two runs: the first program and the right one; the repeat never reached the sandbox.
     expect(ran).toEqual([wrong, right]);
-    expect(prompts[2]).toMatch(/same as attempt 1, which failed \(test_failed: A test failed.*double\(5\) should be 10.*\)\. It was not run again\. Write a different program\./s);
+    expect(prompts[2]).toMatch(/same as attempt 1, which failed \(test_failed: 1 of 2 tests passed.*double\(5\) should be 10.*\)\. It was not run again\. Write a different program\./s);
     // The first attempt is greedy; repairs sample at 0.8 with a seed per round.
     expect(model.calls).toEqual([{ temperature: 0 }, { temperature: 0.8, seed: 100 }, { temperature: 0.8, seed: 200 }]);
   });
@@ -68,7 +68,7 @@ describe("repeats", () => {
     expect(state.status).toBe("failed");
     expect(state.attempts.map((a) => a.status)).toEqual(["test_failed", "repeat", "repeat", "repeat"]);
     expect(ran).toHaveLength(1);
-    expect(state.explanation).toMatch(/same program as attempt 1; it was not run again\. Attempt 1 failed: A test failed/);
+    expect(state.explanation).toMatch(/same program as attempt 1; it was not run again\. Attempt 1 failed: 1 of 2 tests passed/);
     // Repeats never reached the sandbox: one execution attempt.
     expect(summarizeAttempts(state.attempts)).toMatchObject({ executionAttempts: 1, byStatus: { test_failed: 1, repeat: 3 } });
   });
@@ -131,8 +131,8 @@ describe("samples", () => {
     try {
       const state = await createCodeGenGraph({ model: scriptedOpenAIModel(server.baseURL), sandbox, maxRetries: 1, repair: { samples: 3 } }).invoke({ task: "Write double(n)", tests });
       expect(state.attempts.map((a) => a.status)).toEqual(["test_failed", "test_failed"]);
-      // None of the three passes: the first of them is kept (ties: the first).
-      expect(state.attempts[1]).toMatchObject({ code: other, modelCalls: 3, inputTokens: 101 + 102 + 103, outputTokens: 11 + 12 + 13 });
+      // None of the three passes both tests; `third` passes one of two, the others none: it is kept.
+      expect(state.attempts[1]).toMatchObject({ code: third, modelCalls: 3, inputTokens: 101 + 102 + 103, outputTokens: 11 + 12 + 13 });
       // Each candidate ran once; the kept one was not run again by execute.
       expect(ran).toEqual([wrong, other, third, minus]);
     } finally {
@@ -189,7 +189,7 @@ describe("prompts of a repair round", () => {
     const state = await createCodeGenGraph({ model, maxRetries: 2, repair: { prompt: "repair" } }).invoke({ task: "Write double(n)", tests }, { callbacks });
     expect(state.status).toBe("success");
     expect(prompts[1]).not.toMatch(/Earlier attempts/);
-    expect(prompts[2]).toMatch(/Earlier attempts \(do not repeat them\):\nAttempt 1 \(test_failed: A test failed.*\):\nfunction double\(n\) \{\n  return n \+ 2;\n\}/s);
+    expect(prompts[2]).toMatch(/Earlier attempts \(do not repeat them\):\nAttempt 1 \(test_failed: 1 of 2 tests passed.*\):\nfunction double\(n\) \{\n  return n \+ 2;\n\}/s);
     expect(prompts[2]).toContain("2 |   return n - 2;");
   });
 

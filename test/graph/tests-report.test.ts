@@ -23,7 +23,7 @@ const PROPER = "def sum_div(n):\n    return sum(i for i in range(1, n) if n % i 
 describe("the per-test report in the repair prompt", { timeout: 180_000 }, () => {
   it("Python: a wrong sum_div shows the returned and expected values and '1 of 3 tests passed'", async () => {
     const { prompts, callbacks } = promptRecorder();
-    const state = await createCodeGenGraph({ model: scriptedModel(fence("python", ALL_DIVISORS), fence("python", PROPER)), ...limits }).invoke(
+    const state = await createCodeGenGraph({ model: scriptedModel(fence("python", ALL_DIVISORS), fence("python", PROPER)), ...limits, repair: { prompt: "repair" } }).invoke(
       { task: "Write sum_div(n), the sum of all divisors of n", language: "python", tests: SUM_DIV_TESTS },
       { callbacks },
     );
@@ -50,7 +50,7 @@ describe("the per-test report in the repair prompt", { timeout: 180_000 }, () =>
       "}",
     ].join("\n");
     const { prompts, callbacks } = promptRecorder();
-    const state = await createCodeGenGraph({ model: scriptedModel(fence("js", wrong), fence("js", right)) }).invoke({ task: "Write sumDiv", tests }, { callbacks });
+    const state = await createCodeGenGraph({ model: scriptedModel(fence("js", wrong), fence("js", right)), repair: { prompt: "repair" } }).invoke({ task: "Write sumDiv", tests }, { callbacks });
     expect(state.status).toBe("success");
     const repair = prompts[1]!;
     expect(repair).toContain("0 of 3 tests passed.");

@@ -126,6 +126,7 @@ const GRAPH: Record<string, Kind> = {
 const CONTEXT: Record<string, Kind> = { model: "text", maxRetries: "count", defaultLanguage: "language", timeoutMs: "limit", memoryLimitBytes: "limit", maxOutputBytes: "limit" };
 const INTERPRETER: Record<string, Kind> = {
   languages: "array",
+  images: "choice",
   sandbox: "object",
   timeoutMs: "limit",
   memoryLimitBytes: "limit",
@@ -239,13 +240,13 @@ const ENTRIES: Entry[] = [
   {
     name: "createMcpServer",
     call: (o) => createMcpServer(o),
-    options: { sandbox: "object", timeoutMs: "limit", memoryLimitBytes: "limit", maxOutputBytes: "limit", maxFileBytes: "limit", maxTotalFileBytes: "limit", maxSessions: "limit", sessionIdleMs: "limit", maxConcurrentRuns: "limit", maxContentChars: "limit", model: "model", env: "object" },
+    options: { sandbox: "object", timeoutMs: "limit", memoryLimitBytes: "limit", maxOutputBytes: "limit", maxFileBytes: "limit", maxTotalFileBytes: "limit", maxSessions: "limit", sessionIdleMs: "limit", maxConcurrentRuns: "limit", maxContentChars: "limit", model: "model", env: "object", python: "object" },
     typo: ["maxSession", "maxSessions"],
   },
   {
     name: "startMcpHttpServer",
     call: (o) => startMcpHttpServer(mcpServer(), o),
-    options: { host: "text", port: "count", token: "any", allowRemote: "boolean", allowedOrigins: "array", maxConnections: "limit", connectionIdleMs: "limit" },
+    options: { host: "text", port: "count", token: "any", allowRemote: "boolean", allowedOrigins: "array", maxConnections: "limit", connectionIdleMs: "limit", maxSockets: "limit", unauthenticatedTimeoutMs: "limit" },
     typo: ["allowOrigins", "allowedOrigins"],
   },
   { name: "serveStdio", call: (o) => serveStdio(mcpServer(), o), options: { input: "object", output: "object", maxMessageBytes: "limit" }, typo: ["maxMessageSize", "maxMessageBytes"] },

@@ -153,7 +153,10 @@ describe("a guarded import runs its fallback; an unguarded one is the program's 
     expect(numpy.stdout).toBe("ran\n");
     expect(numpy.error?.name).toBe("ModuleNotFoundError");
     expect(numpy.error?.line).toBe(3);
-    expect(numpy.error?.message).toBe("module 'numpy' is not available: the sandbox runs the Python standard library only (no third-party packages, no installs). Rewrite it with the standard library.");
+    // numpy is in Pyodide's lock: the message names the option that adds it.
+    expect(numpy.error?.message).toBe("module 'numpy' is not available: the sandbox runs the Python standard library; its package numpy is in Pyodide's package list but not configured (the sandbox's option python.packages: [\"numpy\"], the CLI's --package, the MCP server's --python-package add it), or rewrite it with the standard library.");
+    const unknown = await engine.run("import no_such_package_xyz", options());
+    expect(unknown.error?.message).toBe("module 'no_such_package_xyz' is not available: the sandbox runs the Python standard library only (no third-party packages, no installs). Rewrite it with the standard library.");
     const sub = await engine.run("def f():\n    from subprocess import run\n\nf()", options());
     expect(sub.status).toBe("forbidden");
     expect(sub.error?.line).toBe(2);

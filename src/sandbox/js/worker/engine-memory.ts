@@ -106,6 +106,12 @@ export class EngineMemory {
   private capBytes: number;
   /** The current run's limit (the cap without a lift). */
   private limitBytes: number;
+  /**
+   * Growths of the memory refused so far (past the run's cap or the maximum). The worker reads it
+   * around a run: a run during which one was refused reached its limit, whatever its code did with
+   * the engine's out-of-memory error (caught, or swallowed into a promise nobody awaits).
+   */
+  refusals = 0;
 
   private constructor(
     readonly module: QuickJSWASMModule,
@@ -134,8 +140,16 @@ export class EngineMemory {
     // the run's cap throws as one past `maximum` does, and the allocator reports NULL.
     Object.defineProperty(memory, "grow", {
       value: (pages: number): number => {
-        if (owner && memory.buffer.byteLength + pages * PAGE_BYTES > owner.capBytes) throw new RangeError("the run's memory limit was reached");
-        return grow(pages);
+        if (owner && memory.buffer.byteLength + pages * PAGE_BYTES > owner.capBytes) {
+          owner.refusals += 1;
+          throw new RangeError("the run's memory limit was reached");
+        }
+        try {
+          return grow(pages);
+        } catch (error) {
+          if (owner) owner.refusals += 1;
+          throw error;
+        }
       },
     });
     const module = await newQuickJSWASMModuleFromVariant(

@@ -74,17 +74,22 @@ export function failureOutcome(run: RunState, raw: RawError | undefined, memoryL
   const error: ExecutionError = raw ? locateError(raw, run.fileName) : { name: "Error", message: "the code failed in a way that cannot be described" };
   if (error.line === undefined && run.throwLine !== undefined) error.line = run.throwLine;
   if (error.name === "InternalError" && /out of memory/.test(error.message)) {
-    return {
-      status: "memory_limit",
-      error: {
-        ...error,
-        name: "MemoryLimitError",
-        message: `the code used more than ${memoryLimitBytes} bytes of memory (${error.message}); use less memory, e.g. process data in smaller pieces`,
-      },
-      durationMs,
-    };
+    const reached = memoryLimitReached(memoryLimitBytes, durationMs, error.message);
+    return { ...reached, error: { ...error, ...reached.error } };
   }
   return { status: "runtime_error", error, durationMs };
+}
+
+/** The outcome of a run that reached its memory limit (`why`: the engine's own words, if any). */
+export function memoryLimitReached(memoryLimitBytes: number, durationMs: number, why = "out of memory"): WorkerOutcome & { error: ExecutionError } {
+  return {
+    status: "memory_limit",
+    error: {
+      name: "MemoryLimitError",
+      message: `the code used more than ${memoryLimitBytes} bytes of memory (${why}); use less memory, e.g. process data in smaller pieces`,
+    },
+    durationMs,
+  };
 }
 
 /**

@@ -658,7 +658,13 @@ export class GuestContext {
     if (thrown) return this.failure(run, thrown);
     for (;;) {
       const jobs = this.guest.runtime.executePendingJobs();
-      if (jobs.error) jobs.error.dispose();
+      if (jobs.error) {
+        // A promise job that throws past its promise is an error no code can catch (out of
+        // memory, stack overflow, an interrupt): it ends the run even after a result settled,
+        // or an endless job chain that ran out of memory would be reported a success.
+        if (!run.abort) return this.failure(run, jobs.error);
+        jobs.error.dispose();
+      }
       this.checkWatched(run);
       if (run.abort || run.settled) break;
       if (run.deferreds.size === 0) return neverSettledOutcome(run);

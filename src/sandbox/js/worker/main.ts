@@ -19,6 +19,7 @@ import { installRunClock } from "./run-clock.js";
 import { restoreSnapshot, takeSnapshot } from "./session-snapshot.js";
 import { PristineMemory } from "./pristine-memory.js";
 import { EngineMemory } from "./engine-memory.js";
+import { memoryLimitReached } from "./error-description.js";
 
 const port = parentPort;
 if (!port) throw new Error("worker.js must run in a worker thread");
@@ -248,6 +249,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   const withTests = message.tests !== undefined;
   if (message.files) guest.openFiles(message.files, message);
   active = guest;
+  const refusalsBefore = engine.refusals;
   let outcome: WorkerOutcome;
   try {
     // With tests, a module's top-level names become globals, so the tests can see them.
@@ -264,6 +266,11 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     if (message.tests !== undefined) outcome = await runTests(guest, message, message.tests, outcome, startedMs);
   } finally {
     active = undefined;
+  }
+  // The memory's cap refused a growth: the run reached its limit, decided here where the guest
+  // cannot reach, even when its code caught the engine's error or lost it in a promise.
+  if (engine.refusals > refusalsBefore && (outcome.status === "success" || outcome.status === "runtime_error")) {
+    outcome = { ...outcome, ...memoryLimitReached(message.memoryLimitBytes, outcome.durationMs) };
   }
   const files = guest.closeFiles();
   if (session) {
@@ -385,6 +392,7 @@ async function handleSessionCall(message: Extract<HostToWorker, { type: "session
   sessionUsed = true;
   if (message.files) guest.openFiles(message.files, message);
   active = guest;
+  const refusalsBefore = engine.refusals;
   let outcome: WorkerOutcome;
   try {
     outcome = await guest.invoke({

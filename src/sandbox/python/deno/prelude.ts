@@ -76,8 +76,8 @@ def _cs_import_problem(name):
         if parts[0] in _CS_LOCK_IMPORTS:
             return ("module '%s' is not available: the sandbox runs the Python standard library%s; its package "
                     "%s is in Pyodide's package list but not configured (the sandbox's option "
-                    "python.packages: [\"%s\"], the CLI's --package, the MCP server's --python-package add it). "
-                    "Rewrite it with the standard library." % (name, (" and " + ", ".join(_CS_PACKAGES)) if _CS_PACKAGES else "",
+                    "python.packages: [\"%s\"], the CLI's --package, the MCP server's --python-package add it), "
+                    "or rewrite it with the standard library." % (name, (" and " + ", ".join(_CS_PACKAGES)) if _CS_PACKAGES else "",
                     _CS_LOCK_IMPORTS[parts[0]], _CS_LOCK_IMPORTS[parts[0]]))
         if _CS_PACKAGES:
             return ("module '%s' is not available: the sandbox runs the Python standard library and only these "
