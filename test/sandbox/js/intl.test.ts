@@ -28,6 +28,10 @@ describe("Intl in the sandbox", () => {
     expect(await value("typeof Intl")).toBe("object");
   });
 
+  it("also when the method's name is computed from strings that spell it", async () => {
+    expect(await value("const m = 'toLocale' + 'String'; (1234567.891)[m]('de-DE')")).toBe("1.234.567,891");
+  });
+
   it("formats as Node does with the same locales, options and time zones", async () => {
     const cases = [
       "new Intl.NumberFormat('ja-JP', { style: 'currency', currency: 'JPY' }).format(1234567)",
