@@ -3,6 +3,7 @@
  * task asked for output at all. Used by `execute` to compare with `expectedOutput` and to tell
  * a silent run from a finished one.
  */
+import { pythonStringRepr } from "../sandbox/python/shared/python-repr.js";
 import type { ExecutionResult, JsonValue } from "../sandbox/types.js";
 
 /** Output compared with `expectedOutput`: line endings and trailing spaces do not count. */
@@ -47,10 +48,10 @@ export function pythonRepr(value: JsonValue): string {
   if (value === true) return "True";
   if (value === false) return "False";
   if (typeof value === "number") return pythonNumber(value);
-  if (typeof value === "string") return pythonString(value);
+  if (typeof value === "string") return pythonStringRepr(value);
   if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
   return `{${Object.entries(value)
-    .map(([key, item]) => `${pythonString(key)}: ${pythonRepr(item)}`)
+    .map(([key, item]) => `${pythonStringRepr(key)}: ${pythonRepr(item)}`)
     .join(", ")}}`;
 }
 
@@ -62,22 +63,6 @@ function pythonNumber(value: number): string {
   const exponent = Number(exponentText);
   if (exponent >= -4 && exponent < 16) return String(value);
   return `${mantissa}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
-}
-
-function pythonString(text: string): string {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const char of text) {
-    const code = char.codePointAt(0)!;
-    if (char === "\\") out += "\\\\";
-    else if (char === quote) out += `\\${quote}`;
-    else if (char === "\n") out += "\\n";
-    else if (char === "\r") out += "\\r";
-    else if (char === "\t") out += "\\t";
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, "0")}`;
-    else out += char;
-  }
-  return out + quote;
 }
 
 /** Words a task uses when it wants to see something printed. */

@@ -6,12 +6,10 @@
  * that writes a file costs, which replaces its worker the same way).
  */
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPythonEngine } from "../../../src/sandbox/python/host/engine.js";
-import type { LanguageEngine } from "../../../src/sandbox/types.js";
-import { denoChildren, options } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { denoChildren, options, useWarmPythonEngine } from "./support.js";
 
-let engine: LanguageEngine;
+const engine = useWarmPythonEngine();
 
 function denoRssMiB(): number {
   let kib = 0;
@@ -24,15 +22,6 @@ function denoRssMiB(): number {
   }
   return kib / 1024;
 }
-
-beforeAll(async () => {
-  engine = createPythonEngine({ poolSize: 1 });
-  await engine.warm();
-}, 180_000);
-
-afterAll(async () => {
-  await engine?.dispose();
-});
 
 describe("/dev/tty without a newline", { timeout: 300_000 }, () => {
   it("256 KiB a run reaches the run's stdout whole and does not grow the pool process past its bound", async () => {

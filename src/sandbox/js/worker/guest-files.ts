@@ -10,6 +10,7 @@ import type { QuickJSHandle } from "quickjs-emscripten-core";
 import { FileError, type FileStore } from "./file-store.js";
 import { MAX_PATH_CHARS } from "../shared/file-rules.js";
 import type { GuestRuntime } from "./guest-runtime.js";
+import { installShim } from "./guest-shim.js";
 import { tagged } from "./host-function-kinds.js";
 
 /** The guest side of `files` (part of the engine build a snapshot is valid for). */
@@ -71,13 +72,8 @@ export class GuestFiles {
     if (this.installed) return undefined;
     this.installed = true;
     const ctx = this.guest.context;
-    const shim = ctx.evalCode(FILES_SHIM_SOURCE, "sandbox-files.js");
-    if (shim.error) return shim.error;
-    using fn = shim.value;
     using op = ctx.newFunction("files", this.operation);
-    using r = ctx.callFunction(fn, ctx.undefined, op);
-    if (r.error) return r.error.dup();
-    return undefined;
+    return installShim(ctx, FILES_SHIM_SOURCE, "sandbox-files.js", [op]);
   }
 
   /** The path text, exact (a NUL inside is kept, and refused later), or over-long text when too long. */

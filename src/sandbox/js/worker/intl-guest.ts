@@ -11,6 +11,7 @@
  */
 import type { QuickJSHandle } from "quickjs-emscripten-core";
 import type { GuestRuntime } from "./guest-runtime.js";
+import { installShim } from "./guest-shim.js";
 import { tagged } from "./host-function-kinds.js";
 import { IntlOp, IntlRefusal, intlOperation, MAX_TEXT_CHARS, type IntlArg } from "./intl-host.js";
 import { INTL_NAMESPACE_SOURCE, INTL_SHIM_FILE_NAME, INTL_SHIM_SOURCE } from "./intl-shim.js";
@@ -50,14 +51,9 @@ export class GuestIntl {
     if (this.installed) return undefined;
     this.installed = true;
     const ctx = this.guest.context;
-    const shim = ctx.evalCode(INTL_SHIM_SOURCE, INTL_SHIM_FILE_NAME);
-    if (shim.error) return shim.error;
-    using fn = shim.value;
     using op = ctx.newFunction("intl", this.operation);
     using namespace = ctx.newString(INTL_NAMESPACE_SOURCE);
-    using r = ctx.callFunction(fn, ctx.undefined, op, namespace);
-    if (r.error) return r.error.dup();
-    return undefined;
+    return installShim(ctx, INTL_SHIM_SOURCE, INTL_SHIM_FILE_NAME, [op, namespace]);
   }
 
   private operate(code: QuickJSHandle, spec: QuickJSHandle, a?: QuickJSHandle, b?: QuickJSHandle): QuickJSHandle | { error: QuickJSHandle } | undefined {

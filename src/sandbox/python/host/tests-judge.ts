@@ -10,6 +10,7 @@
  */
 import { MAX_TEST_CASES, type ExecutionError, type TestCase, type TestsOutcome } from "../../types.js";
 import type { PythonStepReport } from "../shared/protocol.js";
+import { pythonStringRepr } from "../shared/python-repr.js";
 import { splitPythonTests, type PythonCompareOp, type PythonTestStep } from "../shared/tests-split.js";
 
 /** A decoded Python value (value-encoder.ts's encoding). */
@@ -379,23 +380,6 @@ function floatRepr(v: number): string {
   return /[.e]/.test(s) ? s : `${s}.0`;
 }
 
-function strRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === "\\") out += "\\\\";
-    else if (ch === quote) out += `\\${quote}`;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, "0")}`;
-    else if (c >= 0xd800 && c <= 0xdfff) out += `\\u${c.toString(16)}`;
-    else out += ch;
-  }
-  return out + quote;
-}
-
 function bytesRepr(hex: string): string {
   let body = "";
   for (let i = 0; i < hex.length; i += 2) {
@@ -453,7 +437,7 @@ export function pyRepr(v: PyValue, maxChars = MAX_SHOWN_CHARS): string {
         put(floatRepr(x.v));
         return;
       case "str":
-        put(strRepr(x.v) + (x.cut ? "..." : ""));
+        put(pythonStringRepr(x.v) + (x.cut ? "..." : ""));
         return;
       case "bytes":
         put(bytesRepr(x.v) + (x.cut ? "..." : ""));
