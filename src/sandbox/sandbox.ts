@@ -154,8 +154,8 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
 
   const isolation = checked.isolation ?? "context";
   const javascript = createJavaScriptEngine({ poolSize, isolation });
-  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~240 MiB each, docs/python.md)
-  // and keep the Python engine's own default.
+  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (`npm run bench -- python`,
+  // row "memory per ready interpreter (Deno process RSS)") and keep the Python engine's own default.
   const python = lazyEngine(["python"], async () =>
     (await import("./python/host/engine.js")).createPythonEngine(pythonOptions),
   );
