@@ -41,7 +41,7 @@ export interface SandboxWithStats extends Sandbox {
   liveWorkerCount(): number;
 }
 
-/** The most worker threads a sandbox may run for JavaScript/TypeScript (each is ~16 MiB and a thread). */
+/** The most worker threads a sandbox may run for JavaScript/TypeScript (each a thread with its own memory: `npm run bench -- js`, row "memory per live session"). */
 export const MAX_POOL_SIZE = 256;
 
 const PYTHON_OPTION_RULES = {
