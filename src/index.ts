@@ -1,8 +1,9 @@
 /**
  * codegen-sandbox (package root): the sandbox core only. Run, check and pool model-written
  * JavaScript, TypeScript and Python; nothing here loads LangChain. The graph, the tools, the
- * SDK, the eval harness and the test helpers have their own entry points:
- * `codegen-sandbox/graph`, `/tools`, `/sdk`, `/eval` and `/testing`.
+ * SDK, the eval harness, the MCP server, the deepagents backend and the test helpers have their
+ * own entry points: `codegen-sandbox/graph`, `/tools`, `/sdk`, `/eval`, `/mcp`, `/deepagents` and
+ * `/testing`.
  */
 export { runCode, checkCode, disposeDefaultSandbox } from "./sandbox/run-code.js";
 export { createSandbox, type SandboxWithStats } from "./sandbox/sandbox.js";

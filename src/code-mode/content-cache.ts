@@ -1,7 +1,7 @@
 /**
  * The file contents a tool read from or wrote to the graph's store, kept in this process so
  * that a call does not read the thread's whole file set from the store again (a PostgresStore
- * read of 1 MiB took ~70 ms a call). Safe to keep: an entry is immutable (its key is its
+ * read costs a round trip per call). Safe to keep: an entry is immutable (its key is its
  * content's digest, checked when it was read) and is kept under its namespace, so a thread
  * gets from the cache only what the store would give it. Bounded in bytes; the least recently
  * used entries go first.

@@ -40,7 +40,7 @@ const BATCH_SIZE = 500;
 /**
  * The `batch` of the store that holds the entries. Inside a graph the store is LangGraph's
  * `AsyncBatchedStore`, which refuses `batch` and answers a tick's gets in time quadratic in their
- * number (measured: 20,000 gets took 6 s, one `batch` of the store under it 20 ms): the
+ * number (tens of thousands of gets took seconds where one `batch` of the store under it did not): the
  * contents go to the store it wraps, in batches of `BATCH_SIZE`. Undefined (any other store, which
  * a user's own call such as `readStoredFile` may pass): single calls.
  */

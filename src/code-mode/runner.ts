@@ -59,7 +59,7 @@ export interface CodeModeRunnerOptions {
   /** Caps on tool results as the guest receives them (default: code mode's). */
   toolCaps?: ToolResultCaps;
   /**
-   * Snapshots of JavaScript/TypeScript sessions every few cells, kept outside the checkpoint,
+   * Snapshots of sessions (every language) every few cells, kept outside the checkpoint,
    * so that a restore replays only the cells after the latest one (docs/code-mode.md, "Snapshots").
    */
   snapshots?: SnapshotOptions;

@@ -1,5 +1,5 @@
 /**
- * Snapshots of a thread's JavaScript/TypeScript session, so that a restore does not replay the
+ * Snapshots of a thread's session (JavaScript, TypeScript or Python), so that a restore does not replay the
  * whole log: the engine's state after the first N cells (`SandboxSession.snapshot`) and the
  * files the session held then, kept in a store outside the checkpoint under the hash of those
  * N cells (content-addressed: any thread, fork or checkpoint whose log starts with the same

@@ -33,7 +33,7 @@ export interface ProgramLimits {
 
 /** Time kept back from a program so the command line can report its end before its own deadline. */
 const PROGRAM_MARGIN_MS = 500;
-/** Most bytes of TypeScript `tsc` checks in one call (the checker runs on the host thread). */
+/** Most bytes of TypeScript `tsc` checks in one call (bounds the checker thread's work and heap). */
 const MAX_TSC_INPUT_BYTES = 1024 * 1024;
 /** Most files `tsc` checks in one call. */
 const MAX_TSC_FILES = 200;

@@ -37,7 +37,7 @@ export class TypeCheckThread {
   private nextId = 1;
   private closed = false;
 
-  /** @param heapBytes V8 heap of the checker's thread (TypeScript itself needs ~100 MiB of it). */
+  /** @param heapBytes V8 heap of the checker's thread (TypeScript itself needs a large part of it). */
   constructor(private readonly heapBytes: number) {}
 
   /**

@@ -113,7 +113,7 @@ export function codeGenRunContext(settings: CodeGenRunContext = {}): { [K in key
  * What a run may set in `config.configurable`: the same settings as {@link CodeGenRunContext}.
  *
  * @deprecated Since 2026-12-01: pass them as `context` (LangGraph 1.x run-time context).
- * `configurable` is read until 2027-06-01 (see the README's changelog); when both are given,
+ * `configurable` is read until 2027-06-01 (see CHANGELOG.md); when both are given,
  * `context` wins.
  */
 export type CodeGenConfigurable = CodeGenRunContext;

@@ -39,7 +39,7 @@ export const CodeGenContextSchema = z.object({
  * The run settings as the annotation earlier releases passed as the graph's config schema.
  *
  * @deprecated Since 2026-12-01: use {@link CodeGenContextSchema} and pass settings as
- * `context`; settings in `configurable` are read until 2027-06-01 (see the README's changelog).
+ * `context`; settings in `configurable` are read until 2027-06-01 (see CHANGELOG.md).
  */
 export const CodeGenConfigurableAnnotation = Annotation.Root({
   model: Annotation<string | undefined>,

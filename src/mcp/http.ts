@@ -86,7 +86,7 @@ const arrivingWith = new AsyncLocalStorage<ServerResponse>();
 /**
  * Cancels the calls of a POST whose client went away before their answers (a closed
  * connection, an aborted fetch): the SDK only stops a call on `notifications/cancelled` or
- * when the whole MCP connection closes, so such a run held its slot to its end (15 s measured).
+ * when the whole MCP connection closes, so such a run held its slot to its end (its whole time limit).
  * Each call of the request gets the cancellation a client would have sent.
  */
 function cancelCallsOfAbandonedRequests(transport: StreamableHTTPServerTransport): void {

@@ -41,7 +41,7 @@ export interface SandboxWithStats extends Sandbox {
   liveWorkerCount(): number;
 }
 
-/** The most worker threads a sandbox may run for JavaScript/TypeScript (each is ~16 MiB and a thread). */
+/** The most worker threads a sandbox may run for JavaScript/TypeScript (each a thread with its own memory: `npm run bench -- js`, row "memory per live session"). */
 export const MAX_POOL_SIZE = 256;
 
 const PYTHON_OPTION_RULES = {
@@ -154,8 +154,8 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
 
   const isolation = checked.isolation ?? "context";
   const javascript = createJavaScriptEngine({ poolSize, isolation });
-  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (~240 MiB each, docs/python.md)
-  // and keep the Python engine's own default.
+  // `poolSize` sizes the JavaScript threads; Python processes are far heavier (`npm run bench -- python`,
+  // row "memory per ready interpreter (Deno process RSS)") and keep the Python engine's own default.
   const python = lazyEngine(["python"], async () =>
     (await import("./python/host/engine.js")).createPythonEngine(pythonOptions),
   );

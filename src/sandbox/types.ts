@@ -312,7 +312,7 @@ export interface SandboxSession {
    * `carryFiles` is given the file set the run before it ended with. Resolves with the results
    * of the runs that ran: it stops after one that ends the session. Only engines that can do
    * this have it (JavaScript/TypeScript); elsewhere call `run` in a loop (Python: the round trip
-   * is ~0.4 ms of a small run's ~1.9 ms, docs/code-mode.md "Restore time").
+   * is a small part of a run, docs/code-mode.md "Restore time").
    */
   runSequence?(runs: SequencedRun[]): Promise<ExecutionResult[]>;
   /**
@@ -404,7 +404,7 @@ export interface SessionOptions {
   memoryLimitBytes?: number;
   /**
    * The session will be snapshotted (`session.snapshot()`, code mode's `snapshots`). A Python
-   * session then hashes its fresh interpreter's memory before its first run (~50 ms once): an
+   * session then hashes its fresh interpreter's memory before its first run (once): an
    * image carries only what the session changed since. Without it, a Python session's
    * `snapshot()` is refused. JavaScript sessions can always be snapshotted. Default false.
    */

@@ -50,7 +50,7 @@ export interface CodeGeneratorSandboxOptions {
    * again, with the error, when the code fails validation or loading. Default 1.
    */
   maxRetries?: number;
-  /** @deprecated Since 2026-12-01: use `maxRetries` (same meaning); removed on 2027-06-01 (see the README's changelog). */
+  /** @deprecated Since 2026-12-01: use `maxRetries` (same meaning); removed on 2027-06-01 (see CHANGELOG.md). */
   repairAttempts?: number;
   /** Limits of each load and call: `timeoutMs`, `memoryLimitBytes`, `maxOutputBytes`. */
   limits?: CallLimits;

@@ -113,7 +113,7 @@ export interface CodeInterpreterToolOptions {
   /** Live sessions (thread × language) this tool keeps in the process. Default 16. */
   maxSessions?: number;
   /**
-   * Snapshots of JavaScript/TypeScript thread sessions, kept in `store` outside the checkpoint,
+   * Snapshots of thread sessions (every language), kept in `store` outside the checkpoint,
    * so that a restore replays only the cells after the latest one instead of the whole log
    * (docs/code-mode.md, "Snapshots"). Give the same `secret` to every process sharing the store.
    */

@@ -98,7 +98,8 @@ function programCommand(name: string, program: ProgramName): Command {
 /**
  * A fresh interpreter for each command line: just-bash copies `set` options and functions per
  * `exec` but shares `shopt` options and its command hash table between calls, so one
- * interpreter would carry `shopt -s dotglob` into the next call. A new one costs ~0.35 ms here.
+ * interpreter would carry `shopt -s dotglob` into the next call. A new one is cheap beside the
+ * command (`npm run bench -- deepagents`, the `execute(...)` rows).
  */
 const newBash = (): Bash => new Bash({
   fs,

@@ -25,7 +25,7 @@ const ENDING_STATUSES = new Set(["timeout", "memory_limit"]);
  *   is stopped mid-way through the code, so the context cannot be trusted. A call cancelled
  *   before it started (still queued behind another call) returns `cancelled` and the session
  *   goes on.
- * - Each session has its own worker thread (~16 MiB RSS): a session killed by the watchdog
+ * - Each session has its own worker thread (`npm run bench -- js`, row "memory per live session"): a session killed by the watchdog
  *   never takes another session down with it.
  *
  * @example

@@ -26,10 +26,9 @@ export const WATCHDOG_GRACE_MS = 60;
  * V8 limits of a QuickJS worker thread, so that nothing a guest makes the thread allocate can
  * grow the host process without bound (a thread past them is killed by Node and its run ends
  * as an engine crash). The guest's own heap lives in WASM linear memory, outside these limits,
- * and is capped by the run's `memoryLimitBytes`. Measured (docs/security.md): a warmed-up
- * worker uses ~8 MiB of V8 heap; the heaviest runs tried at the default 64 MiB memory limit
- * (a 60 MB string printed, thrown or returned) peaked at ~120 MiB without a limit and ran
- * unchanged under 128 MiB; the default limit of a thread is ~4 GiB. `stackSizeMb` is Node's
+ * and is capped by the run's `memoryLimitBytes`. Tried (docs/security.md): the heaviest runs at
+ * the default 64 MiB memory limit (a 60 MB string printed, thrown or returned) ran unchanged
+ * under a 128 MiB V8 heap; the default limit of a thread is ~4 GiB. `stackSizeMb` is Node's
  * default, stated because QuickJS's own stack limit (256 KiB) must be reached before the
  * thread's native stack.
  */

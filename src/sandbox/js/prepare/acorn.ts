@@ -1,6 +1,6 @@
 /**
  * acorn's `parse`, loaded on the first program rather than when the package root is imported
- * (acorn is ~40 ms of the root's load on this machine). acorn ships a CommonJS build, so
+ * (a large part of the root's load: `npm run bench -- entry`, row `import("codegen-sandbox")`). acorn ships a CommonJS build, so
  * `require` loads it synchronously and `prepareJavaScript` stays synchronous.
  */
 import { createRequire } from "node:module";

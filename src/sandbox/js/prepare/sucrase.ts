@@ -1,6 +1,6 @@
 /**
  * sucrase, loaded on the first TypeScript program rather than at import: it is the largest part
- * of the package root's import graph (about 200 ms of the root's load time on this machine), and
+ * of the package root's import graph (`npm run bench -- entry`, row `import("codegen-sandbox")`), and
  * JavaScript-only users never need it. sucrase is CommonJS, so `require` loads it synchronously.
  */
 import { createRequire } from "node:module";

@@ -68,7 +68,7 @@ const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 /**
  * The WASM of QuickJS's sync release build, compiled synchronously once per thread. Compiled
- * asynchronously (what `newQuickJSWASMModule` does), V8 left the thread unresponsive for ~100 ms
+ * asynchronously (what `newQuickJSWASMModule` does), V8 left the thread unresponsive for a while
  * after it was ready, which every session paid on its first run; compiled synchronously, functions
  * are compiled lazily as they are first called (and shared by every instance of this thread).
  */

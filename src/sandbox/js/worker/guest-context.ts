@@ -396,7 +396,7 @@ export class GuestContext {
   private startTests(run: RunState, fn: QuickJSHandle, code: string): QuickJSHandle | undefined {
     const ctx = this.guest.context;
     if (ctx.typeof(fn) !== "function") return ctx.newError({ name: "InternalError", message: "the tests were not prepared as a function" });
-    // Each is made only when the rewritten tests call it (a host function costs ~20 µs).
+    // Each is made only when the rewritten tests call it (making a host function is not free).
     using mark = code.includes(`${THROW_MARK_NAME}(`) ? this.newThrowMark(true) : ctx.undefined;
     using keep = code.includes(`${TESTS_VALUE_NAME}(`)
       ? ctx.newFunction(

@@ -59,7 +59,8 @@ let pristine: PristineMemory | undefined;
 
 /**
  * Runs a few tiny programs before reporting ready, so the first real run does not pay for
- * compiling the parser, the TypeScript stripper and the engine's hot paths (~100 ms cold).
+ * compiling the parser, the TypeScript stripper and the engine's hot paths (most of a worker's
+ * start: `npm run bench -- js`, row "engine worker start, new Worker -> ready").
  */
 async function warmUp(language: "javascript" | "typescript" | undefined): Promise<void> {
   const silent: GuestHost = { output: () => undefined, call: () => undefined };
@@ -73,7 +74,7 @@ async function warmUp(language: "javascript" | "typescript" | undefined): Promis
     maxFileBytes: 1024,
     maxTotalFileBytes: 1024,
   };
-  // A JavaScript session never strips types: loading and warming sucrase would cost it ~70 ms.
+  // A JavaScript session never strips types: loading and warming sucrase would only slow its start.
   const first: [string, "javascript" | "typescript"] =
     language === "javascript" ? ["const n = 1;\nconsole.log('warm', { n });\nn", "javascript"] : ["const n: number = 1;\nconsole.log('warm', { n });\nn", "typescript"];
   const programs: [string, "javascript" | "typescript"][] = [
@@ -203,7 +204,7 @@ async function replaceInstance(classLimitBytes = engine.classLimitBytes): Promis
   engine.markBase();
   if (restoresMemory) pristine = PristineMemory.take(quickjs);
   // Nothing refers to the old module now: collected, its memory goes back to the host at once
-  // (measured: left to V8, a dropped module's 500 MiB stayed resident; one collection freed it).
+  // (left to V8, a dropped module's grown memory stayed resident; one collection freed it).
   collectGarbage();
 }
 

@@ -38,8 +38,8 @@ export class PristineMemory {
 
   /**
    * True when the memory is larger than when it was taken. Comparing memory a run wrote costs
-   * memory bandwidth (measured: one-line runs went from ~1 ms to 7.9 ms p50 after a run grew the
-   * memory to ~76 MiB), so the worker starts a new instance instead of restoring a grown one.
+   * memory bandwidth (one-line runs became several times slower after a run grew the memory
+   * tens of MiB), so the worker starts a new instance instead of restoring a grown one.
    */
   grown(): boolean {
     return memoryOf(this.module).byteLength > this.bytes;

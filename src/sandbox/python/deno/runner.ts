@@ -161,7 +161,8 @@ interface Interpreter {
 /**
  * The snapshot, kept in this thread only when there is no file to read it from again (31 MB of
  * resident memory per process otherwise): a snapshot read from the cache file is read again for
- * every new interpreter (~10 ms from the page cache; a replacement takes ~600 ms anyway).
+ * every new interpreter (from the page cache: small beside the replacement itself, `npm run bench --
+ * python`, row "a run that writes a file, then the next run (worker replaced)").
  */
 let snapshot: Uint8Array | undefined;
 let snapshotInFile = false;

@@ -84,8 +84,8 @@ memoryPrototype.grow = grow;
 
 // ---- The worker's own next task ---------------------------------------------------------------
 // A run's `done` is posted from a fresh task, after the microtasks the run left. A timer of 0 ms
-// waited 1.5-2 ms in Deno (its timers have a 1 ms floor, and the idle event loop sleeps): that was
-// a third of a small session run (measured: 5.7 ms a run with it, 1.9 ms with this). A message on
+// waited longer than a millisecond in Deno (its timers have a 1 ms floor, and the idle event loop
+// sleeps): a large share of a small session run. A message on
 // a channel of the worker's own is a task that comes as soon as the microtasks are done. The
 // channel and its ports are made here and held in this closure only (the realm's MessageChannel
 // and MessagePort are removed before any user code runs), and postMessage is called as captured.
@@ -185,8 +185,8 @@ function guestClearTimeout(id: unknown): void {
  * Pyodide's event loop schedules through this (instead of a MessageChannel of its own that cannot
  * be cancelled). A callback due now (`call_soon`, a future's done callbacks: every `await` of a
  * host call) is a task of the worker's own queue, dropped unless its run is still going: on a
- * timer of 0 ms each such step waited 1.5-2 ms (a cell with one host call: 20-24 ms, 9 ms this
- * way, load 3-5). A later one is a scoped timer, cleared when the run ends.
+ * timer of 0 ms each such step waited for Deno's 1 ms timer floor, which a cell with one host call
+ * paid many times over. A later one is a scoped timer, cleared when the run ends.
  */
 function scheduleCallback(fn: unknown, ms?: unknown): void {
   if (!inRun || typeof fn !== "function") return;
@@ -668,10 +668,10 @@ function currentJavascriptHash(): string {
 /** The fresh interpreter's JavaScript walk, made in the background (a restore compares with it). */
 let freshWalk: GraphWalk | undefined;
 
-/** Pages hashed per background task (~3 ms). */
+/** Pages hashed per background task: a chunk small enough that a run arriving meanwhile barely waits. */
 const FRESH_HASH_CHUNK = 512;
 
-/** Objects walked per background task (~5 ms). */
+/** Objects walked per background task (small, for the same reason). */
 const FRESH_WALK_CHUNK = 500;
 
 /** Set when the host said this session will be imaged (`sandbox.createSession({ snapshots: true })`). */
@@ -703,7 +703,7 @@ function prepareImages(keep: boolean): void {
 
 /**
  * Before the first code of any kind runs: a session that will be imaged finishes hashing its
- * fresh memory (~50 ms if the background had not); any other lets its fresh state go.
+ * fresh memory (what the background had not hashed yet); any other lets its fresh state go.
  */
 function leaveFresh(): void {
   if (!fresh || ranUserCode) return;
@@ -745,7 +745,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       const py = await load(request.pyodideUrl, request.snapshot, false);
       // Pyodide keeps its load options as `_api.config`, and the init message holds the 31 MB
       // snapshot too: both dropped (its bytes were copied into the interpreter's memory), so
-      // V8 can free it (measured: ~30 MiB less resident memory per process).
+      // V8 can free that copy (the snapshot's size, per process).
       const loadConfig = (py as unknown as { _api: { config?: Record<string, unknown> } })._api.config;
       if (loadConfig) delete loadConfig._loadSnapshot;
       delete (request as { snapshot?: Uint8Array }).snapshot;

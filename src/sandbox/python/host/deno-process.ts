@@ -79,9 +79,9 @@ export function denoArgs(paths: PythonPaths, session: boolean, introspection = f
     "--deny-sys",
     // No eval or `new Function` anywhere in the process: a guest that reaches its realm's
     // Function constructor (`constructor.constructor`) cannot turn strings into code.
-    // --liftoff-only: Pyodide's 10 MB of WebAssembly stays on the baseline compiler. Measured
-    // here (2 shared cores): 30 MiB less resident memory, faster start, and no background
-    // tier-up competing with runs for the CPU (docs/python.md).
+    // --liftoff-only: Pyodide's 10 MB of WebAssembly stays on the baseline compiler: less resident
+    // memory (`npm run bench -- python`, row "memory per ready interpreter (Deno process RSS)"),
+    // a faster start, and no background tier-up competing with runs for the CPU (docs/python.md).
     `--v8-flags=--max-old-space-size=${V8_OLD_SPACE_MB},--disallow-code-generation-from-strings,--liftoff-only,--max-semi-space-size=2`,
     join(paths.runnerDir, "runner.js"),
     config,

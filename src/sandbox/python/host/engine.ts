@@ -19,7 +19,7 @@ import { cancelledResult } from "../../cancelled.js";
 
 /** Options of the Python engine. */
 export interface PythonEngineOptions {
-  /** Deno processes kept with a ready interpreter (each ~165 MiB resident, measured; see docs/python.md). Default 1. */
+  /** Deno processes kept with a ready interpreter (each far heavier than a JavaScript thread: `npm run bench -- python`, row "memory per ready interpreter (Deno process RSS)"). Default 1. */
   poolSize?: number;
   /**
    * Paths of pure-Python wheels (`.whl`, platform tag `any`) to install before user code runs,

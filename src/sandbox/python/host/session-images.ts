@@ -12,7 +12,7 @@ const builds = new Map<string, string>();
 /**
  * The hash of a fresh session interpreter's JavaScript side, per build: every fresh session
  * interpreter of a build walks alike (its clock and seed are fixed), so the first restore's walk
- * (~0.3 s) is kept beside the Pyodide snapshot and given to later restores, which then skip it.
+ * is kept beside the Pyodide snapshot and given to later restores, which then skip it.
  * The hash names the install's paths too: another install walks differently (its images are refused).
  */
 function freshJavascriptFile(paths: PythonPaths, build: string): string {
