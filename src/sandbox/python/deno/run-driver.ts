@@ -61,6 +61,8 @@ export interface DriverPython {
   /** `_cs_describe_exception` and `_cs_format_exception` as Python callables, for the task. */
   describeStep: PyObject;
   formatStep: PyObject;
+  /** `_cs_unobserved` (prelude-async-errors.ts): the outcome of a lost asynchronous error, or None. */
+  unobservedStep: PyObject;
   /** `BaseException`, taken at init (the task looks up no name). */
   anything: PyObject;
   /** `builtins.slice` (a C type: a task returns a test's value as `slice(value, 0).start`). */
@@ -551,6 +553,33 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     return { outcome: { status: "success", resultJson: text } as PythonOutcome, fatal: false };
   }
 
+  /**
+   * After a run or call that succeeded: an exception of a task or future the program never
+   * awaited, or a task it left pending, ends it `runtime_error` (prelude-async-errors.ts finds
+   * them, in a task of its own: describing an exception runs the guest's `__str__`). A check the
+   * program broke says nothing; a limit that stopped it stops the run.
+   */
+  async function unobserved(done: DriverDone): Promise<DriverDone> {
+    if (done.outcome.status !== "success" || done.fatal || stopAsked) return done;
+    const ran = await inTask("_cs_eval", [py.unobservedStep, undefined, undefined, false, py.dict, py.slice, 0], py.describeStep);
+    if ("stopped" in ran) return raised(ran, true);
+    if (!("returned" in ran)) {
+      if ("raised" in ran) release(ran.raised);
+      return done;
+    }
+    const slice = ran.returned;
+    let text: unknown;
+    if (py.isProxy(slice)) {
+      text = (slice as unknown as { start: unknown }).start;
+      release(slice);
+    }
+    const described = parseObject(text);
+    release(text); // a proxy: not what _cs_unobserved returns (the program rewrote it)
+    const error = described?.error as Record<string, unknown> | undefined;
+    if (!described || !RAISED_STATUSES.has(described.status as string) || typeof error?.name !== "string" || typeof error.message !== "string") return done;
+    return { outcome: { status: described.status as PythonOutcome["status"], error: error as never }, fatal: false };
+  }
+
   /** A prepare step's refusal (syntax error, forbidden import, failed setup): nothing of the run ran. */
   function notRun(prepared: Record<string, unknown> | undefined): DriverDone {
     if (!prepared || typeof prepared.status !== "string" || !NOT_RUN_STATUSES.has(prepared.status)) {
@@ -572,10 +601,10 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
         const ranBody = await evalInTask(body);
         if (!("returned" in ranBody)) return raised(ranBody, true);
         release(ranBody.returned);
-        if (last === undefined) return succeeded(undefined, maxResultBytes);
+        if (last === undefined) return await unobserved(succeeded(undefined, maxResultBytes));
         const ranLast = await evalInTask(last, maxResultBytes);
         if (!("returned" in ranLast)) return raised(ranLast, true);
-        return succeeded(ranLast.returned, maxResultBytes);
+        return await unobserved(succeeded(ranLast.returned, maxResultBytes));
       } finally {
         release(body);
         release(last);
@@ -591,7 +620,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
       try {
         const ran = await inTask("_cs_call", [call, py.hasattr, py.type, py.flushStep, py.resultTextStep, maxResultBytes], py.describeStep);
         if (!("returned" in ran)) return raised(ran, false);
-        return succeeded(ran.returned, maxResultBytes);
+        return await unobserved(succeeded(ran.returned, maxResultBytes));
       } finally {
         release(call);
       }
