@@ -23,7 +23,7 @@
 import type { ExecutionError } from "../../types.js";
 import { MAX_TEST_VALUE_CHARS, MAX_TEST_VALUES_TOTAL_CHARS, TEST_VALUE_BUDGET } from "../shared/bounds.js";
 import type { PythonOutcome, PythonStepReport, PythonTestsOutcome } from "../shared/protocol.js";
-import { splitPythonTests, type PythonTestStep } from "../shared/tests-split.js";
+import { splitPythonTests, type PythonCompareOp, type PythonTestStep } from "../shared/tests-split.js";
 import { testsError } from "./tests-verdict.js";
 import { ENCODER_SOURCE } from "./value-encoder.js";
 
@@ -189,6 +189,16 @@ const TASK_SOURCE = [
   "",
 ].join("\n");
 
+/** The encoder's tag of an opaque object (value-encoder.ts; text is hex, so it appears nowhere else). */
+const OPAQUE_TAG = '["o",';
+const COMPARE_OPS: readonly PythonCompareOp[] = ["==", "!=", "<", "<=", ">", ">=", "in", "not in", "is", "is not"];
+/**
+ * One function per operator, `_cs_<index>(left, right)`: the comparison of two boxed values
+ * (each a `slice` whose `start` is the value), as a real bool. Compiled once, like TASK_SOURCE;
+ * it looks up no name.
+ */
+const COMPARE_SOURCE = COMPARE_OPS.map((op, i) => `def _cs_${i}(a, b):\n    return True if (a.start ${op} b.start) else False\n`).join("");
+
 function violation(message: string): DriverDone {
   return { outcome: { status: "runtime_error", error: { name: "SandboxViolation", message } }, fatal: true };
 }
@@ -234,6 +244,8 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
   const taskModule = py.compile(TASK_SOURCE, "<sandbox>", "exec");
   /** ENCODER_SOURCE compiled, kept likewise. */
   const encoderModule = py.compile(ENCODER_SOURCE, "<sandbox>", "exec");
+  /** COMPARE_SOURCE compiled, kept likewise. */
+  const compareModule = py.compile(COMPARE_SOURCE, "<sandbox>", "exec");
   /** The task of the run in progress, while it waits. */
   let waitingTask: PyObject | undefined;
   /** Settles the waiting run; dropped when the run is over. */
@@ -413,6 +425,26 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     }
   }
 
+  /**
+   * Evaluates `left op right` in the program's interpreter (its `__eq__`, `__lt__`, `__contains__`
+   * and `__bool__` run: the verdict is the program's), on the values the parts' tasks returned,
+   * each in a `slice`; returns `slice(True or False, 0)`.
+   */
+  async function compareInTask(op: PythonCompareOp, left: unknown, right: unknown): Promise<TaskEnd> {
+    const scope = py.dict() as PyObject;
+    try {
+      py.exec(compareModule, scope);
+      const compare = scope.get(`_cs_${COMPARE_OPS.indexOf(op)}`);
+      try {
+        return await inTask("_cs_eval", [compare, left, right, false, py.dict, py.slice, 0], py.formatStep);
+      } finally {
+        release(compare);
+      }
+    } finally {
+      scope.destroy();
+    }
+  }
+
   /** The parts of a shaped test, in the order Python evaluates them. */
   function partsOf(step: PythonTestStep): string[] {
     const shape = step.shape!;
@@ -445,29 +477,44 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
         return { report: { kind: "raised", error: stepError(ran, tests) }, stopped: "stopped" in ran };
       }
       const values: string[] = [];
-      for (const code of compiled) {
-        const ran = await evalInTask(code, undefined, py.formatStep, py.slice);
-        if (!("returned" in ran)) return { report: { kind: "raised", error: stepError(ran, tests) }, stopped: "stopped" in ran };
-        const box = ran.returned;
-        let encoded: TaskEnd;
-        try {
-          encoded = py.isProxy(box) ? await encodeInTask(box) : { returned: undefined };
-        } finally {
-          release(box);
+      const boxes: unknown[] = [];
+      try {
+        for (const code of compiled) {
+          const ran = await evalInTask(code, undefined, py.formatStep, py.slice);
+          if (!("returned" in ran)) return { report: { kind: "raised", error: stepError(ran, tests) }, stopped: "stopped" in ran };
+          const box = ran.returned;
+          boxes.push(box);
+          const encoded: TaskEnd = py.isProxy(box) ? await encodeInTask(box) : { returned: undefined };
+          if (!("returned" in encoded)) return { report: { kind: "raised", error: stepError(encoded, tests) }, stopped: "stopped" in encoded };
+          let text = "[\"c\"]";
+          const slice = encoded.returned;
+          if (py.isProxy(slice)) {
+            const start = (slice as unknown as { start: unknown }).start;
+            if (typeof start === "string" && start.length <= MAX_TEST_VALUE_CHARS && valueChars + start.length <= MAX_TEST_VALUES_TOTAL_CHARS) text = start;
+            else release(start);
+            release(slice);
+          }
+          valueChars += text.length;
+          values.push(text);
         }
-        if (!("returned" in encoded)) return { report: { kind: "raised", error: stepError(encoded, tests) }, stopped: "stopped" in encoded };
-        let text = "[\"c\"]";
-        const slice = encoded.returned;
-        if (py.isProxy(slice)) {
-          const start = (slice as unknown as { start: unknown }).start;
-          if (typeof start === "string" && start.length <= MAX_TEST_VALUE_CHARS && valueChars + start.length <= MAX_TEST_VALUES_TOTAL_CHARS) text = start;
-          else release(start);
-          release(slice);
+        // Objects of the program's class on both sides have no data to compare by (their `__eq__`
+        // is their own): the comparison is evaluated by the program's interpreter, on the values
+        // already made. With plain data on one side the host decides (a lying `__eq__` gains nothing).
+        const shape = step.shape!;
+        if (shape.kind !== "compare" || !values.every((text) => text.includes(OPAQUE_TAG))) return { report: { kind: "values", values }, stopped: false };
+        const compared = await compareInTask(shape.op, boxes[0], boxes[1]);
+        if (!("returned" in compared)) return { report: { kind: "raised", error: stepError(compared, tests) }, stopped: "stopped" in compared };
+        const box = compared.returned;
+        const verdict = py.isProxy(box) ? (box as unknown as { start: unknown }).start : undefined;
+        release(box);
+        if (typeof verdict !== "boolean") {
+          release(verdict);
+          return { report: { kind: "values", values }, stopped: false };
         }
-        valueChars += text.length;
-        values.push(text);
+        return { report: { kind: "values", values, byProgram: verdict }, stopped: false };
+      } finally {
+        for (const box of boxes) release(box);
       }
-      return { report: { kind: "values", values }, stopped: false };
     } finally {
       for (const code of compiled) release(code);
     }
