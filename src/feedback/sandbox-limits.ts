@@ -22,6 +22,7 @@ export function sandboxLimits(languages: readonly Language[]): string {
   if (languages.includes("javascript") || languages.includes("typescript")) {
     parts.push(
       "JavaScript/TypeScript run in QuickJS, not Node.js or a browser: the ECMAScript built-ins, console and files only; no npm packages, require, import of modules, process, timers (setTimeout), fetch, URL, TextEncoder, structuredClone or crypto.",
+      "A promise that rejects and is never awaited is not reported (the run still succeeds): await every promise you start, or return it.",
       "Intl (DateTimeFormat, NumberFormat, PluralRules, Collator, RelativeTimeFormat, ListFormat, Segmenter, DisplayNames, Locale) and the toLocale…/localeCompare methods format exactly as Node.js does, for the locales and IANA time zones of Node's ICU data (default locale en-US, default time zone the same as Date's); a locale, calendar or numbering system outside that data throws a RangeError.",
     );
   }

@@ -27,6 +27,8 @@ describe("the sandbox's limits in every tool description", () => {
     expect(all).toMatch(/standard library only/);
     expect(all).toMatch(/not Node\.js or a browser/);
     expect(all).toMatch(/Intl .* format exactly as Node.js does/);
+    // QuickJS reports no rejection nobody awaited (docs/security.md): the model is told.
+    expect(sandboxLimits(["javascript"])).toMatch(/promise that rejects and is never awaited is not reported/);
     expect(sandboxLimits(["python"])).not.toMatch(/Intl|QuickJS/);
     expect(sandboxLimits(["javascript"])).not.toMatch(/Python/);
   });

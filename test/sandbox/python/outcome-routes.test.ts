@@ -45,10 +45,13 @@ describe("hooks a program sets do not write its outcome", { timeout: 180_000 }, 
     });
   }
 
-  it("an audit hook makes the worker's exec of the tests raise at most: the tests fail, they do not pass", async () => {
+  it("an audit hook cannot be added, so it cannot reach the worker's exec of the tests", async () => {
     const hook = "import sys\ndef hook(event, args):\n    if event == 'exec':\n        raise RuntimeError('no')\nsys.addaudithook(hook)\n";
+    // sys.addaudithook is gone before any guest code (import-seal.ts): the attempt is the program's error.
     const wrong = await engine.run(WRONG_ADD + hook, options({ tests: TESTS }));
-    expect(wrong.tests?.status).toBe("failed");
+    expect(wrong.status).toBe("runtime_error");
+    expect(wrong.error?.name).toBe("AttributeError");
+    expect(wrong.tests?.status).not.toBe("passed");
     const right = await engine.run("def add(a, b):\n    return a + b\n" + hook, options({ tests: TESTS }));
     expect(right.tests?.status).not.toBe("passed");
   });

@@ -36,6 +36,20 @@ const NATIVE_PATHS: readonly (readonly [string, string])[] = [
   ["Object", "defineProperty"],
   ["Object", "keys"],
   ["Object", "getOwnPropertyDescriptor"],
+  // The tests' value reader (test-values.ts): a prototype chain, and the prototypes of the
+  // built-ins whose data lives in internal slots (SLOT_TYPES, in this order).
+  ["Object", "getPrototypeOf"],
+  ["Map", "prototype"],
+  ["Set", "prototype"],
+  ["WeakMap", "prototype"],
+  ["WeakSet", "prototype"],
+  ["Date", "prototype"],
+  ["RegExp", "prototype"],
+  ["Promise", "prototype"],
+  ["ArrayBuffer", "prototype"],
+  ["DataView", "prototype"],
+  ["Uint8Array", "prototype.__proto__"],
+  ["Error", "prototype"],
 ];
 
 /**

@@ -24,6 +24,8 @@ export type JsValue =
   | { t: "function" }
   | { t: "getter" }
   | { t: "array"; items: JsValue[]; cut?: true }
+  /** A built-in whose data is in internal slots (a Map, a Date, ...): not read, not comparable here. */
+  | { t: "opaque"; type: string }
   | { t: "object"; entries: [string, JsValue][]; cut?: true }
   | { t: "cut" };
 
@@ -31,6 +33,40 @@ export type JsValue =
 export const JS_VALUE_BUDGET = 20_000;
 const MAX_DEPTH = 12;
 const NATIVE_GET_OWN_PROPERTY_DESCRIPTOR = 9;
+const NATIVE_GET_PROTOTYPE_OF = 10;
+/** Built-ins whose data is in internal slots, as guest-runtime.ts takes their prototypes (from native 11 on). */
+const SLOT_TYPES = ["Map", "Set", "WeakMap", "WeakSet", "Date", "RegExp", "Promise", "ArrayBuffer", "DataView", "TypedArray", "Error"] as const;
+const FIRST_SLOT_PROTOTYPE = 11;
+const MAX_PROTOTYPE_STEPS = 32;
+
+/**
+ * The slot-holding built-in `h` is an instance of (its prototype chain reaches that built-in's
+ * prototype, read through the captured `Object.getPrototypeOf`), if any: own properties say
+ * nothing of a Map's entries or a Date's time, so such a value is not read as data.
+ */
+function slotType(guest: GuestRuntime, h: QuickJSHandle): string | undefined {
+  const ctx = guest.context;
+  let current: QuickJSHandle = h.dup();
+  try {
+    for (let step = 0; step < MAX_PROTOTYPE_STEPS; step++) {
+      const r: ReturnType<typeof ctx.callFunction> = ctx.callFunction(guest.natives[NATIVE_GET_PROTOTYPE_OF]!, ctx.undefined, current);
+      current.dispose();
+      if (r.error) {
+        r.error.dispose();
+        current = ctx.undefined.dup();
+        return undefined;
+      }
+      current = r.value;
+      if (ctx.typeof(current) !== "object" || ctx.sameValue(current, ctx.null)) return undefined;
+      for (let i = 0; i < SLOT_TYPES.length; i++) {
+        if (ctx.sameValue(current, guest.natives[FIRST_SLOT_PROTOTYPE + i]!)) return SLOT_TYPES[i];
+      }
+    }
+    return undefined;
+  } finally {
+    current.dispose();
+  }
+}
 
 /**
  * Reads a guest value (see the module comment).
@@ -72,6 +108,8 @@ export function readJsValue(guest: GuestRuntime, handle: QuickJSHandle, budget =
         return { t: "cut" };
     }
     if (ctx.sameValue(h, ctx.null)) return { t: "null" };
+    const slots = slotType(guest, h);
+    if (slots !== undefined) return { t: "opaque", type: slots };
     // A huge array is not listed key by key (that would cost the worker, outside the deadline).
     const length = ctx.getLength(h) ?? ownLength(guest, h);
     if (length !== undefined && length > left) return { t: "cut" };
@@ -150,7 +188,25 @@ function isCut(v: JsValue): boolean {
   return false;
 }
 
-const primitive = (v: JsValue) => v.t !== "array" && v.t !== "object" && v.t !== "function" && v.t !== "getter" && v.t !== "cut";
+const primitive = (v: JsValue) => v.t !== "array" && v.t !== "object" && v.t !== "opaque" && v.t !== "function" && v.t !== "getter" && v.t !== "cut";
+
+function holdsOpaque(v: JsValue): boolean {
+  if (v.t === "opaque") return true;
+  if (v.t === "array") return v.items.some(holdsOpaque);
+  if (v.t === "object") return v.entries.some(([, x]) => holdsOpaque(x));
+  return false;
+}
+
+/** The slot-holding built-in a value holds (a Map, a Date, ...), if any. */
+export function jsValueOpaqueType(v: JsValue): string | undefined {
+  if (v.t === "opaque") return v.type;
+  const inner = v.t === "array" ? v.items : v.t === "object" ? v.entries.map(([, x]) => x) : [];
+  for (const x of inner) {
+    const type = jsValueOpaqueType(x);
+    if (type !== undefined) return type;
+  }
+  return undefined;
+}
 
 function objectIs(a: JsValue, b: JsValue): boolean {
   if (a.t !== b.t) return false;
@@ -257,12 +313,15 @@ function truthy(v: JsValue): boolean {
  */
 export function judgeJsComparison(op: JsTestOp, values: JsValue[], same: boolean): boolean | undefined {
   const [a, b] = values as [JsValue, JsValue | undefined];
-  if (op === "truthy") return isCut(a) && a.t !== "string" ? undefined : truthy(a);
-  if (op === "falsy") return isCut(a) && a.t !== "string" ? undefined : !truthy(a);
+  // A value cut at the bounds is a non-empty string, a long bigint or an object: truthy all.
+  if (op === "truthy") return truthy(a);
+  if (op === "falsy") return !truthy(a);
   if (b === undefined) return undefined;
   // The same object is equal to itself under every operator (read once, compared by identity).
   if (same) return true;
   if (isCut(a) || isCut(b)) return undefined;
+  // A Map's entries or a Date's time were not read: only identity (above, and strictEqual) decides.
+  if ((holdsOpaque(a) || holdsOpaque(b)) && op !== "strictEqual" && op !== "toBe" && op !== "equal") return undefined;
   switch (op) {
     case "strictEqual":
     case "toBe":
@@ -316,6 +375,8 @@ export function showJsValue(v: JsValue, maxChars = 300): string {
         return put("[Function]");
       case "getter":
         return put("[Getter]");
+      case "opaque":
+        return put(`[${x.type}]`);
       case "cut":
         return put("...");
       case "array":

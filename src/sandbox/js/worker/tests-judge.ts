@@ -9,7 +9,7 @@
 import { MAX_TEST_CASES, type ExecutionError, type TestCase, type TestsOutcome } from "../../types.js";
 import type { JsTestStep } from "../prepare/tests-split.js";
 import type { TestRecord } from "./guest-context.js";
-import { judgeJsComparison, jsValueIsCut, showJsValue } from "./test-values.js";
+import { judgeJsComparison, jsValueIsCut, jsValueOpaqueType, showJsValue } from "./test-values.js";
 
 const MAX_SOURCE_CHARS = 300;
 const cap = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 3)}...` : s);
@@ -59,7 +59,12 @@ export function judgeJsTests(
         if (need === 2) c.expected = showJsValue(record.values[1]!);
         let ok = judgeJsComparison(step.op, record.values, record.same === true);
         if (ok === undefined) {
-          c.note = record.values.some(jsValueIsCut) ? "a value was too large or too deep to compare outside the program; it counts as failed" : "these values cannot be compared outside the program; it counts as failed";
+          const opaque = record.values.map(jsValueOpaqueType).find((t) => t !== undefined);
+          c.note = record.values.some(jsValueIsCut)
+            ? "a value was too large or too deep to compare outside the program; it counts as failed"
+            : opaque !== undefined
+              ? `a ${opaque} keeps its contents in internal slots that are not read outside the program, so it cannot be compared there; it counts as failed: compare plain data instead ([...map], [...set], date.getTime(), String(regexp), error.message)`
+              : "these values cannot be compared outside the program; it counts as failed";
           ok = false;
         } else if (step.negate) ok = !ok;
         if (step.negate) c.operator = `not ${c.operator}`;

@@ -136,6 +136,7 @@ def _cs_prepare_run(code, options_json):
     expression). Returns {"ready": true, "last"}, or the outcome of a
     syntax error, a forbidden import or a failed setup. Never raises."""
     try:
+        _cs_watch_begin()
         options = _cs_json.loads(options_json)
         if not options.get("session") or options.get("reseed"):
             # Every interpreter starts from the same memory snapshot (and pool runs from the same
@@ -161,6 +162,7 @@ def _cs_prepare_run(code, options_json):
 def _cs_prepare_call(name, options_json):
     """Before a session call: the function with its arguments into _CS_SLOT (_p). Like _cs_prepare_run."""
     try:
+        _cs_watch_begin()
         options = _cs_json.loads(options_json)
         fn = _CS_MAIN.get(name)
         if not callable(fn):

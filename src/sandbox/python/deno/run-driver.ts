@@ -23,7 +23,7 @@
 import type { ExecutionError } from "../../types.js";
 import { MAX_TEST_VALUE_CHARS, MAX_TEST_VALUES_TOTAL_CHARS, TEST_VALUE_BUDGET } from "../shared/bounds.js";
 import type { PythonOutcome, PythonStepReport, PythonTestsOutcome } from "../shared/protocol.js";
-import { splitPythonTests, type PythonTestStep } from "../shared/tests-split.js";
+import { splitPythonTests, type PythonCompareOp, type PythonTestStep } from "../shared/tests-split.js";
 import { testsError } from "./tests-verdict.js";
 import { ENCODER_SOURCE } from "./value-encoder.js";
 
@@ -61,6 +61,8 @@ export interface DriverPython {
   /** `_cs_describe_exception` and `_cs_format_exception` as Python callables, for the task. */
   describeStep: PyObject;
   formatStep: PyObject;
+  /** `_cs_unobserved` (prelude-async-errors.ts): the outcome of a lost asynchronous error, or None. */
+  unobservedStep: PyObject;
   /** `BaseException`, taken at init (the task looks up no name). */
   anything: PyObject;
   /** `builtins.slice` (a C type: a task returns a test's value as `slice(value, 0).start`). */
@@ -187,6 +189,16 @@ const TASK_SOURCE = [
   "",
 ].join("\n");
 
+/** The encoder's tag of an opaque object (value-encoder.ts; text is hex, so it appears nowhere else). */
+const OPAQUE_TAG = '["o",';
+const COMPARE_OPS: readonly PythonCompareOp[] = ["==", "!=", "<", "<=", ">", ">=", "in", "not in", "is", "is not"];
+/**
+ * One function per operator, `_cs_<index>(left, right)`: the comparison of two boxed values
+ * (each a `slice` whose `start` is the value), as a real bool. Compiled once, like TASK_SOURCE;
+ * it looks up no name.
+ */
+const COMPARE_SOURCE = COMPARE_OPS.map((op, i) => `def _cs_${i}(a, b):\n    return True if (a.start ${op} b.start) else False\n`).join("");
+
 function violation(message: string): DriverDone {
   return { outcome: { status: "runtime_error", error: { name: "SandboxViolation", message } }, fatal: true };
 }
@@ -232,6 +244,8 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
   const taskModule = py.compile(TASK_SOURCE, "<sandbox>", "exec");
   /** ENCODER_SOURCE compiled, kept likewise. */
   const encoderModule = py.compile(ENCODER_SOURCE, "<sandbox>", "exec");
+  /** COMPARE_SOURCE compiled, kept likewise. */
+  const compareModule = py.compile(COMPARE_SOURCE, "<sandbox>", "exec");
   /** The task of the run in progress, while it waits. */
   let waitingTask: PyObject | undefined;
   /** Settles the waiting run; dropped when the run is over. */
@@ -411,6 +425,26 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     }
   }
 
+  /**
+   * Evaluates `left op right` in the program's interpreter (its `__eq__`, `__lt__`, `__contains__`
+   * and `__bool__` run: the verdict is the program's), on the values the parts' tasks returned,
+   * each in a `slice`; returns `slice(True or False, 0)`.
+   */
+  async function compareInTask(op: PythonCompareOp, left: unknown, right: unknown): Promise<TaskEnd> {
+    const scope = py.dict() as PyObject;
+    try {
+      py.exec(compareModule, scope);
+      const compare = scope.get(`_cs_${COMPARE_OPS.indexOf(op)}`);
+      try {
+        return await inTask("_cs_eval", [compare, left, right, false, py.dict, py.slice, 0], py.formatStep);
+      } finally {
+        release(compare);
+      }
+    } finally {
+      scope.destroy();
+    }
+  }
+
   /** The parts of a shaped test, in the order Python evaluates them. */
   function partsOf(step: PythonTestStep): string[] {
     const shape = step.shape!;
@@ -443,29 +477,44 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
         return { report: { kind: "raised", error: stepError(ran, tests) }, stopped: "stopped" in ran };
       }
       const values: string[] = [];
-      for (const code of compiled) {
-        const ran = await evalInTask(code, undefined, py.formatStep, py.slice);
-        if (!("returned" in ran)) return { report: { kind: "raised", error: stepError(ran, tests) }, stopped: "stopped" in ran };
-        const box = ran.returned;
-        let encoded: TaskEnd;
-        try {
-          encoded = py.isProxy(box) ? await encodeInTask(box) : { returned: undefined };
-        } finally {
-          release(box);
+      const boxes: unknown[] = [];
+      try {
+        for (const code of compiled) {
+          const ran = await evalInTask(code, undefined, py.formatStep, py.slice);
+          if (!("returned" in ran)) return { report: { kind: "raised", error: stepError(ran, tests) }, stopped: "stopped" in ran };
+          const box = ran.returned;
+          boxes.push(box);
+          const encoded: TaskEnd = py.isProxy(box) ? await encodeInTask(box) : { returned: undefined };
+          if (!("returned" in encoded)) return { report: { kind: "raised", error: stepError(encoded, tests) }, stopped: "stopped" in encoded };
+          let text = "[\"c\"]";
+          const slice = encoded.returned;
+          if (py.isProxy(slice)) {
+            const start = (slice as unknown as { start: unknown }).start;
+            if (typeof start === "string" && start.length <= MAX_TEST_VALUE_CHARS && valueChars + start.length <= MAX_TEST_VALUES_TOTAL_CHARS) text = start;
+            else release(start);
+            release(slice);
+          }
+          valueChars += text.length;
+          values.push(text);
         }
-        if (!("returned" in encoded)) return { report: { kind: "raised", error: stepError(encoded, tests) }, stopped: "stopped" in encoded };
-        let text = "[\"c\"]";
-        const slice = encoded.returned;
-        if (py.isProxy(slice)) {
-          const start = (slice as unknown as { start: unknown }).start;
-          if (typeof start === "string" && start.length <= MAX_TEST_VALUE_CHARS && valueChars + start.length <= MAX_TEST_VALUES_TOTAL_CHARS) text = start;
-          else release(start);
-          release(slice);
+        // Objects of the program's class on both sides have no data to compare by (their `__eq__`
+        // is their own): the comparison is evaluated by the program's interpreter, on the values
+        // already made. With plain data on one side the host decides (a lying `__eq__` gains nothing).
+        const shape = step.shape!;
+        if (shape.kind !== "compare" || !values.every((text) => text.includes(OPAQUE_TAG))) return { report: { kind: "values", values }, stopped: false };
+        const compared = await compareInTask(shape.op, boxes[0], boxes[1]);
+        if (!("returned" in compared)) return { report: { kind: "raised", error: stepError(compared, tests) }, stopped: "stopped" in compared };
+        const box = compared.returned;
+        const verdict = py.isProxy(box) ? (box as unknown as { start: unknown }).start : undefined;
+        release(box);
+        if (typeof verdict !== "boolean") {
+          release(verdict);
+          return { report: { kind: "values", values }, stopped: false };
         }
-        valueChars += text.length;
-        values.push(text);
+        return { report: { kind: "values", values, byProgram: verdict }, stopped: false };
+      } finally {
+        for (const box of boxes) release(box);
       }
-      return { report: { kind: "values", values }, stopped: false };
     } finally {
       for (const code of compiled) release(code);
     }
@@ -551,6 +600,33 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
     return { outcome: { status: "success", resultJson: text } as PythonOutcome, fatal: false };
   }
 
+  /**
+   * After a run or call that succeeded: an exception of a task or future the program never
+   * awaited, or a task it left pending, ends it `runtime_error` (prelude-async-errors.ts finds
+   * them, in a task of its own: describing an exception runs the guest's `__str__`). A check the
+   * program broke says nothing; a limit that stopped it stops the run.
+   */
+  async function unobserved(done: DriverDone): Promise<DriverDone> {
+    if (done.outcome.status !== "success" || done.fatal || stopAsked) return done;
+    const ran = await inTask("_cs_eval", [py.unobservedStep, undefined, undefined, false, py.dict, py.slice, 0], py.describeStep);
+    if ("stopped" in ran) return raised(ran, true);
+    if (!("returned" in ran)) {
+      if ("raised" in ran) release(ran.raised);
+      return done;
+    }
+    const slice = ran.returned;
+    let text: unknown;
+    if (py.isProxy(slice)) {
+      text = (slice as unknown as { start: unknown }).start;
+      release(slice);
+    }
+    const described = parseObject(text);
+    release(text); // a proxy: not what _cs_unobserved returns (the program rewrote it)
+    const error = described?.error as Record<string, unknown> | undefined;
+    if (!described || !RAISED_STATUSES.has(described.status as string) || typeof error?.name !== "string" || typeof error.message !== "string") return done;
+    return { outcome: { status: described.status as PythonOutcome["status"], error: error as never }, fatal: false };
+  }
+
   /** A prepare step's refusal (syntax error, forbidden import, failed setup): nothing of the run ran. */
   function notRun(prepared: Record<string, unknown> | undefined): DriverDone {
     if (!prepared || typeof prepared.status !== "string" || !NOT_RUN_STATUSES.has(prepared.status)) {
@@ -572,10 +648,10 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
         const ranBody = await evalInTask(body);
         if (!("returned" in ranBody)) return raised(ranBody, true);
         release(ranBody.returned);
-        if (last === undefined) return succeeded(undefined, maxResultBytes);
+        if (last === undefined) return await unobserved(succeeded(undefined, maxResultBytes));
         const ranLast = await evalInTask(last, maxResultBytes);
         if (!("returned" in ranLast)) return raised(ranLast, true);
-        return succeeded(ranLast.returned, maxResultBytes);
+        return await unobserved(succeeded(ranLast.returned, maxResultBytes));
       } finally {
         release(body);
         release(last);
@@ -591,7 +667,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
       try {
         const ran = await inTask("_cs_call", [call, py.hasattr, py.type, py.flushStep, py.resultTextStep, maxResultBytes], py.describeStep);
         if (!("returned" in ran)) return raised(ran, false);
-        return succeeded(ran.returned, maxResultBytes);
+        return await unobserved(succeeded(ran.returned, maxResultBytes));
       } finally {
         release(call);
       }

@@ -21,6 +21,7 @@ import nodeCrypto from "node:crypto";
 import { createHostBridge, replyText } from "./host-bridge.js";
 import { installPackages, loadNativePackages, setUpCharts } from "./packages.js";
 import { FORBIDDEN_MODULES, PYTHON_PRELUDE } from "./prelude.js";
+import { PYTHON_ASYNC_ERRORS_PRELUDE } from "./prelude-async-errors.js";
 import { PYTHON_RUN_PRELUDE } from "./prelude-run.js";
 import { untrackInternedStrings } from "./interned-strings.js";
 import { closePyodideApi } from "./pyodide-api.js";
@@ -453,7 +454,7 @@ let runtimeNamespace: { get(name: string): unknown; set(name: string, value: unk
 let clearTracing: (() => void) | undefined;
 
 /** The prelude functions the worker calls. */
-const ENTRY_POINTS = ["_cs_prepare_run", "_cs_prepare_call", "_cs_describe_exception", "_cs_format_exception", "_cs_result_text", "_cs_host_reply", "_cs_flush_step", "_cs_check", "_cs_functions"];
+const ENTRY_POINTS = ["_cs_prepare_run", "_cs_prepare_call", "_cs_describe_exception", "_cs_format_exception", "_cs_result_text", "_cs_host_reply", "_cs_flush_step", "_cs_check", "_cs_functions", "_cs_unobserved"];
 
 /** Prelude functions, looked up once (at init): each lookup would otherwise leave a proxy behind. */
 const entryPoints = new Map<string, (...args: unknown[]) => unknown>();
@@ -769,7 +770,7 @@ async function handle(request: WorkerRequest): Promise<void> {
       type Dict = { get(name: string): unknown; set(name: string, value: unknown): void };
       const runtime = py.runPython("import types as _t\n_t.ModuleType('_cs_runtime').__dict__") as Dict;
       py.runPython(
-        `_CS_FORBIDDEN_JSON = ${JSONStringify(JSONStringify(FORBIDDEN_MODULES))}\n_CS_PACKAGES_JSON = ${JSONStringify(JSONStringify(request.packages.topLevel))}\n_CS_LOCK_IMPORTS_JSON = ${JSONStringify(JSONStringify(request.packages.lockImports))}\n${PYTHON_PRELUDE}\n${PYTHON_RUN_PRELUDE}`,
+        `_CS_FORBIDDEN_JSON = ${JSONStringify(JSONStringify(FORBIDDEN_MODULES))}\n_CS_PACKAGES_JSON = ${JSONStringify(JSONStringify(request.packages.topLevel))}\n_CS_LOCK_IMPORTS_JSON = ${JSONStringify(JSONStringify(request.packages.lockImports))}\n${PYTHON_PRELUDE}\n${PYTHON_RUN_PRELUDE}\n${PYTHON_ASYNC_ERRORS_PRELUDE}`,
         { globals: runtime as never },
       );
       runtime.set("_cs_hooks", bridge.hooks);
@@ -843,6 +844,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         resultTextStep: entryPoint("_cs_result_text") as unknown as PyObject,
         describeStep: entryPoint("_cs_describe_exception") as unknown as PyObject,
         formatStep: entryPoint("_cs_format_exception") as unknown as PyObject,
+        unobservedStep: entryPoint("_cs_unobserved") as unknown as PyObject,
         anything: cLevel("BaseException") as unknown as PyObject,
         issubclass: builtin("issubclass"),
         systemExit: cLevel("SystemExit") as unknown as PyObject,

@@ -3,8 +3,10 @@
  * (splitPythonTests: the count and shape of the tests are the caller's, never the program's),
  * each encoded value the worker sent is checked and decoded, and comparisons are made here with
  * Python's semantics (`1 == 1.0 == True`, a list is not a tuple, dicts and sets without order,
- * `nan` equal to nothing). A value past the encoding's bounds, or an opaque object (an instance
- * of a class of the program), is never equal to anything: its `__eq__` is not consulted.
+ * `nan` equal to nothing). A value past the encoding's bounds is never equal to anything, nor is
+ * an opaque object (an instance of a class of the program) compared with plain data; a
+ * comparison with such objects on both sides is decided by the program's own comparison,
+ * evaluated by the worker on the same values, and marked so.
  *
  * Runs on the host.
  */
@@ -483,8 +485,23 @@ export function pyRepr(v: PyValue, maxChars = MAX_SHOWN_CHARS): string {
 
 const cap = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 3)}...` : s);
 
-/** The verdict of one shaped test from its decoded parts. */
-function judgeShaped(step: PythonTestStep, values: PyValue[], out: TestCase): void {
+/** Whether a value holds an object of the program's own class (no data to compare it by). */
+function holdsObject(v: PyValue): boolean {
+  if (v.t === "object") return true;
+  if (v.t === "list" || v.t === "tuple" || v.t === "set" || v.t === "frozenset") return v.items.some(holdsObject);
+  if (v.t === "dict") return v.entries.some(([k, x]) => holdsObject(k) || holdsObject(x));
+  return false;
+}
+
+/**
+ * The verdict of one shaped test from its decoded parts. A comparison whose two sides both hold
+ * objects of the program's own class (`f() == Point(1, 2)`) is the program's: their `__eq__` is
+ * the only meaning `==` has for them, so the interpreter's answer on the same values
+ * (`byProgram`) decides, marked `decidedBy: "program"` (a program can forge it; the others it
+ * cannot). With plain data on one side (`f() == 7`) it is decided here, where an object equals
+ * nothing.
+ */
+function judgeShaped(step: PythonTestStep, values: PyValue[], out: TestCase, byProgram?: boolean): void {
   const shape = step.shape!;
   const [a, b] = values as [PyValue, PyValue | undefined];
   let ok: boolean | undefined;
@@ -493,7 +510,11 @@ function judgeShaped(step: PythonTestStep, values: PyValue[], out: TestCase): vo
     out.operator = shape.op;
     out.actual = pyRepr(a);
     out.expected = pyRepr(b!);
-    ok = compare(shape.op, a, b!);
+    if (holdsObject(a) && holdsObject(b!) && !values.some(isCut)) {
+      ok = byProgram;
+      out.decidedBy = "program";
+      if (ok !== undefined) out.note = "an object of the program's own class: its own comparison decided this test (the program can forge such a verdict)";
+    } else ok = compare(shape.op, a, b!);
   } else if (shape.kind === "truthy") {
     out.expression = cap(shape.operand, MAX_SOURCE_CHARS);
     out.operator = "truthy";
@@ -562,7 +583,7 @@ export function judgePythonTests(
       if (!step.shape || decoded.length !== expected || decoded.some((d) => typeof d === "string")) {
         c.status = "error";
         c.error = { name: "SandboxViolation", message: "the interpreter sent values that do not match this test; it counts as failed", line: step.line };
-      } else judgeShaped(step, decoded as PyValue[], c);
+      } else judgeShaped(step, decoded as PyValue[], c, report.byProgram);
     } else if (step.shape) {
       // A shaped test must send its values: "it ran" is not a verdict for it.
       c.status = "error";

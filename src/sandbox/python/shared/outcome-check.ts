@@ -102,7 +102,8 @@ export function checkTestsOutcome(value: unknown): PythonTestsOutcome | string {
           total += v.length;
         }
         if (total > MAX_TEST_VALUES_TOTAL_CHARS + 64) return "test values past their total bound";
-        checked.push({ kind: "values", values: [...(values as string[])] });
+        if (step.byProgram !== undefined && typeof step.byProgram !== "boolean") return "a tests step's program verdict that is not a boolean";
+        checked.push({ kind: "values", values: [...(values as string[])], ...(typeof step.byProgram === "boolean" ? { byProgram: step.byProgram } : {}) });
       } else return "a tests step of no known kind";
     }
     out.steps = checked;

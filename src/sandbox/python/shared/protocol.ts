@@ -61,7 +61,13 @@ export type HostReply = { ok: true; valueJson?: string } | { ok: false; name: st
  * `splitPythonTests`): it ran to its end, it raised, or (for a test of a decomposable shape) the
  * encoded values of its parts (value-encoder.ts), which the host compares.
  */
-export type PythonStepReport = { kind: "ran" } | { kind: "raised"; error: ExecutionError } | { kind: "values"; values: string[] };
+/**
+ * One statement of the tests: it ran, it raised, or (a shaped test) the encoded values of its
+ * parts; `byProgram` is the comparison as the program's interpreter evaluated it on those values
+ * (its own `__eq__`), sent when a value is an object of the program's class (the host uses it
+ * only then, and marks the verdict as the program's).
+ */
+export type PythonStepReport = { kind: "ran" } | { kind: "raised"; error: ExecutionError } | { kind: "values"; values: string[]; byProgram?: boolean };
 
 /** What the tests of a run did, as the Python side reports it (the runner adds their output). */
 export interface PythonTestsOutcome {
