@@ -125,6 +125,31 @@ async function perAgentCall(sandbox: Sandbox, version?: "v1", fileContents: "che
   return (savedBytes(saver) - before) / codes.length;
 }
 
+/**
+ * A whole `createAgent` thread: one 100 KB file and six cells (the first reads or writes the
+ * file, five print a line), one invoke, MemorySaver: the bytes it stores. `how`: the file given
+ * by the middleware's `files` option, as the graph's input, or written by the first cell;
+ * `store`: the agent has an InMemoryStore (the default `fileContents` then keeps contents there).
+ */
+export async function agentThreadBytes(sandbox: Sandbox, how: "option" | "input" | "written", store: boolean): Promise<number> {
+  const { createAgent } = await import("langchain");
+  const { fakeModel } = await import("@langchain/core/testing");
+  const { codeModeMiddleware } = await import("../src/tools/code-mode-middleware.js");
+  const big = "y".repeat(100 * KiB);
+  const saver = new MemorySaver();
+  const codes = [how === "written" ? "files.write('/big.txt', 'y'.repeat(100 * 1024)); 1" : "files.read('/big.txt').length", ...Array.from({ length: 5 }, (_, i) => `console.log('cell ${i}')`)];
+  let model = fakeModel();
+  codes.forEach((code, i) => (model = model.respond(call(`t-${how}-${i}`, code))));
+  const agent = createAgent({
+    model: model.respond(new AIMessage({ id: `t-${how}-end`, content: "done" })),
+    middleware: [codeModeMiddleware({ sandbox, languages: ["javascript"], ...(how === "option" ? { files: { "/big.txt": big } } : {}) })],
+    checkpointer: saver,
+    ...(store ? { store: new InMemoryStore() } : {}),
+  });
+  await agent.invoke({ messages: [{ role: "user", content: "go" }], ...(how === "input" ? { files: { "/big.txt": big } } : {}) } as never, { configurable: { thread_id: `bench-thread-${how}` } });
+  return savedBytes(saver);
+}
+
 /** A full-value files channel (what deepagents' own ReducedValue does): the baseline. */
 const fullValueFiles = new ReducedValue(z.record(z.string(), z.any()).default(() => ({})) as unknown as z.ZodType<ThreadFiles>, {
   inputSchema: z.record(z.string(), z.any()).optional() as unknown as z.ZodType<ThreadFilesUpdate | undefined>,
@@ -151,6 +176,20 @@ export async function checkpointRows(sandbox: Sandbox): Promise<BenchRow[]> {
   const agentV1Store = await perAgentCall(sandbox, "v1", "store");
   const goal = 4 * KiB;
   const kib = (n: number) => `${(n / KiB).toFixed(1)} KiB`;
+  const kb = (n: number) => `${Math.round(n / 1000)} KB`;
+  const threadRows: BenchRow[] = [];
+  for (const how of ["option", "written", "input"] as const) {
+    const [withStore, without] = [await agentThreadBytes(sandbox, how, true), await agentThreadBytes(sandbox, how, false)];
+    threadRows.push({
+      section: "code-mode",
+      metric: `createAgent thread, one 100 KB file ${how === "option" ? "(middleware's files option)" : how === "input" ? "(graph input)" : "(written by the first cell)"} and six cells, whole thread's checkpoint bytes (MemorySaver), a store in the agent (fileContents unset)`,
+      ours: kb(withStore),
+      baseline: kb(without),
+      baselineName: "the same agent without a store (contents in the checkpoint)",
+      goal: how === "input" ? "<= 300 KB (the graph input itself is stored twice by LangGraph: 205 KB of it)" : "<= 300 KB",
+      met: withStore <= 300_000,
+    });
+  }
   const storeRows: BenchRow[] = [
     {
       section: "code-mode",
@@ -251,6 +290,7 @@ export async function checkpointRows(sandbox: Sandbox): Promise<BenchRow[]> {
       met: agentV1 <= goal,
     },
     ...storeRows,
+    ...threadRows,
   ];
 }
 

@@ -30,6 +30,7 @@ import type { CodeCell, CodeModeState } from "../code-mode/state.js";
 import { isContentRef, moveContentsOut, putContentsBack, type FileContents } from "../code-mode/file-contents.js";
 import { fileContentsNamespace, isGraphStore, storedFileOf, type GraphStore, type StoredFileRef } from "../code-mode/content-store.js";
 import { ContentCache } from "../code-mode/content-cache.js";
+import { contentsGoToStore } from "../code-mode/content-by-digest.js";
 import { StepOrder, type StepContribution } from "../code-mode/step-order.js";
 import type { CodeModeTool } from "../code-mode/tool-types.js";
 import { parseToolSpecs, type ToolSpecs } from "../code-mode/tool-resolution.js";
@@ -87,12 +88,13 @@ export interface CodeInterpreterToolOptions {
    */
   backend?: FilesBackendOption;
   /**
-   * Where a thread's file contents are kept (`persistence: "thread"`). `"checkpoint"` (default):
-   * in the checkpoint's channels (`files` as deepagents' file data, and `codeFileContents`).
-   * `"store"`: in the graph's LangGraph store (`compile({ checkpointer, store })`,
-   * `createAgent({ store })`), once per content under its SHA-256; the checkpoint holds
-   * references (`StoredFileRef`), so its bytes per call follow what the call wrote, not the
-   * thread's files. deepagents' own file tools on its state backend cannot read references: with
+   * Where a thread's file contents are kept (`persistence: "thread"`). `"checkpoint"`: in the
+   * checkpoint's channels (`files` as deepagents' file data, and `codeFileContents`). `"store"`:
+   * in the graph's LangGraph store (`compile({ checkpointer, store })`, `createAgent({ store })`),
+   * once per content under its SHA-256; the checkpoint holds references (`StoredFileRef`), so its
+   * bytes per call follow what the call wrote, not the thread's files. Default: `"store"` when
+   * the graph has a store, else `"checkpoint"` (the middleware keeps `"checkpoint"` for an agent
+   * with deepagents' file tools and no `backend`). deepagents' own file tools on its state backend cannot read references: with
    * deepagents, give code mode the agent's `backend` (docs/code-mode.md, "File contents in the store").
    */
   fileContents?: "checkpoint" | "store";
@@ -255,6 +257,8 @@ export interface CodeToolWiring {
   specs: ToolSpecs;
   /** The tools of the call `runtime` belongs to (by name, every name of `specs`). */
   resolveTools?: (runtime: Partial<ToolRuntime> | undefined) => Map<string, CodeModeTool>;
+  /** Whether the call may keep contents in the graph's store when `fileContents` is unset (default: yes). */
+  storeAllowed?: (runtime: Partial<ToolRuntime> | undefined, state: CodeModeState) => boolean;
   /** The LangChain profile of the model that wrote the call `runtime` belongs to, when known (chooses the default `images`). */
   modelProfile?: (runtime: Partial<ToolRuntime> | undefined) => { imageToolMessage?: boolean } | undefined;
 }
@@ -350,7 +354,8 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
           'a graph with a LangGraph store: compile({ checkpointer, store }), createAgent({ store }) or createDeepAgent({ store }); or fileContents: "checkpoint" to keep contents in the checkpoint',
         );
       }
-      const stored = thread ? await storedContents(state!, String(config?.configurable?.thread_id), options.backend === undefined, graphStore, contentsInStore, contentCache, caps) : undefined;
+      const inStore = thread && contentsGoToStore(options.fileContents, graphStore, wiring.storeAllowed?.(runtime, state!) ?? true);
+      const stored = thread ? await storedContents(state!, String(config?.configurable?.thread_id), options.backend === undefined, graphStore, inStore, contentCache, caps) : undefined;
       const logged = putContentsBack((thread ? state!.codeCells : []) ?? [], stored?.known);
       const cells = [...logged.cells, ...before.flatMap((b) => (b.cell ? [b.cell] : []))] as CodeCell[];
       const source: FileSource = options.backend
@@ -382,7 +387,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
       });
       outcome.notes.push(...read.notes);
       if (logged.missing > 0) outcome.notes.push(`restore: ${logged.missing} file(s) the log refers to are not in the thread's codeFileContents${graphStore ? " or the graph's store" : ""} (given to their cells as deleted)`);
-      if (!thread) return { outcome, kept: undefined, stored };
+      if (!thread) return { outcome, kept: undefined, stored, inStore };
       if (outcome.rolledBack !== undefined || !outcome.cell) {
         // Nothing of this call is kept, but the tool's files still belong to the thread now.
         for (const [path, bytes] of seeded) outcome.files.written.set(path, bytes);
@@ -394,7 +399,7 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
       outcome.notes.push(...kept.notes);
       if (outcome.cell) contribution.cell = outcome.cell;
       contribution.files = kept.update ?? changeAsUpdate(outcome);
-      return { outcome, kept, stored };
+      return { outcome, kept, stored, inStore };
     } finally {
       step?.finish(contribution);
     }
@@ -431,16 +436,16 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
     persistence === "thread"
       ? tool(
           async (input: ExecuteCodeInput, runtime?: ToolRuntime): Promise<Command> => {
-            const { outcome, kept, stored } = await run(input, runtime);
+            const { outcome, kept, stored, inStore } = await run(input, runtime);
             const { content, images } = messageOf(input, outcome, runtime);
             const update: Record<string, unknown> = {};
             if (kept?.update !== undefined && Object.keys(kept.update).length > 0) update.files = kept.update;
             // The log's contents move out of its cells where they have a place to go: the graph's
             // store (fileContents: "store") or `codeFileContents`; otherwise they stay inline.
-            const moved = outcome.cell && (contentsInStore || stored?.channel) ? moveContentsOut(outcome.cell, stored?.known ?? {}) : undefined;
+            const moved = outcome.cell && (inStore || stored?.channel) ? moveContentsOut(outcome.cell, stored?.known ?? {}) : undefined;
             if (outcome.cell) update.codeCells = [moved?.cell ?? outcome.cell];
             let added = moved?.added ?? {};
-            if (stored?.graphStore && contentsInStore) {
+            if (stored?.graphStore && inStore) {
               // The contents go to the graph's store before the checkpoint can name them.
               const toPut = new Map(Object.entries(added));
               added = {};
@@ -452,8 +457,8 @@ export function buildCodeInterpreterTool(options: Omit<CodeInterpreterToolOption
             // Written with every file write too (empty when nothing is new), so the channel's copies
             // keep pace with those of `files` and a read's walk back to its last copy is no longer
             // (file-contents.ts); with a backend there is no `files` channel, and it keeps pace with
-            // the log instead. In store mode it stays empty: it is written for the walk only.
-            const touch = update.files !== undefined || (options.backend !== undefined && outcome.cell !== undefined);
+            // the log instead. In store mode it stays empty and is not written (an empty channel has no walk).
+            const touch = (update.files !== undefined || (options.backend !== undefined && outcome.cell !== undefined)) && !(inStore && stored?.channelEmpty);
             if (stored?.channel && (touch || Object.keys(added).length > 0)) update.codeFileContents = added;
             update.messages = [
               new ToolMessage({
@@ -510,6 +515,8 @@ interface StoredContents {
   stateFiles: ThreadFiles | undefined;
   /** Whether the graph has the `codeFileContents` channel. */
   channel: boolean;
+  /** Whether that channel holds no content (a thread that never kept contents in it). */
+  channelEmpty: boolean;
   notes: string[];
   graphStore: GraphStore | undefined;
   namespace: string[];
@@ -565,7 +572,7 @@ async function storedContents(
       else resolved[path] = { ...rest, content };
     }
   }
-  return { known, files: resolved, stateFiles: files, notes, graphStore, namespace, channel: channel !== undefined };
+  return { known, files: resolved, stateFiles: files, notes, graphStore, namespace, channel: channel !== undefined, channelEmpty: channel === undefined || Object.keys(channel).length === 0 };
 }
 
 /**

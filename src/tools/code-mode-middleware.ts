@@ -13,7 +13,7 @@ import { InvalidOptionError } from "../errors.js";
 import { createMiddleware } from "langchain";
 import { AIMessage, SystemMessage } from "@langchain/core/messages";
 import type { ToolRuntime } from "@langchain/core/tools";
-import { StateSchema } from "@langchain/langgraph";
+import { Command, StateSchema } from "@langchain/langgraph";
 import { codeModePromptSection, codeModeToolSignatures, middlewareToolDescription } from "../code-mode/describe.js";
 import { graphScope } from "../code-mode/graph-task.js";
 import {
@@ -29,6 +29,8 @@ import { buildCodeInterpreterTool, CODE_INTERPRETER_OPTION_RULES, prestartCodeTh
 import { checkOptions, rule, type OptionRules } from "../options/index.js";
 import { resolveLanguages } from "./schemas.js";
 import { codeModeStateFields } from "../code-mode/state.js";
+import { contentsGoToStore, holdsStoredFiles, moveFilesToStore } from "../code-mode/content-by-digest.js";
+import { isGraphStore } from "../code-mode/content-store.js";
 import { backendNotGivenError, filesLiveInState, hasDeepagentsFileTools, type ProbeRuntime } from "./deepagents-backend.js";
 
 /** Options of `codeModeMiddleware`: those of `createCodeInterpreterTool`, with `"thread"` persistence by default. */
@@ -139,6 +141,9 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
   const { tools: _tools, ...rest } = options;
   // The profile of the model that wrote each code call (its `imageToolMessage` chooses how images return).
   const profiles = new Recent<{ imageToolMessage?: boolean }>(1024);
+  // Whether each code call's agent may keep contents in the store (fileContents unset):
+  // not when deepagents' file tools read the `files` channel, which cannot read references.
+  const storeAllowedByCall = new Recent<boolean>(1024);
   const codeTool = buildCodeInterpreterTool(
     { ...rest, persistence, description: middlewareToolDescription(languages, hostFunctionNames, persistence, specs.names.length > 0) },
     {
@@ -147,6 +152,11 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
       modelProfile: (runtime) => {
         const id = runtime?.toolCallId ?? runtime?.toolCall?.id;
         return typeof id === "string" ? profiles.get(id) : undefined;
+      },
+      // A call whose model call ran in another process: the thread's own choice, seen in its files.
+      storeAllowed: (runtime, state) => {
+        const id = runtime?.toolCallId ?? runtime?.toolCall?.id;
+        return (typeof id === "string" ? storeAllowedByCall.get(id) : undefined) ?? (options.backend !== undefined || holdsStoredFiles(state.files));
       },
     },
   );
@@ -206,8 +216,22 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
       const response = await handler({ ...request, systemMessage });
       agentTools.remember(response, resolved.tools);
       const profile = modelProfileOf(request.model);
-      if (profile && AIMessage.isInstance(response)) for (const call of response.tool_calls ?? []) if (call.name === toolName && typeof call.id === "string") profiles.set(call.id, profile);
-      return response;
+      if (!AIMessage.isInstance(response)) return response;
+      const codeCalls = (response.tool_calls ?? []).filter((call) => call.name === toolName && typeof call.id === "string");
+      const storeAllowed = options.backend !== undefined || !hasDeepagentsFileTools(request.tools ?? []);
+      for (const call of codeCalls) {
+        if (profile) profiles.set(call.id!, profile);
+        storeAllowedByCall.set(call.id!, storeAllowed);
+      }
+      // Contents another node left inline in `files` (the graph's input) go to the store in this
+      // step, so the code calls' `Send`s carry their references (content-by-digest.ts).
+      const store = request.runtime?.store;
+      const threadId = request.runtime?.configurable?.thread_id;
+      if (codeCalls.length === 0 || persistence !== "thread" || options.backend !== undefined || threadId === undefined) return response;
+      if (!isGraphStore(store) || !contentsGoToStore(options.fileContents, store, storeAllowed)) return response;
+      const moved = await moveFilesToStore((request.state as { files?: unknown } | undefined)?.files, store, String(threadId));
+      // The agent keeps the message: a Command from this hook is applied with it, in the same step.
+      return moved ? new Command({ update: { files: moved } }) : response;
     },
   });
 }

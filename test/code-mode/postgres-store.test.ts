@@ -122,17 +122,21 @@ const SEQUENCES = {
 
 // The two languages at once: each test's processes wait mostly on their engines and the database.
 describe.concurrent("fileContents: store across processes on PostgreSQL", { timeout: 300_000 }, () => {
-  for (const language of ["javascript", "python"] as const) {
-    it(`${language}: B answers as A did and as of an earlier checkpoint; files hold references; a writing call adds far fewer checkpoint bytes than in checkpoint mode`, async () => {
+  // `fileContents` unset (JavaScript): the store by default, since the agent has one.
+  const runs = [["javascript", "store"], ["python", "store"], ["javascript", undefined]] as const;
+  for (const [language, fileContents] of runs) {
+    it(`${language}${fileContents ? "" : ", fileContents unset"}: B answers as A did and as of an earlier checkpoint; files hold references; a writing call adds far fewer checkpoint bytes than in checkpoint mode`, async () => {
       const s = SEQUENCES[language];
       const invokes = [{ cells: [s.set], files: INPUT }, { cells: [...s.cells] }, { cells: [...s.writes] }, { cells: [s.query] }];
       const options = { languages: [language] };
+      const storeOptions = { ...options, ...(fileContents ? { fileContents } : {}) };
+      const thread = `${fileContents ?? "default"}-${language}`;
       // Checkpoint mode beside it, in parallel (another thread of the database): the same input
       // and writes (the other cells change the files by a few bytes; left out, as they cost ~6 MB
       // of checkpoints each there).
       const [a, inline] = await Promise.all([
-        agentProcess(`store-${language}`, { store: true, options: { ...options, fileContents: "store" }, invokes }),
-        agentProcess(`inline-${language}`, { options, invokes: [invokes[0]!, invokes[2]!] }),
+        agentProcess(`store-${thread}`, { store: true, options: storeOptions, invokes }),
+        agentProcess(`inline-${thread}`, { options, invokes: [invokes[0]!, invokes[2]!] }),
       ]);
       expect(a.invokes[1]!.results.map((r) => r.status), a.invokes[1]!.results.map((r) => r.content).join("\n---\n")).toEqual(["runtime_error", "success", "success", "success"]);
       expect(a.invokes[2]!.results.map((r) => r.status)).toEqual(Array(WRITES).fill("success"));
@@ -170,9 +174,9 @@ describe.concurrent("fileContents: store across processes on PostgreSQL", { time
       expect(a.invokes[2]!.checkpointBytes).toBeLessThan(inline.invokes[1]!.checkpointBytes / 3);
 
       // A fresh process: the same answer, then the state of the checkpoint after the first call.
-      const b = await agentProcess(`store-${language}`, {
+      const b = await agentProcess(`store-${thread}`, {
         store: true,
-        options: { ...options, fileContents: "store" },
+        options: storeOptions,
         invokes: [{ cells: [s.query] }, { cells: [s.back], checkpointId: a.invokes[0]!.checkpointId }],
       });
       expect(b.pid).not.toBe(a.pid);
