@@ -17,7 +17,7 @@ export const REPAIR_FLAG_OPTIONS = {
 /** The flags' lines of a command's help. */
 export const REPAIR_FLAGS_HELP = `  --repair-temperatures T  temperature per attempt, comma-separated: first, repair 1, ...
                            (the last one repeats; default 0,0.8)
-  --repair-samples N       candidates per repair round, chosen by the tests (1 to 8, default 1)
+  --repair-samples N       candidates per repair round, chosen by the tests (1 to 8, default 3)
   --repair-prompt P        auto (fresh after a failed test, repair after an error in the
                            program; the default) | fresh (the task again) | repair (the
                            failure and earlier attempts) | alternate

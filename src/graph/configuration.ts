@@ -44,8 +44,9 @@ export interface CodeGenGraphOptions {
   /**
    * How failed attempts are repaired: temperatures, candidates per round chosen by the tests,
    * the prompt (the task again, or the failure with the earlier attempts), an explanation
-   * first. See {@link RepairStrategy}; default `{ temperatures: [0, 0.8], samples: 1,
-   * prompt: "auto", explainFirst: false }` (measured in docs/eval.md).
+   * first. See {@link RepairStrategy}; default `{ temperatures: [0, 0.8], samples: 3,
+   * prompt: "auto", explainFirst: false }` (measured in docs/eval.md), with `samples: 1` when
+   * `approveBeforeExecute` is true.
    */
   repair?: RepairStrategy;
   /** Language when the input names none. Default `"javascript"` (fast start; Python takes seconds to boot). */
@@ -235,7 +236,7 @@ export function resolveGraphSettings(given: CodeGenGraphOptions = {}, owner = "c
   // resolve it once instead of reading the environment on each model call.
   const instance = options.model !== undefined && typeof options.model !== "string" ? options.model : undefined;
   let fixedModel: Promise<ResolvedModel> | undefined;
-  const repair = resolveRepairStrategy(options.repair);
+  const repair = resolveRepairStrategy(options.repair, { approveBeforeExecute: options.approveBeforeExecute });
   if (repair.samples > 1 && options.approveBeforeExecute === true) {
     // Choosing among candidates runs each one: that would run code before a person approved it.
     throw new InvalidOptionError("repair.samples", repair.samples, "1 when approveBeforeExecute is true (candidates are chosen by running them, before any approval)");

@@ -37,7 +37,8 @@ export interface RepairStrategy {
    * Candidates a repair round may draw (1 to 8). With more than 1, each new candidate runs
    * with the shown tests and the round keeps the one that passes the most of them (ties: the
    * first); drawing stops at the first candidate that passes them all. Each candidate is one
-   * model call, counted in the attempt's tokens. Default 1.
+   * model call, counted in the attempt's tokens. Default 3 (1 with `approveBeforeExecute`,
+   * where a person approves each program: choosing among candidates would run them first).
    */
   samples?: number;
   /** What a repair round asks (see {@link RepairPromptKind}). Default `"auto"`. */
@@ -57,14 +58,16 @@ export type ResolvedRepairStrategy = Required<RepairStrategy>;
 export const MAX_REPAIR_SAMPLES = 8;
 
 /**
- * The default strategy: greedy first, repairs sampled at 0.8; a failed test is answered with a
- * fresh sample of the task (with a 1.5B model, repair prompts that showed the failing values
- * fixed none of six held-out tasks while fresh samples fixed three), an error in the program
- * with the repair prompt that points at its line (docs/eval.md).
+ * The default strategy: greedy first, repairs sampled at 0.8, up to three candidates per
+ * repair round chosen by the shown tests (drawing stops at the first that passes them all);
+ * a failed test is answered with a fresh sample of the task (with a 1.5B model, repair prompts
+ * that showed the failing values fixed none of six held-out tasks while fresh samples fixed
+ * three), an error in the program with the repair prompt that points at its line
+ * (docs/eval.md). With `approveBeforeExecute` the default is one candidate per round.
  */
 export const DEFAULT_REPAIR_STRATEGY: Readonly<ResolvedRepairStrategy> = Object.freeze({
   temperatures: Object.freeze([0, 0.8]) as unknown as number[],
-  samples: 1,
+  samples: 3,
   prompt: "auto",
   explainFirst: false,
 });
@@ -76,20 +79,30 @@ const REPAIR_RULES = {
   explainFirst: booleanRule,
 } satisfies OptionRules<RepairStrategy>;
 
+/** What the defaults depend on. */
+export interface RepairDefaultsContext {
+  /**
+   * A person approves each program before it runs: one candidate per round by default, since
+   * choosing among several runs them before anyone approved them (and asks nobody three times).
+   */
+  approveBeforeExecute?: boolean;
+}
+
 /**
  * Checks a strategy and fills its defaults.
  *
  * @throws InvalidOptionError naming `repair.FIELD`.
  * @example
  * ```ts
- * resolveRepairStrategy({ samples: 3 }); // { temperatures: [0, 0.8], samples: 3, prompt: "auto", explainFirst: false }
+ * resolveRepairStrategy({ prompt: "repair" }); // { temperatures: [0, 0.8], samples: 3, prompt: "repair", explainFirst: false }
+ * resolveRepairStrategy({}, { approveBeforeExecute: true }).samples; // 1
  * ```
  */
-export function resolveRepairStrategy(given: RepairStrategy | undefined): ResolvedRepairStrategy {
+export function resolveRepairStrategy(given: RepairStrategy | undefined, context: RepairDefaultsContext = {}): ResolvedRepairStrategy {
   const options = checkOptions<RepairStrategy>(given, REPAIR_RULES, "the repair strategy", "repair.");
   return {
     temperatures: [...(options.temperatures ?? DEFAULT_REPAIR_STRATEGY.temperatures)],
-    samples: options.samples ?? DEFAULT_REPAIR_STRATEGY.samples,
+    samples: options.samples ?? (context.approveBeforeExecute === true ? 1 : DEFAULT_REPAIR_STRATEGY.samples),
     prompt: options.prompt ?? DEFAULT_REPAIR_STRATEGY.prompt,
     explainFirst: options.explainFirst ?? DEFAULT_REPAIR_STRATEGY.explainFirst,
   };

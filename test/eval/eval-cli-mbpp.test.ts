@@ -64,7 +64,7 @@ describe("codegen-sandbox eval on MBPP", () => {
     expect(stderr).toMatch(/WARNING: .*not the known sanitized MBPP file/);
     expect(stderr).toContain("sampled 3 tasks with seed 5: mbpp/11, mbpp/42, mbpp/510");
     const report = JSON.parse(await readFile(out, "utf8")) as EvalReport;
-    expect(report).toMatchObject({ seed: 5, shownTests: 1, repair: { temperatures: [0, 0.8], samples: 1, prompt: "auto", explainFirst: false } });
+    expect(report).toMatchObject({ seed: 5, shownTests: 1, repair: { temperatures: [0, 0.8], samples: 3, prompt: "auto", explainFirst: false } });
     const byId = Object.fromEntries(report.results.map((r) => [r.id, r]));
     expect(byId["mbpp/11"], stderr).toMatchObject({ passedFirstAttempt: true, passedAtAttempt: 1, attempts: 1 });
     expect(byId["mbpp/42"]).toMatchObject({ passedFirstAttempt: false, passedAfterRepair: false, attempts: 1, attemptStatuses: ["success"] });

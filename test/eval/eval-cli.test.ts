@@ -87,6 +87,8 @@ describe("codegen-sandbox eval", () => {
       "--ids", "js-sum-digits,ts-clamp,js-fizzbuzz,py-count-vowels",
       "--model", "openai:scripted-model",
       "--max-retries", "1",
+      // One candidate per repair round: the scripted replies and the token totals are per round.
+      "--repair-samples", "1",
       "--concurrency", "2",
       "--min-pass", "75%",
       "--json", out,

@@ -293,7 +293,8 @@ describe("retry budget and LangGraph's recursion limit", () => {
   it("runs 20 repairs without any recursionLimit from the caller: fails 20 times, then succeeds", async () => {
     // Twenty different wrong programs (the same one again would be a repeat, never run).
     const model = scripted(...Array.from({ length: 20 }, (_, i) => `\`\`\`js\nthrow new Error('still broken ${i}')\n\`\`\``), good);
-    const state = await createCodeGenGraph({ model, maxRetries: 20 }).invoke({ task: "x" });
+    // One candidate per round: each scripted reply is one round.
+    const state = await createCodeGenGraph({ model, maxRetries: 20, repair: { samples: 1 } }).invoke({ task: "x" });
     expect(state.status).toBe("success");
     expect(state.attempts).toHaveLength(21);
     expect(state.attempts.slice(0, 20).every((a) => a.status === "runtime_error")).toBe(true);

@@ -17,7 +17,8 @@ describe("the graph with Python (Pyodide in Deno)", () => {
       fence("def sum_even_squares(n):\n    return sum(i * i for i in range(2, n + 1, 2))\n\nprint(sum_even_squares(20))"),
     );
     // A generous run limit: on a loaded machine a run that times out restarts the interpreter, which takes seconds.
-    const state = await createCodeGenGraph({ model, maxRetries: 2, timeoutMs: 60_000 }).invoke({
+    // One candidate per round: each scripted reply is one round.
+    const state = await createCodeGenGraph({ model, maxRetries: 2, timeoutMs: 60_000, repair: { samples: 1 } }).invoke({
       task: "Write sum_even_squares(n): the sum of the squares of the even numbers from 1 to n",
       language: "python",
       tests: "assert sum_even_squares(20) == 1540, sum_even_squares(20)\nassert sum_even_squares(1) == 0",

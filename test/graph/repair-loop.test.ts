@@ -13,6 +13,7 @@ import { runCode, checkCode } from "../../src/sandbox/run-code.js";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../src/testing/index.js";
 import { fence, promptRecorder, scriptedModel, scriptedOpenAIModel } from "../support/scripted-model.js";
 import { InvalidOptionError } from "../../src/errors.js";
+import { Command, MemorySaver } from "@langchain/langgraph";
 
 /** A real sandbox that counts the programs it runs. */
 function countingSandbox() {
@@ -47,7 +48,8 @@ describe("repeats", () => {
     // The second reply is the first with a comment and other spacing: the same program.
     const model = new RecordingModel({ responses: [fence("js", wrong), fence("js", "// try again\nfunction double( n ) {\n    return n+2; // add\n}"), fence("js", right)] });
     const { prompts, callbacks } = promptRecorder();
-    const state = await createCodeGenGraph({ model, sandbox, maxRetries: 2 }).invoke({ task: "Write double(n)", tests }, { callbacks });
+    // One candidate per round, so the repeat is a round of its own.
+    const state = await createCodeGenGraph({ model, sandbox, maxRetries: 2, repair: { samples: 1 } }).invoke({ task: "Write double(n)", tests }, { callbacks });
     expect(state.status).toBe("success");
     expect(state.attempts.map((a) => [a.number, a.status])).toEqual([
       [1, "test_failed"],
@@ -160,6 +162,36 @@ describe("samples", () => {
     expect(ran).toEqual([wrong, right]);
   });
 
+  it("by default draws up to 3 candidates per round and stops at the first that passes", async () => {
+    const { sandbox, ran } = countingSandbox();
+    const model = new RecordingModel({ responses: [fence("js", wrong), fence("js", other), fence("js", minus), fence("js", third), fence("js", right), fence("js", "never asked")] });
+    const state = await createCodeGenGraph({ model, sandbox, maxRetries: 2 }).invoke({ task: "Write double(n)", tests });
+    expect(state.status).toBe("success");
+    // Round 1: three candidates, none passes both tests; `third` passes one and is kept.
+    expect(state.attempts[1]).toMatchObject({ code: third, status: "test_failed", modelCalls: 3 });
+    // Round 2: the first candidate passes, so no second one is drawn.
+    expect(state.attempts[2]).toMatchObject({ code: right, status: "success" });
+    expect(state.attempts[2]).not.toHaveProperty("modelCalls");
+    expect(model.calls).toHaveLength(5);
+    expect(ran).toEqual([wrong, other, minus, third, right]);
+  });
+
+  it("with approval, draws one candidate per round by default (a person is not asked three times)", async () => {
+    const { sandbox, ran } = countingSandbox();
+    const model = new RecordingModel({ responses: [fence("js", wrong), fence("js", right), fence("js", other)] });
+    const graph = createCodeGenGraph({ model, sandbox, maxRetries: 2, approveBeforeExecute: true, checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "approve-one" } };
+    let state = await graph.invoke({ task: "Write double(n)", tests }, config);
+    let approvals = 0;
+    for (; approvals < 5 && state.status === undefined; approvals++) state = await graph.invoke(new Command({ resume: { action: "approve" } }), config);
+    expect(state.status).toBe("success");
+    expect(approvals).toBe(2);
+    expect(model.calls).toHaveLength(2);
+    expect(state.attempts[1]).not.toHaveProperty("modelCalls");
+    // Nothing ran before it was approved: one run per approval.
+    expect(ran).toEqual([wrong, right]);
+  });
+
   it("refuses samples above 1 with approval (candidates would run before anyone approved them)", () => {
     expect(() => createCodeGenGraph({ model: scriptedModel("x"), approveBeforeExecute: true, repair: { samples: 2 } })).toThrow(InvalidOptionError);
     expect(() => createCodeGenGraph({ model: scriptedModel("x"), repair: { samples: 9 } })).toThrow(/repair\.samples/);
@@ -186,7 +218,7 @@ describe("prompts of a repair round", () => {
     const second = "function double(n) {\n  return n - 2;\n}";
     const model = scriptedModel(fence("js", wrong), fence("js", second), fence("js", right));
     const { prompts, callbacks } = promptRecorder();
-    const state = await createCodeGenGraph({ model, maxRetries: 2, repair: { prompt: "repair" } }).invoke({ task: "Write double(n)", tests }, { callbacks });
+    const state = await createCodeGenGraph({ model, maxRetries: 2, repair: { prompt: "repair", samples: 1 } }).invoke({ task: "Write double(n)", tests }, { callbacks });
     expect(state.status).toBe("success");
     expect(prompts[1]).not.toMatch(/Earlier attempts/);
     expect(prompts[2]).toMatch(/Earlier attempts \(do not repeat them\):\nAttempt 1 \(test_failed: 1 of 2 tests passed.*\):\nfunction double\(n\) \{\n  return n \+ 2;\n\}/s);
@@ -206,7 +238,7 @@ describe("prompts of a repair round", () => {
   it("auto: asks the task afresh after a failed test, and with the repair prompt after an error in the program", async () => {
     const { prompts, callbacks } = promptRecorder();
     const model = scriptedModel(fence("js", wrong), fence("js", "function double(n) {\n  return m * 2;\n}"), fence("js", right));
-    const state = await createCodeGenGraph({ model, maxRetries: 2 }).invoke({ task: "Write double(n)", tests }, { callbacks });
+    const state = await createCodeGenGraph({ model, maxRetries: 2, repair: { samples: 1 } }).invoke({ task: "Write double(n)", tests }, { callbacks });
     expect(state.attempts.map((a) => a.status)).toEqual(["test_failed", "test_failed", "success"]);
     // After a failed test: the first prompt again.
     expect(prompts[1]).toBe(prompts[0]);

@@ -68,7 +68,10 @@ describe("attempt history", () => {
 describe("repair strategy", () => {
   it("fills defaults, picks each attempt's temperature and prompt", () => {
     const strategy = resolveRepairStrategy({ temperatures: [0, 0.7, 1] });
-    expect(strategy).toEqual({ temperatures: [0, 0.7, 1], samples: 1, prompt: "auto", explainFirst: false });
+    expect(strategy).toEqual({ temperatures: [0, 0.7, 1], samples: 3, prompt: "auto", explainFirst: false });
+    // Where a person approves each program, one candidate per round unless asked otherwise.
+    expect(resolveRepairStrategy({}, { approveBeforeExecute: true }).samples).toBe(1);
+    expect(resolveRepairStrategy({ samples: 2 }, { approveBeforeExecute: false }).samples).toBe(2);
     expect([1, 2, 3, 4, 9].map((n) => temperatureOf(strategy, n))).toEqual([0, 0.7, 1, 1, 1]);
     expect(usesRepairPrompt("auto", 1, "test_failed")).toBe(false);
     expect(usesRepairPrompt("auto", 1, "runtime_error")).toBe(true);

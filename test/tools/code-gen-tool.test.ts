@@ -157,7 +157,8 @@ describe("solve_with_code in agents", () => {
     let coder = fakeModel();
     for (let i = 0; i < 8; i++) coder = coder.respond(bad);
     coder = coder.respond(new AIMessage("```js\nconsole.log('fixed')\n```"));
-    const solve = createCodeGenTool({ model: coder, sandbox, maxRetries: 8 });
+    // One candidate per round: each scripted reply is one round.
+    const solve = createCodeGenTool({ model: coder, sandbox, maxRetries: 8, repair: { samples: 1 } });
     const agentModel = fakeModel()
       .respondWithTools([{ name: "solve_with_code", args: { task: "Fix it" }, id: "s1" }])
       .respond(new AIMessage("done"));
