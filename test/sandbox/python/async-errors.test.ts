@@ -94,5 +94,14 @@ describe("Python asynchronous errors the program never observed", { timeout: 120
       expect(next.status).toBe("success");
       expect(next.result).toBe("still here");
     });
+
+    it("keeps a task pending across cells: a session's next cell still holds it", async () => {
+      const started = await session!.run("import asyncio\nasync def later():\n    await asyncio.sleep(0)\n    return 7\ntask = asyncio.ensure_future(later())");
+      expect(started.status).toBe("success");
+      // Not lost at the end of the cell: the session keeps the task (not cancelled, not failed).
+      const later = await session!.run("[isinstance(task, asyncio.Task), task.cancelled()]");
+      expect(later.status).toBe("success");
+      expect(later.result).toEqual([true, false]);
+    });
   });
 });

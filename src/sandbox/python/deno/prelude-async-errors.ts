@@ -74,7 +74,7 @@ def _cs_task_place(task):
         return "%s() at line %d" % (name, frame.f_lineno)
     return "%s()" % name
 
-def _cs_unobserved(_code=None, _ns=None):
+def _cs_unobserved(pending_lost=False, _ns=None):
     """After the program's code: the outcome of its first lost asynchronous error, or None."""
     watch = _CS_LOOP_WATCH
     started, raised, before = watch["started"], watch["raised"], watch["before"]
@@ -89,7 +89,8 @@ def _cs_unobserved(_code=None, _ns=None):
             where = "task " + _cs_task_place(fut) if isinstance(fut, _cs_asyncio.Task) else "a future"
             lost.append((fut._exception, "raised in %s, which the program never awaited: await it, or asyncio.gather the tasks, so its error reaches the program" % where))
     lost += [(exc, "raised in a callback the event loop ran, where the program never saw it") for exc in raised]
-    pending = [t for t in _cs_asyncio.all_tasks(loop) if t is not current and t not in before and not t.cancelling()]
+    # A session's tasks run on in its next call; a pool run's pending tasks never run again.
+    pending = [t for t in _cs_asyncio.all_tasks(loop) if t is not current and t not in before and not t.cancelling()] if pending_lost is True else []
     if lost:
         exc, where = lost[0]
         out = _cs_exception(exc)

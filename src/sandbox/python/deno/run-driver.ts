@@ -606,9 +606,9 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
    * them, in a task of its own: describing an exception runs the guest's `__str__`). A check the
    * program broke says nothing; a limit that stopped it stops the run.
    */
-  async function unobserved(done: DriverDone): Promise<DriverDone> {
+  async function unobserved(done: DriverDone, pendingLost = false): Promise<DriverDone> {
     if (done.outcome.status !== "success" || done.fatal || stopAsked) return done;
-    const ran = await inTask("_cs_eval", [py.unobservedStep, undefined, undefined, false, py.dict, py.slice, 0], py.describeStep);
+    const ran = await inTask("_cs_eval", [py.unobservedStep, pendingLost, undefined, false, py.dict, py.slice, 0], py.describeStep);
     if ("stopped" in ran) return raised(ran, true);
     if (!("returned" in ran)) {
       if ("raised" in ran) release(ran.raised);
@@ -637,7 +637,7 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
 
   return {
     /** A program: its body, then its last expression (the result), each in a task of its own. */
-    async runProgram(code: string, optionsJson: string, maxResultBytes: number): Promise<DriverDone> {
+    async runProgram(code: string, optionsJson: string, maxResultBytes: number, pendingLost = false): Promise<DriverDone> {
       stopAsked = false;
       const prepared = parseObject(py.prepareRun(code, optionsJson));
       if (prepared?.ready !== true) return notRun(prepared);
@@ -648,10 +648,10 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
         const ranBody = await evalInTask(body);
         if (!("returned" in ranBody)) return raised(ranBody, true);
         release(ranBody.returned);
-        if (last === undefined) return await unobserved(succeeded(undefined, maxResultBytes));
+        if (last === undefined) return await unobserved(succeeded(undefined, maxResultBytes), pendingLost);
         const ranLast = await evalInTask(last, maxResultBytes);
         if (!("returned" in ranLast)) return raised(ranLast, true);
-        return await unobserved(succeeded(ranLast.returned, maxResultBytes));
+        return await unobserved(succeeded(ranLast.returned, maxResultBytes), pendingLost);
       } finally {
         release(body);
         release(last);

@@ -540,7 +540,9 @@ async function entryDone(kind: "run" | "call", first: string, options: EntryOpti
   const seed = runInputs.words();
   const optionsJson = JSONStringify({ ...options, seed: `${seed[0]}${seed[1]}${seed[2]}${seed[3]}` });
   const maxResultBytes = typeof options.maxResultBytes === "number" ? options.maxResultBytes : 1 << 20;
-  return kind === "run" ? driver!.runProgram(first, optionsJson, maxResultBytes) : driver!.callFunction(first, optionsJson, maxResultBytes);
+  // A session's tasks may run on in its next call: only a pool run's pending tasks are lost.
+  const pendingLost = kind === "run" && options.session !== true;
+  return kind === "run" ? driver!.runProgram(first, optionsJson, maxResultBytes, pendingLost) : driver!.callFunction(first, optionsJson, maxResultBytes);
 }
 
 /**
