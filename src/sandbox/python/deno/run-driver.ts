@@ -406,19 +406,19 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
   }
 
   /**
-   * Encodes a value the task returned in a `slice` (value-encoder.ts), in a task of its own
-   * made afresh: the value's own code runs only for an opaque object's truth.
+   * Runs `name` of `module` (our own compiled code) in a task of its own, the module executed
+   * afresh in a scope of its own so nothing the program did reaches the function's globals.
    */
-  async function encodeInTask(box: unknown): Promise<TaskEnd> {
+  async function moduleFunctionInTask(module: unknown, name: string, args: readonly unknown[], describer: PyObject, scopeGlobals: Record<string, unknown> = {}): Promise<TaskEnd> {
     const scope = py.dict() as PyObject;
     try {
-      py.exec(encoderModule, scope);
-      (scope as unknown as { set(k: string, v: unknown): void }).set("K", py.encoderBuiltins);
-      const encode = scope.get("_cs_encode");
+      py.exec(module, scope);
+      for (const [key, value] of Object.entries(scopeGlobals)) (scope as unknown as { set(k: string, v: unknown): void }).set(key, value);
+      const fn = scope.get(name);
       try {
-        return await inTask("_cs_eval", [encode, box, TEST_VALUE_BUDGET, false, py.dict, py.slice, 0], py.describeStep);
+        return await inTask("_cs_eval", [fn, ...args, false, py.dict, py.slice, 0], describer);
       } finally {
-        release(encode);
+        release(fn);
       }
     } finally {
       scope.destroy();
@@ -426,23 +426,20 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
   }
 
   /**
+   * Encodes a value the task returned in a `slice` (value-encoder.ts), in a task of its own
+   * made afresh: the value's own code runs only for an opaque object's truth.
+   */
+  function encodeInTask(box: unknown): Promise<TaskEnd> {
+    return moduleFunctionInTask(encoderModule, "_cs_encode", [box, TEST_VALUE_BUDGET], py.describeStep, { K: py.encoderBuiltins });
+  }
+
+  /**
    * Evaluates `left op right` in the program's interpreter (its `__eq__`, `__lt__`, `__contains__`
    * and `__bool__` run: the verdict is the program's), on the values the parts' tasks returned,
    * each in a `slice`; returns `slice(True or False, 0)`.
    */
-  async function compareInTask(op: PythonCompareOp, left: unknown, right: unknown): Promise<TaskEnd> {
-    const scope = py.dict() as PyObject;
-    try {
-      py.exec(compareModule, scope);
-      const compare = scope.get(`_cs_${COMPARE_OPS.indexOf(op)}`);
-      try {
-        return await inTask("_cs_eval", [compare, left, right, false, py.dict, py.slice, 0], py.formatStep);
-      } finally {
-        release(compare);
-      }
-    } finally {
-      scope.destroy();
-    }
+  function compareInTask(op: PythonCompareOp, left: unknown, right: unknown): Promise<TaskEnd> {
+    return moduleFunctionInTask(compareModule, `_cs_${COMPARE_OPS.indexOf(op)}`, [left, right], py.formatStep);
   }
 
   /** The parts of a shaped test, in the order Python evaluates them. */
