@@ -51,9 +51,11 @@ const config = JSON.parse(Deno.args[0] ?? "{}") as RunnerConfig;
  * replaced after a timeout either way, and the grace only buys the error's line and stack (a
  * loop that swallows KeyboardInterrupt returns at the limit + this). Sessions that ended after an
  * `output_limit` were not a short grace: the interrupt landed in the driver's own frames after
- * the program's last step (run-driver.ts masks it there now).
+ * the program's last step (run-driver.ts masks it there now). A session's 300 ms was missed on a
+ * loaded 2-core CI machine (the call ended `timeout` and took the session's state with it), so a
+ * session gets a full second; the host's own kill (+1.5 s) stays later.
  */
-const HARD_KILL_GRACE_MS = config.session ? 300 : 150;
+const HARD_KILL_GRACE_MS = config.session ? 1000 : 150;
 /** A cancelled run gets less: the caller is waiting (the host kills the process at 280 ms). */
 const CANCEL_GRACE_MS = 200;
 /**

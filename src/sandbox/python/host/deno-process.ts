@@ -20,7 +20,7 @@ import { checkOutcome } from "../shared/outcome-check.js";
 import { MAX_SESSION_IMAGE_LINE_BYTES } from "../shared/bounds.js";
 import { cancelledResult } from "../../cancelled.js";
 
-/** Extra time past `timeoutMs` before the host kills the whole process (the runner terminates a run that ignores its interrupt at +150 ms in a pool, +300 ms in a session). */
+/** Extra time past `timeoutMs` before the host kills the whole process (the runner terminates a run that ignores its interrupt at +150 ms in a pool, +1 s in a session). */
 export const HOST_KILL_GRACE_MS = 1500;
 /**
  * Resident memory a run may add beyond `memoryLimitBytes` before the host kills the process.
