@@ -20,8 +20,8 @@ import type { ModelSpec, ResolvedModel } from "../models/resolve-model.js";
 import type { ModelRetryOptions } from "../models/retry.js";
 import { resolvePrompts } from "./prompts.js";
 import type { CodeGenPromptOverrides, CodeGenPrompts } from "./prompts.js";
-import { codeToolsHook, type CodeToolsHook } from "../code-mode/code-tools-hook.js";
-import type { CodeModeTool } from "../code-mode/tool-bridge.js";
+import { codeToolsHook, type CodeToolsHook } from "../code-mode/tools/code-tools-hook.js";
+import type { CodeModeTool } from "../code-mode/tools/tool-bridge.js";
 
 /** The part of a `Sandbox` the graph uses: check and run. */
 export type CodeRunner = Pick<Sandbox, "run" | "check">;

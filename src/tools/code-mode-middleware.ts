@@ -14,8 +14,8 @@ import { createMiddleware } from "langchain";
 import { AIMessage, SystemMessage } from "@langchain/core/messages";
 import type { ToolRuntime } from "@langchain/core/tools";
 import { StateSchema } from "@langchain/langgraph";
-import { codeModePromptSection, codeModeToolSignatures, middlewareToolDescription } from "../code-mode/describe.js";
-import { graphScope } from "../code-mode/graph-task.js";
+import { codeModePromptSection, codeModeToolSignatures, middlewareToolDescription } from "../code-mode/call/describe.js";
+import { graphScope } from "../code-mode/tools/graph-task.js";
 import {
   parseToolSpecs,
   resolveToolSpecs,
@@ -23,12 +23,12 @@ import {
   type CodeModeToolSpec,
   type ResolvedTools,
   type ToolSpecs,
-} from "../code-mode/tool-resolution.js";
-import type { CodeModeTool } from "../code-mode/tool-types.js";
-import { buildCodeInterpreterTool, CODE_INTERPRETER_OPTION_RULES, prestartCodeThread, type CodeInterpreterToolOptions } from "./code-interpreter-tool.js";
+} from "../code-mode/tools/tool-resolution.js";
+import type { CodeModeTool } from "../code-mode/tools/tool-types.js";
+import { buildCodeInterpreterTool, CODE_INTERPRETER_OPTION_RULES, prestartCodeThread, type CodeInterpreterToolOptions } from "../code-mode/call/code-interpreter.js";
 import { checkOptions, rule, type OptionRules } from "../options/index.js";
-import { resolveLanguages } from "./schemas.js";
-import { codeModeStateFields } from "../code-mode/state.js";
+import { resolveLanguages } from "../sandbox/options.js";
+import { codeModeStateFields } from "../code-mode/thread/state.js";
 import { backendNotGivenError, filesLiveInState, hasDeepagentsFileTools, type ProbeRuntime } from "./deepagents-backend.js";
 
 /** Options of `codeModeMiddleware`: those of `createCodeInterpreterTool`, with `"thread"` persistence by default. */

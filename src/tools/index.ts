@@ -11,18 +11,18 @@ export {
   type CodeInterpreterToolOptions,
   type ExecuteCodeArtifact,
   type ArtifactFileRef,
-} from "./code-interpreter-tool.js";
-export { readStoredFile, fileContentsNamespace, type StoredFileRef } from "../code-mode/content-store.js";
+} from "../code-mode/call/code-interpreter.js";
+export { readStoredFile, fileContentsNamespace, type StoredFileRef } from "../code-mode/thread/content-store.js";
 export { codeModeMiddleware, type CodeModeMiddlewareOptions } from "./code-mode-middleware.js";
-export { codeModeToolSignatures } from "../code-mode/describe.js";
-export { codeModeStateFields, codeModeStateSchema, resetCodeState, type CodeModeState } from "../code-mode/state.js";
-export { snapshotStoreFromBaseStore, DEFAULT_SNAPSHOT_EVERY, type SnapshotOptions, type SnapshotStore } from "../code-mode/snapshots.js";
-export type { CodeCell, RecordedHostCall } from "../code-mode/cell-log.js";
-export type { ThreadFile, ThreadFiles, ThreadFilesUpdate } from "../code-mode/files.js";
-export type { FilesBackend, FilesBackendOption } from "../code-mode/file-sources.js";
-export type { CodeModeTool, RecordedToolCall } from "../code-mode/tool-bridge.js";
-export type { CodeModeToolSpec } from "../code-mode/tool-resolution.js";
-export type { Persistence } from "../code-mode/runner.js";
+export { codeModeToolSignatures } from "../code-mode/call/describe.js";
+export { codeModeStateFields, codeModeStateSchema, resetCodeState, type CodeModeState } from "../code-mode/thread/state.js";
+export { snapshotStoreFromBaseStore, DEFAULT_SNAPSHOT_EVERY, type SnapshotOptions, type SnapshotStore } from "../code-mode/replay/snapshots.js";
+export type { CodeCell, RecordedHostCall } from "../code-mode/replay/cell-log.js";
+export type { ThreadFile, ThreadFiles, ThreadFilesUpdate } from "../code-mode/thread/files.js";
+export type { FilesBackend, FilesBackendOption } from "../code-mode/thread/file-sources.js";
+export type { CodeModeTool, RecordedToolCall } from "../code-mode/tools/tool-bridge.js";
+export type { CodeModeToolSpec } from "../code-mode/tools/tool-resolution.js";
+export type { Persistence } from "../code-mode/replay/runner.js";
 export {
   createCodeGenTool,
   type CodeGenToolOptions,
@@ -31,5 +31,6 @@ export {
   type CodeGenGraphOutput,
   type CodeGenRunnable,
 } from "./code-gen-tool.js";
-export { executeCodeSchema, solveWithCodeSchema, type ExecuteCodeInput, type SolveWithCodeInput } from "./schemas.js";
+export { solveWithCodeSchema, type SolveWithCodeInput } from "./schemas.js";
+export { executeCodeSchema, type ExecuteCodeInput } from "../code-mode/call/input-schema.js";
 export { createCodeAgent, CODE_AGENT_SYSTEM_PROMPT, type CodeAgent, type CodeAgentOptions } from "./code-agent.js";

@@ -8,8 +8,8 @@ import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { MemorySaver, MessagesValue, START, END, StateGraph, StateSchema } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { codeModeStateFields } from "../../src/code-mode/state.js";
-import { createCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
+import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
+import { createCodeInterpreterTool } from "../../src/code-mode/call/code-interpreter.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());

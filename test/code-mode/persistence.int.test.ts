@@ -6,13 +6,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { MemorySaver, Overwrite } from "@langchain/langgraph";
-import type { CodeCell } from "../../src/code-mode/cell-log.js";
+import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
 import { ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
+import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
 import { scriptedCodeModel, type Turn, ask } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

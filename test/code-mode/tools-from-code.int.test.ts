@@ -13,8 +13,8 @@ import {
   codeInterpreterToolReady,
   createCodeInterpreterTool,
   type ExecuteCodeArtifact,
-} from "../../src/tools/code-interpreter-tool.js";
-import { codeModeToolSignatures } from "../../src/code-mode/describe.js";
+} from "../../src/code-mode/call/code-interpreter.js";
+import { codeModeToolSignatures } from "../../src/code-mode/call/describe.js";
 import { InvalidOptionError } from "../../src/errors.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

@@ -7,8 +7,8 @@
  * On reading it also takes what deepagents may have put there: bytes (`Uint8Array`), bytes that
  * a JSON round trip turned into an object of numbers, and the older line-array form.
  */
-import { InvalidOptionError } from "../errors.js";
-import { INTERPRETER_DIRECTORIES } from "../sandbox/python/shared/bounds.js";
+import { InvalidOptionError } from "../../errors.js";
+import { INTERPRETER_DIRECTORIES } from "../../sandbox/python/shared/bounds.js";
 import { sha256Hex } from "./digest.js";
 
 /** One file in graph state (deepagents' `FileDataV2`; `FileDataV1`'s line array is read too). */

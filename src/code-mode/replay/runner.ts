@@ -12,8 +12,8 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { InvalidOptionError, SandboxSessionEndedError } from "../errors.js";
-import { getSharedSandbox } from "../sandbox/run-code.js";
+import { InvalidOptionError, SandboxSessionEndedError } from "../../errors.js";
+import { getSharedSandbox } from "../../sandbox/run-code.js";
 import {
   DEFAULT_MAX_HOST_CALLS,
   DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
@@ -24,16 +24,16 @@ import {
   MAX_HOST_CALLS_IN_FLIGHT,
   MAX_OUTPUT_CAP_BYTES,
   MAX_TIMEOUT_MS,
-} from "../sandbox/options.js";
-import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox, SandboxSession } from "../sandbox/types.js";
+} from "../../sandbox/options.js";
+import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox, SandboxSession } from "../../sandbox/types.js";
 import { persistTopLevel } from "./persist-declarations.js";
 import { cellsOf, compactRan, decodeClock, encodeClock, expandRan, type CellLimitsRan, type CodeCell, type RecordedHostCall } from "./cell-log.js";
-import { diffFiles, enginePath, fileBytes, threadPath, toThreadFile, type FileCaps, type FilesChange } from "./files.js";
+import { diffFiles, enginePath, fileBytes, threadPath, toThreadFile, type FileCaps, type FilesChange } from "../thread/files.js";
 import { HostCallRecorder, HostCallReplayer, type RecordCaps } from "./host-call-log.js";
 import { SessionCache, type LiveSession } from "./session-cache.js";
-import { runWithTools, toolHostFunctions, toolsSetupCode, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
-import { capsForRun, type ToolResultCaps } from "./tool-results.js";
-import { codeDepth } from "./graph-task.js";
+import { runWithTools, toolHostFunctions, toolsSetupCode, type CodeModeTool, type RecordedToolCall } from "../tools/tool-bridge.js";
+import { capsForRun, type ToolResultCaps } from "../tools/tool-results.js";
+import { codeDepth } from "../tools/graph-task.js";
 import { ThreadSnapshots, type FoundSnapshot, type SnapshotOptions } from "./snapshots.js";
 
 /** How state is kept between calls: `"none"` (every call starts fresh) or `"thread"`. */

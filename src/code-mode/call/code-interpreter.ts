@@ -4,12 +4,12 @@
  * `persistence: "thread"`, definitions and files stay for the next call of the same LangGraph
  * thread, exactly, saved in the graph state (see docs/code-mode.md).
  */
-import type { SnapshotOptions } from "../code-mode/snapshots.js";
+import type { SnapshotOptions } from "../replay/snapshots.js";
 import { tool, type ToolRuntime } from "@langchain/core/tools";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, getCurrentTaskInput } from "@langchain/langgraph";
-import { InvalidOptionError } from "../errors.js";
-import type { ExecutionResult, HostFunction, JsonValue, Language, Sandbox } from "../sandbox/types.js";
+import { InvalidOptionError } from "../../errors.js";
+import type { ExecutionResult, HostFunction, JsonValue, Language, Sandbox } from "../../sandbox/types.js";
 import {
   DEFAULT_MAX_THREAD_FILE_BYTES,
   DEFAULT_MAX_THREAD_FILES,
@@ -21,25 +21,25 @@ import {
   type ThreadFile,
   type ThreadFiles,
   type ThreadFilesUpdate,
-} from "../code-mode/files.js";
-import { backendFileSource, boundedNotes, isFilesBackendOption, stateFileSource, type FileSource, type FilesBackendOption } from "../code-mode/file-sources.js";
-import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "../code-mode/host-call-log.js";
-import { CodeModeRunner, type ArtifactToolCall, type CellLimits, type CellOutcome, type Persistence, type RestoreReport } from "../code-mode/runner.js";
-import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "../code-mode/describe.js";
-import type { CodeCell, CodeModeState } from "../code-mode/state.js";
-import { isContentRef, moveContentsOut, putContentsBack, type FileContents } from "../code-mode/file-contents.js";
-import { fileContentsNamespace, isGraphStore, storedFileOf, type GraphStore, type StoredFileRef } from "../code-mode/content-store.js";
-import { ContentCache } from "../code-mode/content-cache.js";
-import { StepOrder, type StepContribution } from "../code-mode/step-order.js";
-import type { CodeModeTool } from "../code-mode/tool-types.js";
-import { parseToolSpecs, type ToolSpecs } from "../code-mode/tool-resolution.js";
-import { codeDepth, graphScope } from "../code-mode/graph-task.js";
-import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE } from "../feedback/truncate.js";
-import { LIMIT_RULES, resolveHostFunctions, serializeGlobals } from "../sandbox/options.js";
-import { LANGUAGES } from "../sandbox/types.js";
-import { arrayRule, checkOptions, integerRule, objectRule, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
-import { executeCodeSchemaFor, resolveLanguages, type ExecuteCodeInput } from "./schemas.js";
-import { imageBlocks, imagesIn, imagesModeFor, type ImageBlock, type ImagesMode, type RunImage } from "./tool-images.js";
+} from "../thread/files.js";
+import { backendFileSource, boundedNotes, isFilesBackendOption, stateFileSource, type FileSource, type FilesBackendOption } from "../thread/file-sources.js";
+import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "../replay/host-call-log.js";
+import { CodeModeRunner, type ArtifactToolCall, type CellLimits, type CellOutcome, type Persistence, type RestoreReport } from "../replay/runner.js";
+import { codeModeToolSignatures, describeCodeInterpreter, outcomeText, quickSignatures } from "./describe.js";
+import type { CodeCell, CodeModeState } from "../thread/state.js";
+import { isContentRef, moveContentsOut, putContentsBack, type FileContents } from "../thread/file-contents.js";
+import { fileContentsNamespace, isGraphStore, storedFileOf, type GraphStore, type StoredFileRef } from "../thread/content-store.js";
+import { ContentCache } from "../thread/content-cache.js";
+import { StepOrder, type StepContribution } from "./step-order.js";
+import type { CodeModeTool } from "../tools/tool-types.js";
+import { parseToolSpecs, type ToolSpecs } from "../tools/tool-resolution.js";
+import { codeDepth, graphScope } from "../tools/graph-task.js";
+import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE } from "../../feedback/truncate.js";
+import { LIMIT_RULES, resolveHostFunctions, resolveLanguages, serializeGlobals } from "../../sandbox/options.js";
+import { LANGUAGES } from "../../sandbox/types.js";
+import { arrayRule, checkOptions, integerRule, objectRule, oneOfRule, rule, textRule, TOOL_NAME_RULE, type OptionRules } from "../../options/index.js";
+import { executeCodeSchemaFor, type ExecuteCodeInput } from "./input-schema.js";
+import { imageBlocks, imagesIn, imagesModeFor, type ImageBlock, type ImagesMode, type RunImage } from "./images.js";
 
 /** Options of `createCodeInterpreterTool`. Every field is optional. */
 export interface CodeInterpreterToolOptions {
@@ -158,9 +158,6 @@ export interface ExecuteCodeArtifact {
   /** Images among the written files (`images/` first); their bytes are in `files.written`. Absent with `images: "off"`. */
   images?: RunImage[];
 }
-
-/** Tool names as chat APIs accept them (OpenAI: letters, digits, `_` and `-`, at most 64). */
-export const TOOL_NAME_RULE = rule<string>("a tool name of letters, digits, _ and - (at most 64)", (v) => typeof v === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(v));
 
 /** The options of `createCodeInterpreterTool` and their rules (keys from the interface itself). */
 export const CODE_INTERPRETER_OPTION_RULES = {

@@ -4,8 +4,8 @@
  * and a run that gives the program its `tools` namespace.
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { ExecutionResult, Language, RunOptions, Sandbox } from "../sandbox/types.js";
-import { toolsPromptSection } from "./describe.js";
+import type { ExecutionResult, Language, RunOptions, Sandbox } from "../../sandbox/types.js";
+import { toolsPromptSection } from "../call/describe.js";
 import { typeScriptSignatures } from "./signatures.js";
 import { indexTools, runWithTools, toolHostFunctions, type CodeModeTool } from "./tool-bridge.js";
 
