@@ -24,7 +24,7 @@ import { DEFAULT_MAX_CELL_RECORD_BYTES } from "../src/code-mode/replay/host-call
 import { DEFAULT_MAX_THREAD_FILES_BYTES } from "../src/code-mode/thread/files.js";
 import type { CodeCell } from "../src/code-mode/replay/cell-log.js";
 import type { SnapshotStore } from "../src/code-mode/replay/snapshots.js";
-import { createCodeInterpreterTool } from "../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool } from "../src/tools/code-interpreter-tool.js";
 import type { Sandbox, Language } from "../src/sandbox/types.js";
 import { mib, ms, type BenchRow } from "./table.js";
 

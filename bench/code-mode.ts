@@ -16,7 +16,7 @@ import { z } from "zod";
 import { codeModeMiddleware } from "../src/tools/code-mode-middleware.js";
 import { createSandbox } from "../src/sandbox/index.js";
 import type { Language } from "../src/sandbox/types.js";
-import type { ExecuteCodeArtifact } from "../src/code-mode/call/code-interpreter.js";
+import type { ExecuteCodeArtifact } from "../src/tools/code-interpreter-tool.js";
 import { runTenItemTask } from "./code-mode-scenario.js";
 import { checkpointRows, restoreRows, rssRows } from "./code-mode-state.js";
 import { ms, type BenchRow, type BenchSection } from "./table.js";

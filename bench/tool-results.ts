@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../src/sandbox/index.js";
-import { createCodeInterpreterTool, disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool, disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../src/tools/code-interpreter-tool.js";
 import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "../src/code-mode/replay/host-call-log.js";
 import { ms, percentiles, type BenchRow, type BenchSection } from "./table.js";
 

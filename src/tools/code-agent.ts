@@ -16,7 +16,7 @@ import { resolveChatModel, type ModelSpec } from "../models/resolve-model.js";
 import { createCodeGenTool } from "./code-gen-tool.js";
 import { GRAPH_OPTION_RULES } from "../graph/configuration.js";
 import { checkOptions, rule, textRule, type OptionRules } from "../options/index.js";
-import { createCodeInterpreterTool } from "../code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool } from "./code-interpreter-tool.js";
 
 /** The system prompt `createCodeAgent` uses unless given another. */
 export const CODE_AGENT_SYSTEM_PROMPT = [

@@ -14,21 +14,25 @@ import { createMiddleware } from "langchain";
 import { AIMessage, SystemMessage } from "@langchain/core/messages";
 import type { ToolRuntime } from "@langchain/core/tools";
 import { StateSchema } from "@langchain/langgraph";
-import { codeModePromptSection, codeModeToolSignatures, middlewareToolDescription } from "../code-mode/call/describe.js";
-import { graphScope } from "../code-mode/tools/graph-task.js";
 import {
+  CODE_INTERPRETER_OPTION_RULES,
+  codeModePromptSection,
+  codeModeStateFields,
+  codeModeToolSignatures,
+  graphScope,
+  middlewareToolDescription,
   parseToolSpecs,
   resolveToolSpecs,
   unresolvedTools,
+  type CodeInterpreterToolOptions,
+  type CodeModeTool,
   type CodeModeToolSpec,
   type ResolvedTools,
   type ToolSpecs,
-} from "../code-mode/tools/tool-resolution.js";
-import type { CodeModeTool } from "../code-mode/tools/tool-types.js";
-import { buildCodeInterpreterTool, CODE_INTERPRETER_OPTION_RULES, prestartCodeThread, type CodeInterpreterToolOptions } from "../code-mode/call/code-interpreter.js";
+} from "../code-mode/index.js";
+import { buildCodeInterpreterTool, prestartCodeThread } from "./code-interpreter-tool.js";
 import { checkOptions, rule, type OptionRules } from "../options/index.js";
 import { resolveLanguages } from "../sandbox/options.js";
-import { codeModeStateFields } from "../code-mode/thread/state.js";
 import { backendNotGivenError, filesLiveInState, hasDeepagentsFileTools, type ProbeRuntime } from "./deepagents-backend.js";
 
 /** Options of `codeModeMiddleware`: those of `createCodeInterpreterTool`, with `"thread"` persistence by default. */

@@ -11,18 +11,35 @@ export {
   type CodeInterpreterToolOptions,
   type ExecuteCodeArtifact,
   type ArtifactFileRef,
-} from "../code-mode/call/code-interpreter.js";
-export { readStoredFile, fileContentsNamespace, type StoredFileRef } from "../code-mode/thread/content-store.js";
+} from "./code-interpreter-tool.js";
 export { codeModeMiddleware, type CodeModeMiddlewareOptions } from "./code-mode-middleware.js";
-export { codeModeToolSignatures } from "../code-mode/call/describe.js";
-export { codeModeStateFields, codeModeStateSchema, resetCodeState, type CodeModeState } from "../code-mode/thread/state.js";
-export { snapshotStoreFromBaseStore, DEFAULT_SNAPSHOT_EVERY, type SnapshotOptions, type SnapshotStore } from "../code-mode/replay/snapshots.js";
-export type { CodeCell, RecordedHostCall } from "../code-mode/replay/cell-log.js";
-export type { ThreadFile, ThreadFiles, ThreadFilesUpdate } from "../code-mode/thread/files.js";
-export type { FilesBackend, FilesBackendOption } from "../code-mode/thread/file-sources.js";
-export type { CodeModeTool, RecordedToolCall } from "../code-mode/tools/tool-bridge.js";
-export type { CodeModeToolSpec } from "../code-mode/tools/tool-resolution.js";
-export type { Persistence } from "../code-mode/replay/runner.js";
+export {
+  readStoredFile,
+  fileContentsNamespace,
+  codeModeToolSignatures,
+  codeModeStateFields,
+  codeModeStateSchema,
+  resetCodeState,
+  snapshotStoreFromBaseStore,
+  DEFAULT_SNAPSHOT_EVERY,
+  executeCodeSchema,
+  type StoredFileRef,
+  type CodeModeState,
+  type SnapshotOptions,
+  type SnapshotStore,
+  type CodeCell,
+  type RecordedHostCall,
+  type ThreadFile,
+  type ThreadFiles,
+  type ThreadFilesUpdate,
+  type FilesBackend,
+  type FilesBackendOption,
+  type CodeModeTool,
+  type RecordedToolCall,
+  type CodeModeToolSpec,
+  type Persistence,
+  type ExecuteCodeInput,
+} from "../code-mode/index.js";
 export {
   createCodeGenTool,
   type CodeGenToolOptions,
@@ -32,5 +49,4 @@ export {
   type CodeGenRunnable,
 } from "./code-gen-tool.js";
 export { solveWithCodeSchema, type SolveWithCodeInput } from "./schemas.js";
-export { executeCodeSchema, type ExecuteCodeInput } from "../code-mode/call/input-schema.js";
 export { createCodeAgent, CODE_AGENT_SYSTEM_PROMPT, type CodeAgent, type CodeAgentOptions } from "./code-agent.js";

@@ -13,7 +13,7 @@ import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
 import { fileContentsNamespace, readStoredFile, sha256Hex, type StoredFileRef } from "../../src/code-mode/thread/content-store.js";
 import type { ThreadFile, ThreadFiles } from "../../src/code-mode/thread/files.js";
-import { createCodeInterpreterTool } from "../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());

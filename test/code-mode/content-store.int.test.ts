@@ -17,7 +17,7 @@ import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
 import { fileContentsNamespace, readStoredFile, sha256Hex, type StoredFileRef } from "../../src/code-mode/thread/content-store.js";
 import { mergeFiles, type ThreadFiles } from "../../src/code-mode/thread/files.js";
 import { ContentCache } from "../../src/code-mode/thread/content-cache.js";
-import { createCodeInterpreterTool, type ArtifactFileRef, type ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool, type ArtifactFileRef, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { InvalidOptionError } from "../../src/errors.js";
 import type { Language } from "../../src/sandbox/types.js";

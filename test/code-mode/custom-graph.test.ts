@@ -9,7 +9,7 @@ import { MemorySaver, MessagesValue, START, END, StateGraph, StateSchema } from 
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
-import { createCodeInterpreterTool } from "../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 afterAll(() => sandbox.dispose());

@@ -18,7 +18,7 @@ import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { CodegenSandbox } from "../../src/deepagents/index.js";
 import { InvalidOptionError } from "../../src/errors.js";
-import type { ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 const dirs: string[] = [];

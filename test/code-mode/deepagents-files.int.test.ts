@@ -16,7 +16,7 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import { MemorySaver } from "@langchain/langgraph";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import type { ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 const dirs: string[] = [];

@@ -14,7 +14,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import type { ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { resetCodeState } from "../../src/code-mode/thread/state.js";
 import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
 import { scriptedCodeModel, scriptedParallelModel, type Turn, ask, lastTool, artifact, savedBytes } from "./helpers.js";
@@ -193,7 +193,7 @@ describe("checkpoints stay small", { timeout: 120_000 }, () => {
     const { ToolNode } = await import("@langchain/langgraph/prebuilt");
     const { AIMessage } = await import("@langchain/core/messages");
     const { codeModeStateFields } = await import("../../src/code-mode/thread/state.js");
-    const { createCodeInterpreterTool } = await import("../../src/code-mode/call/code-interpreter.js");
+    const { createCodeInterpreterTool } = await import("../../src/tools/code-interpreter-tool.js");
     const checkpointer = new MemorySaver();
     const graph = new StateGraph(new StateSchema({ messages: MessagesValue, ...codeModeStateFields }))
       .addNode("tools", new ToolNode([createCodeInterpreterTool({ sandbox, persistence: "thread", languages: ["javascript"] })]))

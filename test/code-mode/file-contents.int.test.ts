@@ -19,7 +19,7 @@ import { MAX_UPDATES_BETWEEN_COPIES } from "../../src/code-mode/thread/copy-poli
 import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
 import { addContents, isContentRef, moveContentsOut, putContentsBack } from "../../src/code-mode/thread/file-contents.js";
 import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
-import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 
 const KiB = 1024;
 const sandbox = createSandbox({ poolSize: 1 });

@@ -5,7 +5,7 @@
  */
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import type { MemorySaver } from "@langchain/langgraph";
-import type { ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { fakeModel } from "@langchain/core/testing";
 import { randomUUID } from "node:crypto";
 

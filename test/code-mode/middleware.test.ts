@@ -10,7 +10,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { codeInterpreterRunner, disposeCodeInterpreterTool } from "../../src/code-mode/call/code-interpreter.js";
+import { codeInterpreterRunner, disposeCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
 import { scriptedCodeModel } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

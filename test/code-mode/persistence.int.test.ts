@@ -12,7 +12,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { scriptedCodeModel, type Turn, ask } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

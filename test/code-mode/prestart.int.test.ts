@@ -12,7 +12,7 @@ import { ToolMessage } from "@langchain/core/messages";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import type { Language, Sandbox } from "../../src/sandbox/types.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import { disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { InvalidOptionError } from "../../src/errors.js";
 import { artifact, ask, scriptedCodeModel } from "./helpers.js";
 

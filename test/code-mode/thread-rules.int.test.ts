@@ -12,7 +12,7 @@ import { END, MemorySaver, MessagesValue, Overwrite, START, StateGraph, StateSch
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
 import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
 import { scriptedCodeModel, type Turn, ask, lastTool, artifact } from "./helpers.js";

@@ -14,7 +14,7 @@ import { createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { createCodeInterpreterTool, disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool, disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { scriptedCodeModel } from "./helpers.js";
 

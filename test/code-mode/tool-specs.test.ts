@@ -9,7 +9,7 @@ import { z } from "zod";
 import { InvalidOptionError } from "../../src/errors.js";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { createCodeInterpreterTool, disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool, disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 
 const readFile = tool(async () => "x", { name: "read_file", description: "Reads.", schema: z.object({ file_path: z.string() }) });
 const sandbox = createSandbox({ poolSize: 1 });

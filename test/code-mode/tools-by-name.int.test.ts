@@ -19,7 +19,7 @@ import { fakeModel } from "../support/scripted-model.js";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { CodegenSandbox } from "../../src/deepagents/index.js";
-import { disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import { disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
 const dir = mkdtempSync(join(tmpdir(), "cgs-by-name-"));
@@ -321,7 +321,7 @@ describe("Commands and interrupts of tools called from code", { timeout: 120_000
   });
 
   it("outside a graph, a tool's Command is refused with a reason", async () => {
-    const { createCodeInterpreterTool } = await import("../../src/code-mode/call/code-interpreter.js");
+    const { createCodeInterpreterTool } = await import("../../src/tools/code-interpreter-tool.js");
     const codeTool = createCodeInterpreterTool({ sandbox, tools: [addNote], languages: ["javascript"] });
     const message = (await codeTool.invoke({ name: "execute_code", args: { language: "javascript", code: "let m; try { await tools.add_note({ text: 'x' }) } catch (e) { m = e.message } m" }, id: "solo", type: "tool_call" })) as { artifact: ExecuteCodeArtifact };
     expect(message.artifact.result.result).toMatch(/returned a LangGraph Command \(a state update\), but this code is not running inside a LangGraph graph/);

@@ -13,7 +13,7 @@ import {
   codeInterpreterToolReady,
   createCodeInterpreterTool,
   type ExecuteCodeArtifact,
-} from "../../src/code-mode/call/code-interpreter.js";
+} from "../../src/tools/code-interpreter-tool.js";
 import { codeModeToolSignatures } from "../../src/code-mode/call/describe.js";
 import { InvalidOptionError } from "../../src/errors.js";
 

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { sandboxLimits } from "../../src/feedback/sandbox-limits.js";
-import { createCodeInterpreterTool, disposeCodeInterpreterTool } from "../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool, disposeCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { createMcpServer, type SandboxMcpServer } from "../../src/mcp/index.js";
 import { createSandbox } from "../../src/sandbox/sandbox.js";

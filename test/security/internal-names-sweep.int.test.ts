@@ -12,7 +12,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { ToolMessage } from "@langchain/core/messages";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import type { Language } from "../../src/sandbox/types.js";
-import { createCodeInterpreterTool, disposeCodeInterpreterTool } from "../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool, disposeCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
 import { createMcpServer, type SandboxMcpServer } from "../../src/mcp/index.js";
 import { CodegenSandbox } from "../../src/deepagents/index.js";
 import { HOSTILE_PROGRAMS } from "../sandbox/python/hostile-programs.js";

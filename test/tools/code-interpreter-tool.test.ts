@@ -4,7 +4,7 @@ import { fakeModel } from "@langchain/core/testing";
 import { createAgent } from "langchain";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { createSandbox } from "../../src/sandbox/index.js";
-import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { scriptedOpenAIModel } from "../support/scripted-model.js";
 

@@ -9,7 +9,7 @@ import { ToolMessage } from "@langchain/core/messages";
 import { createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { createCodeInterpreterTool, disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool, disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { DEFAULT_MAX_IMAGE_BYTES, DEFAULT_MAX_IMAGES, imageBlocks, imagesIn, imagesModeFor } from "../../src/code-mode/call/images.js";
 import { scriptedCodeModel } from "../code-mode/helpers.js";

@@ -8,7 +8,7 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type SandboxWithStats } from "../../../src/sandbox/sandbox.js";
-import { createCodeInterpreterTool } from "../../../src/code-mode/call/code-interpreter.js";
+import { createCodeInterpreterTool } from "../../../src/tools/code-interpreter-tool.js";
 
 const index = process.env.CODEGEN_TEST_PYODIDE_INDEX;
 const title = index
