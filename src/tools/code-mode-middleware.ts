@@ -31,6 +31,7 @@ import {
   type ToolSpecs,
 } from "../code-mode/index.js";
 import { buildCodeInterpreterTool, prestartCodeThread } from "./code-interpreter-tool.js";
+import { BoundedMap } from "../common/bounded-map.js";
 import { checkOptions, rule, type OptionRules } from "../options/index.js";
 import { resolveLanguages } from "../sandbox/options.js";
 import { backendNotGivenError, filesLiveInState, hasDeepagentsFileTools, type ProbeRuntime } from "./deepagents-backend.js";
@@ -46,28 +47,14 @@ export type CodeModeMiddlewareOptions = Omit<CodeInterpreterToolOptions, "descri
   tools?: CodeModeToolSpec[];
 };
 
-/** Bounded map, least recently set first out. */
-class Recent<V> {
-  private readonly entries = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    return this.entries.get(key);
-  }
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
-  }
-}
-
 /**
  * Which tools each code call gets. The model call that wrote a code call saw the agent's tools:
  * they are kept by that call's id (exact, even when one middleware serves several agents), and
  * by thread and graph run for calls whose model call happened before this process started.
  */
 class AgentTools {
-  private readonly byCall = new Recent<Map<string, CodeModeTool>>(1024);
-  private readonly byRun = new Recent<Map<string, CodeModeTool>>(256);
+  private readonly byCall = new BoundedMap<string, Map<string, CodeModeTool>>(1024);
+  private readonly byRun = new BoundedMap<string, Map<string, CodeModeTool>>(256);
   private readonly warned = new Set<string>();
 
   constructor(
@@ -142,7 +129,7 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
   const agentTools = new AgentTools(specs, toolName);
   const { tools: _tools, ...rest } = options;
   // The profile of the model that wrote each code call (its `imageToolMessage` chooses how images return).
-  const profiles = new Recent<{ imageToolMessage?: boolean }>(1024);
+  const profiles = new BoundedMap<string, { imageToolMessage?: boolean }>(1024);
   const codeTool = buildCodeInterpreterTool(
     { ...rest, persistence, description: middlewareToolDescription(languages, hostFunctionNames, persistence, specs.names.length > 0) },
     {
@@ -163,7 +150,7 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
     if (id === undefined) ids.set(t, (id = nextId++));
     return id;
   };
-  const sections = new Recent<Promise<string>>(32);
+  const sections = new BoundedMap<string, Promise<string>>(32);
   const promptSection = (available: CodeModeTool[]) => {
     const key = available.map(idOf).join(",");
     let section = sections.get(key);

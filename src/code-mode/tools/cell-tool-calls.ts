@@ -11,7 +11,8 @@ import { canSendWrites, childToolConfig, freshState, sendWrites, taskInput } fro
 import { codeModeStateFields } from "../thread/state.js";
 import { GuestToolError, RESULT_LIMIT_ERROR } from "./tool-errors.js";
 import { answerOfMessage, type ToolAnswer } from "./tool-invocation.js";
-import { decodeEncoded, defaultToolResultCaps, encodeBounded, formatBytes, inputDigest, type ToolResultCaps } from "./tool-results.js";
+import { decodeEncoded, defaultToolResultCaps, encodeBounded, inputDigest, type ToolResultCaps } from "./tool-results.js";
+import { formatBytes } from "../../common/bytes.js";
 import type { RecordedToolCall } from "./tool-types.js";
 
 /** Code mode's own state channels: a tool's Command from code does not write them. */

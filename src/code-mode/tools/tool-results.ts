@@ -110,12 +110,6 @@ export function inputDigest(json: string): string {
   return createHash("sha256").update(json).digest("hex");
 }
 
-/** Formats a byte count the way every message of code mode does. */
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${bytes} B`;
-}
 
 /** The parsed form of `encoded` (plain JSON, nothing of the host's objects). */
 export function decodeEncoded(encoded: { json: string | undefined }): JsonValue {
