@@ -1,14 +1,14 @@
 /**
  * A Vite plugin that records the walk of a call through `src/`: every function of a module
  * under `src/` tells `globalThis.__walk` when it is entered and when it returns (the leaves,
- * `sandbox/` and `options/`, are not followed). Used by `walk.config.ts` only, never shipped.
+ * `sandbox/`, `options/` and `common/`, are not followed). Used by `walk.config.ts` only.
  */
 import ts from "typescript";
 import type { Plugin } from "vite";
 
 const SRC = "/src/";
 /** Folders below the walk (the engine and the option checks): a call into them is not followed. */
-const LEAVES = ["sandbox/", "options/"];
+const LEAVES = ["sandbox/", "options/", "common/"];
 
 function wrap(body: ts.ConciseBody, module: string, f: ts.NodeFactory): ts.Block {
   const walk = f.createPropertyAccessChain(f.createIdentifier("globalThis"), undefined, "__walk");
