@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { benchRunner } from "./code-mode-state.js";
 import { createSandbox } from "../src/sandbox/index.js";
-import type { CodeCell } from "../src/code-mode/cell-log.js";
+import type { CodeCell } from "../src/code-mode/replay/cell-log.js";
 import type { Language } from "../src/sandbox/types.js";
 
 const [logFile, language, mode, snapshotDir, ahead] = process.argv.slice(2) as [string, Language, string | undefined, string | undefined, string | undefined];

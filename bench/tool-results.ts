@@ -13,7 +13,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../src/sandbox/index.js";
 import { createCodeInterpreterTool, disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../src/tools/code-interpreter-tool.js";
-import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "../src/code-mode/host-call-log.js";
+import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "../src/code-mode/replay/host-call-log.js";
 import { ms, percentiles, type BenchRow, type BenchSection } from "./table.js";
 
 const MiB = 1024 * 1024;

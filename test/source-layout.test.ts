@@ -4,6 +4,7 @@
  * bottom, and one declaration per public name.
  */
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
@@ -59,6 +60,33 @@ describe("source layout", () => {
 
   it("keeps code mode's engine below its LangChain wrappers: code-mode/ never imports tools/", () => {
     expect(importsBetween("code-mode/", "tools/")).toEqual([]);
+  });
+
+  it("keeps code mode in one wing: tools/ reaches it only through its entry, code-mode/ has no loose file but the entry", () => {
+    const edges = importsBetween("tools/", "code-mode/");
+    expect(edges.length, "the reader is not blind").toBeGreaterThan(0);
+    expect(edges.filter((edge) => !edge.endsWith(" -> code-mode/index.ts"))).toEqual([]);
+    const loose = [...graph.keys()].filter((m) => m.startsWith("code-mode/") && m.split("/").length === 2 && m !== "code-mode/index.ts");
+    expect(loose, "every file of code-mode/ sits in call/, thread/, replay/ or tools/").toEqual([]);
+  });
+
+  it("lets the graph know code mode only through the interface it owns (graph/code-tools.ts, code mode's entry)", () => {
+    expect(importsBetween("graph/", "code-mode/")).toEqual(["graph/code-tools.ts -> code-mode/index.ts"]);
+    expect(importsBetween("code-mode/", "graph/")).toEqual([]);
+  });
+
+  it("keeps graph/'s insides to graph/: other folders import its public entry or its shared entries", () => {
+    const entries = ["graph/index.ts", "graph/shared.ts", "graph/shared-nodes.ts"];
+    const inward = [...graph].flatMap(([module, targets]) => (module.startsWith("graph/") ? [] : targets.filter((t) => t.startsWith("graph/")).map((t) => `${module} -> ${t}`)));
+    expect(inward.length, "the reader is not blind").toBeGreaterThan(0);
+    expect(inward.filter((edge) => !entries.some((entry) => edge.endsWith(` -> ${entry}`)))).toEqual([]);
+  });
+
+  it("keeps graph/shared.ts free of LangChain, so the CLI, the SDK and MCP load it before any peer check", () => {
+    const reached = runtimeClosure(["graph/shared.ts", "sdk/index.ts", "mcp/index.ts"]);
+    expect(reached.has("graph/extract-code.ts"), "the reader is not blind").toBe(true);
+    const langchain = [...reached].filter((module) => runtimePackages(module).some((name) => name === "langchain" || name.startsWith("@langchain/")));
+    expect(langchain).toEqual([]);
   });
 
   it("places every JavaScript-engine module by the thread it runs on", () => {
@@ -177,4 +205,41 @@ function exportedDeclarations(): Map<string, string[]> {
     }
   }
   return byName;
+}
+
+/** The specifiers a module imports or re-exports at run time (type-only ones left out). */
+function runtimeSpecifiers(module: string): string[] {
+  const found: string[] = [];
+  for (const statement of parse(module).statements) {
+    if (ts.isImportDeclaration(statement)) {
+      const clause = statement.importClause;
+      const typeOnly = clause !== undefined && (clause.isTypeOnly || (!clause.name && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+      if (!typeOnly) found.push((statement.moduleSpecifier as ts.StringLiteral).text);
+    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) {
+      const named = statement.exportClause && ts.isNamedExports(statement.exportClause) ? statement.exportClause.elements : undefined;
+      if (!named || named.length === 0 || !named.every((e) => e.isTypeOnly)) found.push((statement.moduleSpecifier as ts.StringLiteral).text);
+    }
+  }
+  return found;
+}
+
+/** The packages (not our modules) a module imports at run time. */
+function runtimePackages(module: string): string[] {
+  return runtimeSpecifiers(module).filter((specifier) => !specifier.startsWith("."));
+}
+
+/** Every module of src/ that loading `roots` evaluates (static imports; type-only ones erased). */
+function runtimeClosure(roots: string[]): Set<string> {
+  const seen = new Set<string>();
+  const visit = (module: string) => {
+    if (seen.has(module)) return;
+    seen.add(module);
+    for (const specifier of runtimeSpecifiers(module)) {
+      if (!specifier.startsWith(".")) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(module), specifier)).replace(/\.js$/, ".ts");
+      if (graph.has(target)) visit(target);
+    }
+  };
+  for (const root of roots) visit(root);
+  return seen;
 }

@@ -7,11 +7,10 @@
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
 import { languageFlag, numberFlag, parseCommandArgs, textFlag } from "./args.js";
-import { MAX_RETRIES_RULE } from "../graph/retries.js";
+import { MAX_RETRIES_RULE, runResultValue } from "../graph/shared.js";
 import { textRule } from "../options/index.js";
 import { LIMIT_RULES } from "../sandbox/options.js";
 import { createCliGraph, formatFinal, streamTask, type FinalState } from "./graph-run.js";
-import { runResultValue } from "../graph/stored-result.js";
 
 /** A demonstration task and how to recognise its answer in a program's output. */
 export interface DemoTask {
@@ -103,7 +102,7 @@ export const demoCommand: Command = {
     textFlag("demo", "model", values.model, MODEL_FLAG_RULE);
 
     const graph = await createCliGraph({ model: values.model, maxRetries, timeoutMs });
-    const [{ ExecutionHistory, formatSummary }, { disposeDefaultSandbox }] = await Promise.all([import("../graph/history.js"), import("../sandbox/run-code.js")]);
+    const [{ ExecutionHistory, formatSummary }, { disposeDefaultSandbox }] = await Promise.all([import("../graph/shared.js"), import("../sandbox/run-code.js")]);
     const history = new ExecutionHistory();
     const runs: (FinalState & { task: string; answered: boolean })[] = [];
     try {

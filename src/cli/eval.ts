@@ -7,14 +7,13 @@ import { writeFile } from "node:fs/promises";
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
 import { languageFlag, numberFlag, parseCommandArgs, shareFlag, textFlag } from "./args.js";
-import { MAX_RETRIES_RULE } from "../graph/retries.js";
+import { MAX_RETRIES_RULE, resolveRepairStrategy } from "../graph/shared.js";
 import { integerRule, oneOfRule, textRule } from "../options/index.js";
 import { InvalidOptionError } from "../errors.js";
 import { EvalModelUnavailableError } from "../eval/errors.js";
 import { LANGUAGES } from "../sandbox/types.js";
 import { TASK_FILE_FORMATS, type TaskFileFormat } from "../eval/task-set.js";
 import { REPAIR_FLAGS_HELP, REPAIR_FLAG_OPTIONS, repairFlags } from "./repair-flags.js";
-import { resolveRepairStrategy } from "../graph/repair-strategy.js";
 
 /** Seed of `--sample` when none is given (recorded in the report either way). */
 const DEFAULT_SAMPLE_SEED = 20261203;
@@ -109,7 +108,7 @@ export const evalCommand: Command = {
         import("../eval/run-evaluation.js"),
         import("../eval/render-report.js"),
         import("../eval/graph-solver.js"),
-        import("../graph/graph.js"),
+        import("../graph/index.js"),
         import("../models/index.js"),
         import("../eval/sandbox-timer.js"),
         import("../sandbox/run-code.js"),
@@ -161,7 +160,7 @@ export const evalCommand: Command = {
       await shared.warm(languages);
       process.stderr.write(`eval: sandbox ready for ${languages.join(", ")} in ${((performance.now() - warmStartedAt) / 1000).toFixed(2)} s\n`);
       // The judged tests run in the same sandbox, apart from the graph (it never sees them).
-      const { judgeRun } = await import("../graph/nodes/execute.js");
+      const { judgeRun } = await import("../graph/shared-nodes.js");
       const solveWithGraph = graphSolver(graph, {}, {
         ...(shownTests !== undefined ? { shownTests } : {}),
         async judge(code, judged, task) {

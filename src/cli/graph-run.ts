@@ -4,11 +4,7 @@
  * only when a graph is built, so `--help` and usage errors stay instant.
  */
 import type { Language } from "../sandbox/types.js";
-import type { StoredRunResult } from "../graph/stored-result.js";
-import type { CodeGenEvent } from "../graph/events.js";
-import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
-import type { CodeGenGraph } from "../graph/graph.js";
-import type { RepairStrategy } from "../graph/repair-strategy.js";
+import type { StoredRunResult, CodeGenEvent, Attempt, CodeGenInput, CodeGenStatus, CodeGenGraph, RepairStrategy } from "../graph/shared.js";
 
 /** What `solve` and `demo` read of the graph's final state. */
 export interface FinalState {
@@ -56,7 +52,7 @@ export function formatFinal(state: FinalState): string {
 
 /** The graph for the command line: settings from the flags, model retries reported on stderr. */
 export async function createCliGraph(flags: GraphFlags): Promise<CodeGenGraph> {
-  const { createCodeGenGraph } = await import("../graph/graph.js");
+  const { createCodeGenGraph } = await import("../graph/index.js");
   return createCodeGenGraph({
     ...(flags.model === undefined ? {} : { model: flags.model }),
     ...(flags.maxRetries === undefined ? {} : { maxRetries: flags.maxRetries }),

@@ -3,7 +3,7 @@
  * `--repair-samples N`, `--repair-prompt fresh|repair|alternate`, `--explain-first`.
  */
 import { InvalidOptionError } from "../errors.js";
-import { resolveRepairStrategy, type RepairStrategy } from "../graph/repair-strategy.js";
+import { resolveRepairStrategy, type RepairStrategy } from "../graph/shared.js";
 import { asUsage } from "./args.js";
 
 /** The flags' definitions for `parseCommandArgs`. */

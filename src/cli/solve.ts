@@ -8,14 +8,11 @@ import { readFile } from "node:fs/promises";
 import type { Command } from "./command.js";
 import { UsageError } from "./usage-error.js";
 import { languageFlag, numberFlag, parseCommandArgs, textFlag } from "./args.js";
-import { MAX_RETRIES_RULE } from "../graph/retries.js";
+import { MAX_RETRIES_RULE, inferLanguage, runResultValue, type CodeGenInput } from "../graph/shared.js";
 import { textRule } from "../options/index.js";
 import { LIMIT_RULES } from "../sandbox/options.js";
 import { createCliGraph, formatFinal, streamTask } from "./graph-run.js";
-import { inferLanguage } from "../graph/infer-language.js";
 import { LANGUAGES } from "../sandbox/types.js";
-import { runResultValue } from "../graph/stored-result.js";
-import type { CodeGenInput } from "../graph/state.js";
 
 const MODEL_FLAG_RULE = textRule({ what: 'a "provider:model" name, e.g. openai:gpt-4o-mini' });
 

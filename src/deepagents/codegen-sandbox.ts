@@ -25,7 +25,7 @@ import { randomUUID } from "node:crypto";
 import { CodegenSandboxError, InvalidOptionError, SandboxDisposedError } from "../errors.js";
 import { FileStore, normalizePath, type StoreEntry } from "./file-store.js";
 import { GlobBudgetError, compileGlob } from "./glob-match.js";
-import { isTextMime, mimeTypeOf } from "./mime.js";
+import { isTextMime, mimeTypeOf } from "../common/mime.js";
 import { resolveCodegenSandboxOptions, type CodegenSandboxOptions, type ResolvedCodegenSandboxOptions } from "./options.js";
 import { ShellHost } from "./shell-host.js";
 

@@ -14,6 +14,7 @@ import { runCode } from "../sandbox/run-code.js";
 import { isWithin, normalizePath } from "./file-store.js";
 import type { ProgramOutcome, ProgramRequest } from "./protocol.js";
 import type { TypeCheckThread } from "./type-check-thread.js";
+import { sameBytes } from "../common/bytes.js";
 
 /** What a program run may use, set by the `CodegenSandbox` that owns the command. */
 export interface ProgramLimits {
@@ -483,7 +484,3 @@ function formatError(result: ExecutionResult, file: string): string {
   return `${error.name}: ${error.message}${where}`;
 }
 
-/** Byte equality by the runtime's own comparison (a JavaScript loop took 0.4 s of host thread per 28 MiB). */
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-}

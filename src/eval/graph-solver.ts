@@ -1,10 +1,9 @@
 /** Adapts the code-generation graph to the evaluation harness's solver interface. */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { Attempt, CodeGenInput, CodeGenStatus } from "../graph/state.js";
+import { findSameProgram, type Attempt, type CodeGenInput, type CodeGenStatus } from "../graph/shared.js";
 import type { EvalSolver, SolveOutcome } from "./run-evaluation.js";
 import type { EvalTask } from "./eval-task.js";
 import { InvalidOptionError } from "../errors.js";
-import { findSameProgram } from "../graph/same-program.js";
 import { taskTests } from "./shown-tests.js";
 
 /** Runs `code` with `tests` and says whether both ran and the tests passed (the judged verdict). */

@@ -5,7 +5,7 @@
 import type { EvalTask } from "./eval-task.js";
 import { InvalidOptionError } from "../errors.js";
 import { checkOptions, functionRule, integerRule, rule, signalRule, textRule, type OptionRules } from "../options/index.js";
-import { MAX_RETRIES_RULE } from "../graph/retries.js";
+import { MAX_RETRIES_RULE } from "../graph/shared.js";
 import type { SandboxTime } from "./sandbox-timer.js";
 
 /** One attempt of a solver, reduced to what the evaluation counts. */

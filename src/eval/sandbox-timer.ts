@@ -3,7 +3,7 @@
  * counts the time during which at least one check or run was in flight (busy time, comparable
  * with wall time at any concurrency) and the time summed over calls.
  */
-import type { CodeRunner } from "../graph/configuration.js";
+import type { CodeRunner } from "../graph/shared.js";
 
 /** Time spent in the sandbox so far. */
 export interface SandboxTime {

@@ -20,8 +20,7 @@ import type { ModelSpec, ResolvedModel } from "../models/resolve-model.js";
 import type { ModelRetryOptions } from "../models/retry.js";
 import { resolvePrompts } from "./prompts.js";
 import type { CodeGenPromptOverrides, CodeGenPrompts } from "./prompts.js";
-import { codeToolsHook, type CodeToolsHook } from "../code-mode/code-tools-hook.js";
-import type { CodeModeTool } from "../code-mode/tool-bridge.js";
+import { graphCodeTools, type CodeToolsHook, type GraphTool } from "./code-tools.js";
 
 /** The part of a `Sandbox` the graph uses: check and run. */
 export type CodeRunner = Pick<Sandbox, "run" | "check">;
@@ -71,7 +70,7 @@ export interface CodeGenGraphOptions {
    * LangChain tools the generated program may call (`await tools.<name>(...)`, see
    * docs/code-mode.md); the generate prompt shows their signatures. Default: none.
    */
-  tools?: CodeModeTool[];
+  tools?: GraphTool[];
 }
 
 /**
@@ -241,7 +240,7 @@ export function resolveGraphSettings(given: CodeGenGraphOptions = {}, owner = "c
     // Choosing among candidates runs each one: that would run code before a person approved it.
     throw new InvalidOptionError("repair.samples", repair.samples, "1 when approveBeforeExecute is true (candidates are chosen by running them, before any approval)");
   }
-  const codeTools = codeToolsHook(options.tools);
+  const codeTools = graphCodeTools(options.tools);
   return {
     ...(codeTools ? { codeTools } : {}),
     prompts: resolvePrompts(options.prompts),

@@ -5,6 +5,7 @@
  */
 import { InvalidOptionError } from "../errors.js";
 import { truncate } from "../feedback/truncate.js";
+import { sameBytes } from "../common/bytes.js";
 
 /** One file's content in a tool's arguments or result. */
 export type McpFileContent = string | { base64: string };
@@ -67,9 +68,6 @@ export function encodeFile(bytes: Uint8Array): McpFileContent {
   }
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && Buffer.compare(a, b) === 0;
-}
 
 /**
  * The files a run created or changed (compared with what it was given) and those it deleted.

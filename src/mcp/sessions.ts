@@ -10,6 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { InvalidOptionError, SandboxSessionEndedError } from "../errors.js";
 import type { Language, SandboxSession } from "../sandbox/types.js";
+import { BoundedMap } from "../common/bounded-map.js";
 
 const HANDLE = /^s-([0-9a-f]{12})-([0-9a-f]{40})$/;
 /** Ended handles remembered for a precise message (bounded: the oldest are forgotten). */
@@ -48,7 +49,7 @@ function idleText(ms: number): string {
 export class SessionRegistry {
   readonly #tag = randomBytes(6).toString("hex");
   readonly #open = new Map<string, Entry>();
-  readonly #ended = new Map<string, string>();
+  readonly #ended = new BoundedMap<string, string>(ENDED_MEMORY);
   #opening = 0;
   #closed = false;
 
@@ -172,7 +173,6 @@ export class SessionRegistry {
     clearTimeout(entry.timer);
     entry.timer = undefined;
     this.#ended.set(entry.handle, reason);
-    if (this.#ended.size > ENDED_MEMORY) this.#ended.delete(this.#ended.keys().next().value!);
     await entry.session.dispose();
   }
 }

@@ -7,12 +7,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidOptionError, MissingPeerError } from "../errors.js";
 import { requirePeers } from "../peers.js";
-import type { CodeGenEvent } from "../graph/events.js";
-import type { codeGenRunContext } from "../graph/configuration.js";
-import type { CodeGenGraph } from "../graph/graph.js";
-import type { CodeGenInput, CodeGenStateType } from "../graph/state.js";
-import { restoreRunResult } from "../graph/stored-result.js";
-import { inferLanguage } from "../graph/infer-language.js";
+import { inferLanguage, restoreRunResult, type CodeGenEvent, type codeGenRunContext, type CodeGenGraph, type CodeGenInput, type CodeGenStateType } from "../graph/shared.js";
 import { ModelConfigurationError } from "../models/errors.js";
 import type { SolveArgs } from "./schemas.js";
 import { errorResult, structuredExecution, textResult, type ToolContext, type ToolExtra } from "./tool-context.js";
@@ -29,7 +24,7 @@ function solverFor(context: ToolContext): Promise<Solver> {
   let solver = solvers.get(context);
   if (solver === undefined) {
     const { options } = context;
-    solver = Promise.all([import("../graph/graph.js"), import("../graph/configuration.js")]).then(([{ createCodeGenGraph }, { codeGenRunContext }]) => ({
+    solver = import("../graph/index.js").then(({ createCodeGenGraph, codeGenRunContext }) => ({
       runContext: codeGenRunContext,
       graph: createCodeGenGraph({
         sandbox: context.sandbox,

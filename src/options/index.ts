@@ -20,6 +20,7 @@ export {
   rule,
   signalRule,
   textRule,
+  TOOL_NAME_RULE,
   type OptionRule,
   type RangeOptions,
   type TextOptions,

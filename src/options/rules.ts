@@ -232,3 +232,6 @@ export function arrayRule<T>(item: OptionRule<T>, o: { what: string; nonEmpty?: 
 
 /** A value with no check of its own here (checked where it is used); documents that choice. */
 export const anyValue: OptionRule<unknown> = { expected: "any value", check: (value) => value };
+
+/** Tool names as chat APIs accept them (OpenAI: letters, digits, `_` and `-`, at most 64). */
+export const TOOL_NAME_RULE = rule<string>("a tool name of letters, digits, _ and - (at most 64)", (v) => typeof v === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(v));

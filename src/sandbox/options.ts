@@ -396,3 +396,20 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 export function isIdentifier(name: string): boolean {
   return IDENTIFIER.test(name);
 }
+
+/**
+ * Checks an allowed-languages option and returns it without duplicates, in the stable order of
+ * `LANGUAGES`. Throws `InvalidOptionError` for an empty list or an unknown language.
+ *
+ * @example
+ * ```ts
+ * resolveLanguages(["python", "javascript"]); // ["javascript", "python"]
+ * ```
+ */
+export function resolveLanguages(languages: readonly Language[] | undefined, option = "languages"): Language[] {
+  if (languages === undefined) return [...LANGUAGES];
+  const expected = `a non-empty array of ${LANGUAGES.map((l) => `"${l}"`).join(", ")}`;
+  if (!Array.isArray(languages) || languages.length === 0) throw new InvalidOptionError(option, languages, expected);
+  const chosen = languages.map((language, i) => resolveLanguage(language, `${option}[${i}]`));
+  return LANGUAGES.filter((language) => chosen.includes(language));
+}

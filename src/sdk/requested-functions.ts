@@ -3,7 +3,7 @@
  * defines none of the functions its task names is sent back for repair instead of loading as an
  * instance nothing can be called on.
  */
-import { callableNames } from "../graph/reply/js-source.js";
+import { callableNames } from "../graph/shared.js";
 import type { Language } from "../sandbox/types.js";
 
 /** Words that are followed by `(` in prose without naming a function. */

@@ -1,5 +1,5 @@
 /** `stripCodeFences`: the package's one extractor, in the form backends and servers need. */
-import { extractProgram } from "../graph/extract-code.js";
+import { extractProgram } from "../graph/shared.js";
 import type { Language } from "../sandbox/types.js";
 
 /**

@@ -14,7 +14,7 @@ import { createAgent, createMiddleware } from "langchain";
 import { readModelSettings } from "../models/configuration.js";
 import { resolveChatModel, type ModelSpec } from "../models/resolve-model.js";
 import { createCodeGenTool } from "./code-gen-tool.js";
-import { GRAPH_OPTION_RULES } from "../graph/configuration.js";
+import { GRAPH_OPTION_RULES } from "../graph/shared-nodes.js";
 import { checkOptions, rule, textRule, type OptionRules } from "../options/index.js";
 import { createCodeInterpreterTool } from "./code-interpreter-tool.js";
 

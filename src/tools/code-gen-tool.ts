@@ -3,19 +3,17 @@
  * (generate → validate → execute → refine) and returns the final program and what it printed.
  */
 import { tool, type ToolRunnableConfig } from "@langchain/core/tools";
-import { createCodeGenGraph } from "../graph/graph.js";
-import { inferLanguage } from "../graph/infer-language.js";
-import type { CodeGenGraphOptions } from "../graph/configuration.js";
+import { createCodeGenGraph, restoreRunResult, type CodeGenGraphOptions, type StoredRunResult } from "../graph/index.js";
+import { inferLanguage } from "../graph/shared.js";
+import { GRAPH_OPTION_RULES } from "../graph/shared-nodes.js";
 import type { Language } from "../sandbox/types.js";
-import { restoreRunResult, type StoredRunResult } from "../graph/stored-result.js";
 import { InvalidOptionError } from "../errors.js";
 import { formatExecutionForModel } from "../feedback/tool-text.js";
 import { DEFAULT_MAX_CONTENT_CHARS, MAX_CONTENT_CHARS_RULE, truncate as truncateText } from "../feedback/truncate.js";
-import { GRAPH_OPTION_RULES } from "../graph/configuration.js";
-import { arrayRule, booleanRule, checkOptions, objectRule, oneOfRule, textRule, type OptionRules } from "../options/index.js";
+import { arrayRule, booleanRule, checkOptions, objectRule, oneOfRule, textRule, TOOL_NAME_RULE, type OptionRules } from "../options/index.js";
 import { LANGUAGES } from "../sandbox/types.js";
-import { TOOL_NAME_RULE } from "./code-interpreter-tool.js";
-import { resolveLanguages, solveWithCodeSchemaFor, type SolveWithCodeInput } from "./schemas.js";
+import { solveWithCodeSchemaFor, type SolveWithCodeInput } from "./schemas.js";
+import { resolveLanguages } from "../sandbox/options.js";
 
 /** What the tool sends to the graph. */
 export interface CodeGenGraphInput {

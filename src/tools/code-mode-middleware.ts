@@ -14,23 +14,30 @@ import { createMiddleware } from "langchain";
 import { AIMessage, SystemMessage } from "@langchain/core/messages";
 import type { ToolRuntime } from "@langchain/core/tools";
 import { Command, StateSchema } from "@langchain/langgraph";
-import { codeModePromptSection, codeModeToolSignatures, middlewareToolDescription } from "../code-mode/describe.js";
-import { graphScope } from "../code-mode/graph-task.js";
 import {
+  CODE_INTERPRETER_OPTION_RULES,
+  codeModePromptSection,
+  codeModeStateFields,
+  codeModeToolSignatures,
+  contentsGoToStore,
+  graphScope,
+  holdsStoredFiles,
+  isGraphStore,
+  middlewareToolDescription,
+  moveFilesToStore,
   parseToolSpecs,
   resolveToolSpecs,
   unresolvedTools,
+  type CodeInterpreterToolOptions,
+  type CodeModeTool,
   type CodeModeToolSpec,
   type ResolvedTools,
   type ToolSpecs,
-} from "../code-mode/tool-resolution.js";
-import type { CodeModeTool } from "../code-mode/tool-types.js";
-import { buildCodeInterpreterTool, CODE_INTERPRETER_OPTION_RULES, prestartCodeThread, type CodeInterpreterToolOptions } from "./code-interpreter-tool.js";
+} from "../code-mode/index.js";
+import { buildCodeInterpreterTool, prestartCodeThread } from "./code-interpreter-tool.js";
+import { BoundedMap } from "../common/bounded-map.js";
 import { checkOptions, rule, type OptionRules } from "../options/index.js";
-import { resolveLanguages } from "./schemas.js";
-import { codeModeStateFields } from "../code-mode/state.js";
-import { contentsGoToStore, holdsStoredFiles, moveFilesToStore } from "../code-mode/content-by-digest.js";
-import { isGraphStore } from "../code-mode/content-store.js";
+import { resolveLanguages } from "../sandbox/options.js";
 import { backendNotGivenError, filesLiveInState, hasDeepagentsFileTools, type ProbeRuntime } from "./deepagents-backend.js";
 
 /** Options of `codeModeMiddleware`: those of `createCodeInterpreterTool`, with `"thread"` persistence by default. */
@@ -44,28 +51,14 @@ export type CodeModeMiddlewareOptions = Omit<CodeInterpreterToolOptions, "descri
   tools?: CodeModeToolSpec[];
 };
 
-/** Bounded map, least recently set first out. */
-class Recent<V> {
-  private readonly entries = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    return this.entries.get(key);
-  }
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
-  }
-}
-
 /**
  * Which tools each code call gets. The model call that wrote a code call saw the agent's tools:
  * they are kept by that call's id (exact, even when one middleware serves several agents), and
  * by thread and graph run for calls whose model call happened before this process started.
  */
 class AgentTools {
-  private readonly byCall = new Recent<Map<string, CodeModeTool>>(1024);
-  private readonly byRun = new Recent<Map<string, CodeModeTool>>(256);
+  private readonly byCall = new BoundedMap<string, Map<string, CodeModeTool>>(1024);
+  private readonly byRun = new BoundedMap<string, Map<string, CodeModeTool>>(256);
   private readonly warned = new Set<string>();
 
   constructor(
@@ -140,10 +133,10 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
   const agentTools = new AgentTools(specs, toolName);
   const { tools: _tools, ...rest } = options;
   // The profile of the model that wrote each code call (its `imageToolMessage` chooses how images return).
-  const profiles = new Recent<{ imageToolMessage?: boolean }>(1024);
+  const profiles = new BoundedMap<string, { imageToolMessage?: boolean }>(1024);
   // Whether each code call's agent may keep contents in the store (fileContents unset):
   // not when deepagents' file tools read the `files` channel, which cannot read references.
-  const storeAllowedByCall = new Recent<boolean>(1024);
+  const storeAllowedByCall = new BoundedMap<string, boolean>(1024);
   const codeTool = buildCodeInterpreterTool(
     { ...rest, persistence, description: middlewareToolDescription(languages, hostFunctionNames, persistence, specs.names.length > 0) },
     {
@@ -169,7 +162,7 @@ export function codeModeMiddleware(given: CodeModeMiddlewareOptions = {}) {
     if (id === undefined) ids.set(t, (id = nextId++));
     return id;
   };
-  const sections = new Recent<Promise<string>>(32);
+  const sections = new BoundedMap<string, Promise<string>>(32);
   const promptSection = (available: CodeModeTool[]) => {
     const key = available.map(idOf).join(",");
     let section = sections.get(key);

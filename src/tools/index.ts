@@ -12,17 +12,34 @@ export {
   type ExecuteCodeArtifact,
   type ArtifactFileRef,
 } from "./code-interpreter-tool.js";
-export { readStoredFile, fileContentsNamespace, type StoredFileRef } from "../code-mode/content-store.js";
 export { codeModeMiddleware, type CodeModeMiddlewareOptions } from "./code-mode-middleware.js";
-export { codeModeToolSignatures } from "../code-mode/describe.js";
-export { codeModeStateFields, codeModeStateSchema, resetCodeState, type CodeModeState } from "../code-mode/state.js";
-export { snapshotStoreFromBaseStore, DEFAULT_SNAPSHOT_EVERY, type SnapshotOptions, type SnapshotStore } from "../code-mode/snapshots.js";
-export type { CodeCell, RecordedHostCall } from "../code-mode/cell-log.js";
-export type { ThreadFile, ThreadFiles, ThreadFilesUpdate } from "../code-mode/files.js";
-export type { FilesBackend, FilesBackendOption } from "../code-mode/file-sources.js";
-export type { CodeModeTool, RecordedToolCall } from "../code-mode/tool-bridge.js";
-export type { CodeModeToolSpec } from "../code-mode/tool-resolution.js";
-export type { Persistence } from "../code-mode/runner.js";
+export {
+  readStoredFile,
+  fileContentsNamespace,
+  codeModeToolSignatures,
+  codeModeStateFields,
+  codeModeStateSchema,
+  resetCodeState,
+  snapshotStoreFromBaseStore,
+  DEFAULT_SNAPSHOT_EVERY,
+  executeCodeSchema,
+  type StoredFileRef,
+  type CodeModeState,
+  type SnapshotOptions,
+  type SnapshotStore,
+  type CodeCell,
+  type RecordedHostCall,
+  type ThreadFile,
+  type ThreadFiles,
+  type ThreadFilesUpdate,
+  type FilesBackend,
+  type FilesBackendOption,
+  type CodeModeTool,
+  type RecordedToolCall,
+  type CodeModeToolSpec,
+  type Persistence,
+  type ExecuteCodeInput,
+} from "../code-mode/index.js";
 export {
   createCodeGenTool,
   type CodeGenToolOptions,
@@ -31,5 +48,5 @@ export {
   type CodeGenGraphOutput,
   type CodeGenRunnable,
 } from "./code-gen-tool.js";
-export { executeCodeSchema, solveWithCodeSchema, type ExecuteCodeInput, type SolveWithCodeInput } from "./schemas.js";
+export { solveWithCodeSchema, type SolveWithCodeInput } from "./schemas.js";
 export { createCodeAgent, CODE_AGENT_SYSTEM_PROMPT, type CodeAgent, type CodeAgentOptions } from "./code-agent.js";

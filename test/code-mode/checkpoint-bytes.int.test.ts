@@ -1,5 +1,5 @@
 /**
- * Checkpoints that hold a file once (src/code-mode/content-by-digest.ts): with `fileContents`
+ * Checkpoints that hold a file once (src/code-mode/thread/content-by-digest.ts): with `fileContents`
  * left unset, a graph that has a LangGraph store keeps the thread's file contents there (one
  * immutable entry per SHA-256) and the checkpoint carries digests; the middleware moves contents
  * a graph input left in `files` in the model's step, so `createAgent`'s `Send`s carry references.
@@ -14,8 +14,8 @@ import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { createDeepAgent } from "deepagents";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { codeModeStateFields } from "../../src/code-mode/state.js";
-import { MAX_UPDATES_BETWEEN_COPIES } from "../../src/code-mode/copy-policy.js";
+import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
+import { MAX_UPDATES_BETWEEN_COPIES } from "../../src/code-mode/thread/copy-policy.js";
 import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { artifact, ask, savedBytes, scriptedCodeModel, type Turn } from "./helpers.js";

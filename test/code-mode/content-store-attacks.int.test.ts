@@ -10,9 +10,9 @@ import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { InMemoryStore, MemorySaver, MessagesValue, START, END, StateGraph, StateSchema } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { codeModeStateFields } from "../../src/code-mode/state.js";
-import { fileContentsNamespace, readStoredFile, sha256Hex, type StoredFileRef } from "../../src/code-mode/content-store.js";
-import type { ThreadFile, ThreadFiles } from "../../src/code-mode/files.js";
+import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
+import { fileContentsNamespace, readStoredFile, sha256Hex, type StoredFileRef } from "../../src/code-mode/thread/content-store.js";
+import type { ThreadFile, ThreadFiles } from "../../src/code-mode/thread/files.js";
 import { createCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

@@ -1,6 +1,6 @@
 /**
  * `fileContents: "store"`: a thread's file contents live in the graph's LangGraph store, once per
- * content under its SHA-256, and the checkpoint holds references (src/code-mode/content-store.ts).
+ * content under its SHA-256, and the checkpoint holds references (src/code-mode/thread/content-store.ts).
  * Code in both languages reads and writes the files as before; a fresh tool (no live session:
  * like another process) restores exactly; time travel gives each checkpoint's own bytes; the
  * checkpoint's channels stay small with 1 MiB of files; misuse names the fix.
@@ -13,10 +13,10 @@ import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createAgent } from "langchain";
 import { createDeepAgent, StoreBackend } from "deepagents";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { codeModeStateFields } from "../../src/code-mode/state.js";
-import { fileContentsNamespace, readStoredFile, sha256Hex, type StoredFileRef } from "../../src/code-mode/content-store.js";
-import { mergeFiles, type ThreadFiles } from "../../src/code-mode/files.js";
-import { ContentCache } from "../../src/code-mode/content-cache.js";
+import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
+import { fileContentsNamespace, readStoredFile, sha256Hex, type StoredFileRef } from "../../src/code-mode/thread/content-store.js";
+import { mergeFiles, type ThreadFiles } from "../../src/code-mode/thread/files.js";
+import { ContentCache } from "../../src/code-mode/thread/content-cache.js";
 import { createCodeInterpreterTool, type ArtifactFileRef, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { InvalidOptionError } from "../../src/errors.js";

@@ -1,5 +1,5 @@
 /**
- * The copy policy (src/code-mode/copy-policy.ts) on PostgreSQL, whose saver reads a delta
+ * The copy policy (src/code-mode/thread/copy-policy.ts) on PostgreSQL, whose saver reads a delta
  * channel by walking ancestors with one `getTuple` each (MemorySaver has its own walk): copies
  * come by size, and the files of any checkpoint, a fork's included, are that checkpoint's.
  * On a throwaway cluster (never skipped).
@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { END, START, StateGraph, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
 import { usePostgresSaver } from "../support/postgres-saver.js";
-import { codeModeStateFields } from "../../src/code-mode/state.js";
-import type { ThreadFile, ThreadFiles } from "../../src/code-mode/files.js";
+import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
+import type { ThreadFile, ThreadFiles } from "../../src/code-mode/thread/files.js";
 
 const KiB = 1024;
 const pg = usePostgresSaver();

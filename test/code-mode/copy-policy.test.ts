@@ -1,5 +1,5 @@
 /**
- * The copy policy of code mode's delta channels (src/code-mode/copy-policy.ts), on a plain
+ * The copy policy of code mode's delta channels (src/code-mode/thread/copy-policy.ts), on a plain
  * graph whose node writes files (no sandbox, so hundreds of steps run in a second): a full copy
  * is stored once the writes since the last one reach the value's size, or after
  * MAX_UPDATES_BETWEEN_COPIES updates; so checkpoint bytes per step follow what the step wrote,
@@ -9,9 +9,9 @@
 import { describe, expect, it } from "vitest";
 import { END, MemorySaver, START, StateGraph, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
-import { codeModeStateFields } from "../../src/code-mode/state.js";
-import { MAX_UPDATES_BETWEEN_COPIES, withCopyPolicy } from "../../src/code-mode/copy-policy.js";
-import type { ThreadFile, ThreadFiles } from "../../src/code-mode/files.js";
+import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
+import { MAX_UPDATES_BETWEEN_COPIES, withCopyPolicy } from "../../src/code-mode/thread/copy-policy.js";
+import type { ThreadFile, ThreadFiles } from "../../src/code-mode/thread/files.js";
 import { savedBytes } from "./helpers.js";
 
 const KiB = 1024;

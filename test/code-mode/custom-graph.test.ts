@@ -8,7 +8,7 @@ import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { MemorySaver, MessagesValue, START, END, StateGraph, StateSchema } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { codeModeStateFields } from "../../src/code-mode/state.js";
+import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
 import { createCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

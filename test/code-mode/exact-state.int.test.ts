@@ -15,8 +15,8 @@ import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
-import { resetCodeState } from "../../src/code-mode/state.js";
-import type { CodeCell } from "../../src/code-mode/cell-log.js";
+import { resetCodeState } from "../../src/code-mode/thread/state.js";
+import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
 import { scriptedCodeModel, scriptedParallelModel, type Turn, ask, lastTool, artifact, savedBytes } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
@@ -192,7 +192,7 @@ describe("checkpoints stay small", { timeout: 120_000 }, () => {
     const { StateGraph, StateSchema, MessagesValue, START, END } = await import("@langchain/langgraph");
     const { ToolNode } = await import("@langchain/langgraph/prebuilt");
     const { AIMessage } = await import("@langchain/core/messages");
-    const { codeModeStateFields } = await import("../../src/code-mode/state.js");
+    const { codeModeStateFields } = await import("../../src/code-mode/thread/state.js");
     const { createCodeInterpreterTool } = await import("../../src/tools/code-interpreter-tool.js");
     const checkpointer = new MemorySaver();
     const graph = new StateGraph(new StateSchema({ messages: MessagesValue, ...codeModeStateFields }))

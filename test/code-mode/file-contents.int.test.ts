@@ -1,6 +1,6 @@
 /**
  * The contents of the files a cell saw are stored once, apart from the log
- * (src/code-mode/file-contents.ts): the log holds digests, `codeFileContents` the contents. A
+ * (src/code-mode/thread/file-contents.ts): the log holds digests, `codeFileContents` the contents. A
  * restore in a fresh tool (no live session: like another process) and time travel stay exact;
  * a log written with the contents inline (the format before, or a graph without the channel) is
  * read as it is; only calls that bring new contents or write files update the store (so its
@@ -13,12 +13,12 @@ import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createHash } from "node:crypto";
 import { Command } from "@langchain/langgraph";
 import { z } from "zod";
-import { planCommand } from "../../src/code-mode/command-updates.js";
+import { planCommand } from "../../src/code-mode/tools/command-updates.js";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { MAX_UPDATES_BETWEEN_COPIES } from "../../src/code-mode/copy-policy.js";
-import { codeModeStateFields } from "../../src/code-mode/state.js";
-import { addContents, isContentRef, moveContentsOut, putContentsBack } from "../../src/code-mode/file-contents.js";
-import type { CodeCell } from "../../src/code-mode/cell-log.js";
+import { MAX_UPDATES_BETWEEN_COPIES } from "../../src/code-mode/thread/copy-policy.js";
+import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
+import { addContents, isContentRef, moveContentsOut, putContentsBack } from "../../src/code-mode/thread/file-contents.js";
+import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
 import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 
 const KiB = 1024;

@@ -7,7 +7,7 @@ import { createAgent } from "langchain";
 import { MemorySaver } from "@langchain/langgraph";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { diffFiles, fileBytes, mergeFiles, toThreadFile, type ThreadFile } from "../../src/code-mode/files.js";
+import { diffFiles, fileBytes, mergeFiles, toThreadFile, type ThreadFile } from "../../src/code-mode/thread/files.js";
 import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { scriptedCodeModel, type Turn, ask, lastTool } from "./helpers.js";
 

@@ -8,7 +8,7 @@ import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { MemorySaver, ReducedValue, StateGraph, StateSchema, interrupt, isGraphInterrupt } from "@langchain/langgraph";
 import { z } from "zod";
-import { canSendWrites, childToolConfig, codeDepth, freshState, graphScope, sendWrites, taskInput } from "../../src/code-mode/graph-task.js";
+import { canSendWrites, childToolConfig, codeDepth, freshState, graphScope, sendWrites, taskInput } from "../../src/code-mode/tools/graph-task.js";
 
 const State = new StateSchema({
   items: new ReducedValue(z.array(z.string()).default(() => []), { reducer: (a: string[], b: string[]) => [...a, ...b] }),

@@ -8,8 +8,8 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_CELL_RECORD_BYTES } from "../../src/code-mode/host-call-log.js";
-import { DEFAULT_MAX_THREAD_FILES, DEFAULT_MAX_THREAD_FILES_BYTES } from "../../src/code-mode/files.js";
+import { DEFAULT_MAX_CELL_RECORD_BYTES } from "../../src/code-mode/replay/host-call-log.js";
+import { DEFAULT_MAX_THREAD_FILES, DEFAULT_MAX_THREAD_FILES_BYTES } from "../../src/code-mode/thread/files.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = fileURLToPath(new URL("./fixtures/memory-attack.mjs", import.meta.url));

@@ -1,6 +1,6 @@
 /** The in-place rewrite that keeps a cell's top-level bindings on the global object. */
 import { describe, expect, it } from "vitest";
-import { persistTopLevel } from "../../src/code-mode/persist-declarations.js";
+import { persistTopLevel } from "../../src/code-mode/replay/persist-declarations.js";
 
 describe("persistTopLevel", () => {
   it("turns declarations into global assignments on the same lines", () => {

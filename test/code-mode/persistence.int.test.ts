@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createAgent } from "langchain";
 import { MemorySaver, Overwrite } from "@langchain/langgraph";
-import type { CodeCell } from "../../src/code-mode/cell-log.js";
+import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
 import { ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";

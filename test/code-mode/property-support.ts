@@ -14,10 +14,10 @@ import { expect } from "vitest";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { CodeModeRunner, type CellRequest } from "../../src/code-mode/runner.js";
-import type { SnapshotOptions } from "../../src/code-mode/snapshots.js";
-import { indexTools } from "../../src/code-mode/tool-bridge.js";
-import type { CodeCell } from "../../src/code-mode/cell-log.js";
+import { CodeModeRunner, type CellRequest } from "../../src/code-mode/replay/runner.js";
+import type { SnapshotOptions } from "../../src/code-mode/replay/snapshots.js";
+import { indexTools } from "../../src/code-mode/tools/tool-bridge.js";
+import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
 import type { Language } from "../../src/sandbox/types.js";
 
 /** One sandbox per test file (its engines stay warm across the sequences). */

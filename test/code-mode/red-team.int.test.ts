@@ -11,9 +11,9 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import type { CodeCell } from "../../src/code-mode/cell-log.js";
-import { DEFAULT_MAX_CELL_RECORD_BYTES } from "../../src/code-mode/host-call-log.js";
-import { DEFAULT_MAX_THREAD_FILES_BYTES } from "../../src/code-mode/files.js";
+import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
+import { DEFAULT_MAX_CELL_RECORD_BYTES } from "../../src/code-mode/replay/host-call-log.js";
+import { DEFAULT_MAX_THREAD_FILES_BYTES } from "../../src/code-mode/thread/files.js";
 import { scriptedCodeModel, type Turn, ask, lastTool, artifact } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

@@ -10,7 +10,7 @@ import { createAgent } from "langchain";
 import { MemorySaver, Overwrite } from "@langchain/langgraph";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import type { CodeCell } from "../../src/code-mode/cell-log.js";
+import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
 import { scriptedCodeModel, type Turn, ask, lastTool, artifact } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

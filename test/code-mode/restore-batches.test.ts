@@ -6,8 +6,8 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
-import { CodeModeRunner, type CellRequest } from "../../src/code-mode/runner.js";
-import type { CodeCell } from "../../src/code-mode/cell-log.js";
+import { CodeModeRunner, type CellRequest } from "../../src/code-mode/replay/runner.js";
+import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
 import type { Sandbox, SandboxSession } from "../../src/sandbox/types.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

@@ -11,7 +11,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import type { CodeCell } from "../../src/code-mode/cell-log.js";
+import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
 import { scriptedCodeModel, type Turn, ask, lastTool, artifact } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

@@ -13,8 +13,8 @@ import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
 import { createCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
-import { codeModeStateFields } from "../../src/code-mode/state.js";
-import type { CodeCell } from "../../src/code-mode/cell-log.js";
+import { codeModeStateFields } from "../../src/code-mode/thread/state.js";
+import type { CodeCell } from "../../src/code-mode/replay/cell-log.js";
 import { scriptedCodeModel, type Turn, ask, lastTool, artifact } from "./helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

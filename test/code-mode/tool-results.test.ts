@@ -3,7 +3,7 @@
  * reason for values that are not JSON (cycles, BigInt, nesting too deep).
  */
 import { describe, expect, it } from "vitest";
-import { capsForRun, defaultToolResultCaps, encodeBounded, MAX_TOOL_RESULT_DEPTH } from "../../src/code-mode/tool-results.js";
+import { capsForRun, defaultToolResultCaps, encodeBounded, MAX_TOOL_RESULT_DEPTH } from "../../src/code-mode/tools/tool-results.js";
 
 describe("encodeBounded", () => {
   it("encodes values under the cap exactly, and never refuses one that fits", () => {

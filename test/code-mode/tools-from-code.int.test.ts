@@ -14,7 +14,7 @@ import {
   createCodeInterpreterTool,
   type ExecuteCodeArtifact,
 } from "../../src/tools/code-interpreter-tool.js";
-import { codeModeToolSignatures } from "../../src/code-mode/describe.js";
+import { codeModeToolSignatures } from "../../src/code-mode/call/describe.js";
 import { InvalidOptionError } from "../../src/errors.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

@@ -11,7 +11,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { createCodeInterpreterTool, disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { DEFAULT_MAX_IMAGE_BYTES, DEFAULT_MAX_IMAGES, imageBlocks, imagesIn, imagesModeFor } from "../../src/tools/tool-images.js";
+import { DEFAULT_MAX_IMAGE_BYTES, DEFAULT_MAX_IMAGES, imageBlocks, imagesIn, imagesModeFor } from "../../src/code-mode/call/images.js";
 import { scriptedCodeModel } from "../code-mode/helpers.js";
 
 const sandbox = createSandbox({ poolSize: 1 });

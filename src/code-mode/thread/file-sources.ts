@@ -9,7 +9,6 @@
 import {
   ancestorIn,
   fileBytes,
-  formatBytes,
   invalidThreadPath,
   stateUpdateOf,
   threadFileCost,
@@ -19,6 +18,7 @@ import {
   type ThreadFiles,
   type ThreadFilesUpdate,
 } from "./files.js";
+import { formatBytes } from "../../common/bytes.js";
 
 /** The part of deepagents' `BackendProtocolV2` code mode uses. */
 export interface FilesBackend {

@@ -9,13 +9,13 @@
  */
 import { z } from "zod";
 import { DeltaValue, Overwrite, StateSchema } from "@langchain/langgraph";
-import { LANGUAGES, type Language } from "../sandbox/types.js";
+import { LANGUAGES, type Language } from "../../sandbox/types.js";
 import { mergeFiles, type ThreadFile, type ThreadFiles, type ThreadFilesUpdate } from "./files.js";
 import { MAX_UPDATES_BETWEEN_COPIES, withCopyPolicy, type CopyMeasure } from "./copy-policy.js";
-import type { CodeCell } from "./cell-log.js";
+import type { CodeCell } from "../replay/cell-log.js";
 import { addContents, type FileContents } from "./file-contents.js";
 
-export type { CodeCell } from "./cell-log.js";
+export type { CodeCell } from "../replay/cell-log.js";
 
 /** The code-mode part of a graph's state. */
 export interface CodeModeState {

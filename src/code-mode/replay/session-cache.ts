@@ -5,7 +5,7 @@
  * extra back as soon as one is idle). An evicted session is disposed; the thread's state is in
  * its checkpoint and is rebuilt by replay on its next call.
  */
-import type { JsonValue, SandboxSession } from "../sandbox/types.js";
+import type { JsonValue, SandboxSession } from "../../sandbox/types.js";
 
 /** A live session and exactly what it has run: the log cells, the files after them, what they were given. */
 export interface LiveSession {

@@ -8,13 +8,13 @@
 import { ToolInputParsingException } from "@langchain/core/tools";
 import type { CodeModeTool, RecordedToolCall } from "./tool-types.js";
 import { isGraphBubbleUp, isGraphInterrupt } from "@langchain/langgraph";
-import { InvalidOptionError } from "../errors.js";
-import { currentHostCall, describeHostFailure } from "../sandbox/host-call-context.js";
+import { InvalidOptionError } from "../../errors.js";
+import { currentHostCall, describeHostFailure } from "../../sandbox/host-call-context.js";
 import { CellToolCalls, type ToolHostOptions } from "./cell-tool-calls.js";
 import { codeDepth } from "./graph-task.js";
 import { GuestToolError, INTERRUPT_ERROR } from "./tool-errors.js";
 import { invokeForCode } from "./tool-invocation.js";
-import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox } from "../sandbox/types.js";
+import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox } from "../../sandbox/types.js";
 
 export type { CodeModeTool, RecordedToolCall } from "./tool-types.js";
 export type { ToolHostOptions } from "./cell-tool-calls.js";

@@ -4,7 +4,7 @@
  * artifact. Picked from the files the run wrote, checked by their first bytes, bounded in
  * count and bytes. One place for `execute_code` and code mode.
  */
-import { InvalidOptionError } from "../errors.js";
+import { InvalidOptionError } from "../../errors.js";
 
 /** How a run's images reach the model: content blocks, the artifact only, or not at all. */
 export type ImagesMode = "content" | "artifact" | "off";

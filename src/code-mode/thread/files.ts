@@ -7,9 +7,11 @@
  * On reading it also takes what deepagents may have put there: bytes (`Uint8Array`), bytes that
  * a JSON round trip turned into an object of numbers, and the older line-array form.
  */
-import { InvalidOptionError } from "../errors.js";
-import { INTERPRETER_DIRECTORIES } from "../sandbox/python/shared/bounds.js";
+import { InvalidOptionError } from "../../errors.js";
+import { INTERPRETER_DIRECTORIES } from "../../sandbox/python/shared/bounds.js";
 import { sha256Hex } from "./digest.js";
+import { formatBytes, sameBytes } from "../../common/bytes.js";
+import { isTextMime, mimeTypeOf } from "../../common/mime.js";
 
 /** One file in graph state (deepagents' `FileDataV2`; `FileDataV1`'s line array is read too). */
 export interface ThreadFile {
@@ -71,35 +73,8 @@ export const DEFAULT_MAX_THREAD_FILES = 1000;
 /** Bytes each file counts against `maxThreadFilesBytes` besides its content and path (its entry in state). */
 export const FILE_ENTRY_BYTES = 128;
 
-/** MIME types deepagents treats as binary, by extension (everything else reads as text). */
-const BINARY_TYPES: Record<string, string> = {
-  ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
-  ".heic": "image/heic", ".heif": "image/heif", ".mp3": "audio/mpeg", ".wav": "audio/wav", ".aiff": "audio/aiff",
-  ".aac": "audio/aac", ".ogg": "audio/ogg", ".flac": "audio/flac", ".mp4": "video/mp4", ".webm": "video/webm",
-  ".mpeg": "video/mpeg", ".mov": "video/quicktime", ".avi": "video/x-msvideo", ".flv": "video/x-flv", ".mpg": "video/mpeg",
-  ".wmv": "video/x-ms-wmv", ".3gpp": "video/3gpp", ".pdf": "application/pdf", ".ppt": "application/vnd.ms-powerpoint",
-  ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-};
-const TEXT_TYPES: Record<string, string> = {
-  ".md": "text/markdown", ".markdown": "text/markdown", ".html": "text/html", ".htm": "text/html", ".css": "text/css",
-  ".csv": "text/csv", ".xml": "text/xml", ".json": "application/json", ".js": "application/javascript",
-  ".mjs": "application/javascript", ".cjs": "application/javascript", ".svg": "image/svg+xml",
-};
 /** The MIME type of bytes that are not text under a text type's name. */
 const OCTET_STREAM = "application/octet-stream";
-
-/** The MIME type deepagents gives a path (by its extension; `text/plain` when unknown). */
-export function mimeTypeOf(path: string): string {
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  const dot = name.lastIndexOf(".");
-  const ext = dot > 0 ? name.slice(dot).toLowerCase() : "";
-  return BINARY_TYPES[ext] ?? TEXT_TYPES[ext] ?? "text/plain";
-}
-
-/** Whether deepagents reads `mimeType` as text (its own rule). */
-export function isTextMimeType(mimeType: string): boolean {
-  return mimeType.startsWith("text/") || mimeType === "application/json" || mimeType === "application/javascript" || mimeType === "image/svg+xml";
-}
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -111,7 +86,7 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 export function toThreadFile(path: string, bytes: Uint8Array, existing?: { created_at: string }, now = new Date().toISOString()): ThreadFile {
   const type = mimeTypeOf(path);
   const created_at = existing?.created_at ?? now;
-  if (isTextMimeType(type)) {
+  if (isTextMime(type)) {
     try {
       const text = strictUtf8.decode(bytes);
       if (!text.includes("\u0000")) return { content: text, mimeType: type, created_at, modified_at: now };
@@ -140,7 +115,7 @@ export function fileBytes(file: unknown): Uint8Array | undefined {
   if (Array.isArray(content)) return content.every((line) => typeof line === "string") ? new Uint8Array(Buffer.from(content.join("\n"), "utf8")) : undefined;
   if (typeof content === "string") {
     const type = typeof f.mimeType === "string" && f.mimeType ? f.mimeType : "text/plain";
-    return new Uint8Array(Buffer.from(content, isTextMimeType(type) ? "utf8" : "base64"));
+    return new Uint8Array(Buffer.from(content, isTextMime(type) ? "utf8" : "base64"));
   }
   if (content !== null && typeof content === "object") {
     // A Uint8Array after a JSON round trip: { "0": 137, "1": 80, ... }.
@@ -227,14 +202,6 @@ export interface FilesChange {
   written: Map<string, Uint8Array>;
   deleted: string[];
   refused: string[];
-}
-
-export function formatBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`;
-}
-
-function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
-  return a !== undefined && a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }
 
 /**

@@ -14,7 +14,7 @@
  */
 import { parse, type Node, type Pattern, type Program } from "acorn";
 import { transform } from "sucrase";
-import { findUnsupportedTypeScript, STRIP_OPTIONS } from "../sandbox/js/prepare/unsupported.js";
+import { findUnsupportedTypeScript, STRIP_OPTIONS } from "../../sandbox/js/prepare/unsupported.js";
 
 interface Edit {
   at: number;

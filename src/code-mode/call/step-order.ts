@@ -4,8 +4,8 @@
  * the message's tool calls, each seeing what the ones before it did: their log cells and their
  * file changes, which are not in the state yet.
  */
-import type { ThreadFilesUpdate } from "./files.js";
-import type { CodeCell } from "./cell-log.js";
+import type { ThreadFilesUpdate } from "../thread/files.js";
+import type { CodeCell } from "../replay/cell-log.js";
 
 /** What a finished call leaves to the calls after it in the same message. */
 export interface StepContribution {

@@ -15,14 +15,14 @@
  * A graph without the channel (a state that spreads only `codeCells`) keeps the contents inline,
  * as before; logs written inline (this package's versions up to now) are read as they are.
  */
-import type { CodeCell, FileContentRef } from "./cell-log.js";
+import type { CodeCell, FileContentRef } from "../replay/cell-log.js";
 import { sha256Hex as sha256 } from "./digest.js";
 import type { ThreadFile } from "./files.js";
 
 /** The `codeFileContents` channel: SHA-256 (hex) of a content → the content (text or base64, as in `files`). */
 export type FileContents = Record<string, string>;
 
-export type { FileContentRef } from "./cell-log.js";
+export type { FileContentRef } from "../replay/cell-log.js";
 
 /** Whether `value` is a `FileContentRef` (and not file data). */
 export function isContentRef(value: unknown): value is FileContentRef {

@@ -15,8 +15,8 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import { promisify } from "node:util";
 import { deflateRaw, inflateRawSync } from "node:zlib";
 import type { BaseStore } from "@langchain/langgraph";
-import { InvalidOptionError } from "../errors.js";
-import type { EngineSnapshot, Language } from "../sandbox/types.js";
+import { InvalidOptionError } from "../../errors.js";
+import type { EngineSnapshot, Language } from "../../sandbox/types.js";
 import type { CodeCell } from "./cell-log.js";
 
 /** Where snapshots are kept: any key-value store of bytes (see `snapshotStoreFromBaseStore`). */

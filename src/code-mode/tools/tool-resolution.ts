@@ -5,7 +5,7 @@
  * name; a name the agent does not have answers with an error that says so.
  */
 import { z } from "zod";
-import { InvalidOptionError } from "../errors.js";
+import { InvalidOptionError } from "../../errors.js";
 import { checkToolName } from "./tool-bridge.js";
 import { GuestToolError, NOT_AVAILABLE_ERROR } from "./tool-errors.js";
 import type { CodeModeTool } from "./tool-types.js";

@@ -5,9 +5,9 @@
  * it is known to be over the cap, so a tool that returns 50 MB costs the host no second copy.
  */
 import { createHash } from "node:crypto";
-import type { JsonValue } from "../sandbox/types.js";
+import type { JsonValue } from "../../sandbox/types.js";
 
-import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "./host-call-log.js";
+import { DEFAULT_MAX_CELL_RECORD_BYTES, DEFAULT_MAX_HOST_RESULT_BYTES } from "../replay/host-call-log.js";
 /** Nesting beyond this is refused: no tool result that deep is meant for code, and the guest's parser would overflow. */
 export const MAX_TOOL_RESULT_DEPTH = 100;
 
@@ -110,12 +110,6 @@ export function inputDigest(json: string): string {
   return createHash("sha256").update(json).digest("hex");
 }
 
-/** Formats a byte count the way every message of code mode does. */
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${bytes} B`;
-}
 
 /** The parsed form of `encoded` (plain JSON, nothing of the host's objects). */
 export function decodeEncoded(encoded: { json: string | undefined }): JsonValue {

@@ -3,14 +3,14 @@
  * system-prompt section of the middleware, the signatures of the tools callable from code (for
  * the code tool, the middleware and the code-generation graph), and the text of a cell's outcome.
  */
-import { sandboxLimits } from "../feedback/sandbox-limits.js";
-import type { ExecutionResult, Language } from "../sandbox/types.js";
-import { formatExecutionForModel } from "../feedback/tool-text.js";
-import { truncate } from "../feedback/truncate.js";
-import type { CellOutcome, Persistence } from "./runner.js";
-import { pythonSignatures, typeScriptSignatures, toolInputJsonSchema } from "./signatures.js";
-import { INTERRUPT_ERROR, NOT_AVAILABLE_ERROR, RESULT_LIMIT_ERROR } from "./tool-errors.js";
-import type { CodeModeTool } from "./tool-types.js";
+import { sandboxLimits } from "../../feedback/sandbox-limits.js";
+import type { ExecutionResult, Language } from "../../sandbox/types.js";
+import { formatExecutionForModel } from "../../feedback/tool-text.js";
+import { truncate } from "../../feedback/truncate.js";
+import type { CellOutcome, Persistence } from "../replay/runner.js";
+import { pythonSignatures, typeScriptSignatures, toolInputJsonSchema } from "../tools/signatures.js";
+import { INTERRUPT_ERROR, NOT_AVAILABLE_ERROR, RESULT_LIMIT_ERROR } from "../tools/tool-errors.js";
+import type { CodeModeTool } from "../tools/tool-types.js";
 
 /**
  * The tool description for `languages`: how to get output back and what is not there.

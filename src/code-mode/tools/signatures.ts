@@ -4,7 +4,7 @@
  * Python signatures for Python.
  */
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
-import type { JsonValue, Language } from "../sandbox/types.js";
+import type { JsonValue, Language } from "../../sandbox/types.js";
 import type { CodeModeTool } from "./tool-types.js";
 
 type JsonSchema = { [key: string]: JsonValue };

@@ -12,8 +12,8 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { InvalidOptionError, SandboxSessionEndedError } from "../errors.js";
-import { getSharedSandbox } from "../sandbox/run-code.js";
+import { InvalidOptionError, SandboxSessionEndedError } from "../../errors.js";
+import { getSharedSandbox } from "../../sandbox/run-code.js";
 import {
   DEFAULT_MAX_HOST_CALLS,
   DEFAULT_MAX_HOST_CALLS_IN_FLIGHT,
@@ -24,17 +24,19 @@ import {
   MAX_HOST_CALLS_IN_FLIGHT,
   MAX_OUTPUT_CAP_BYTES,
   MAX_TIMEOUT_MS,
-} from "../sandbox/options.js";
-import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox, SandboxSession } from "../sandbox/types.js";
+} from "../../sandbox/options.js";
+import type { ExecutionResult, HostFunction, JsonValue, Language, RunOptions, Sandbox, SandboxSession } from "../../sandbox/types.js";
 import { persistTopLevel } from "./persist-declarations.js";
 import { cellsOf, compactRan, decodeClock, encodeClock, expandRan, type CellLimitsRan, type CodeCell, type RecordedHostCall } from "./cell-log.js";
-import { diffFiles, enginePath, fileBytes, threadPath, toThreadFile, type FileCaps, type FilesChange } from "./files.js";
+import { diffFiles, enginePath, fileBytes, threadPath, toThreadFile, type FileCaps, type FilesChange } from "../thread/files.js";
 import { HostCallRecorder, HostCallReplayer, type RecordCaps } from "./host-call-log.js";
 import { SessionCache, type LiveSession } from "./session-cache.js";
-import { runWithTools, toolHostFunctions, toolsSetupCode, type CodeModeTool, type RecordedToolCall } from "./tool-bridge.js";
-import { capsForRun, type ToolResultCaps } from "./tool-results.js";
-import { codeDepth } from "./graph-task.js";
+import { runWithTools, toolHostFunctions, toolsSetupCode, type CodeModeTool, type RecordedToolCall } from "../tools/tool-bridge.js";
+import { capsForRun, type ToolResultCaps } from "../tools/tool-results.js";
+import { codeDepth } from "../tools/graph-task.js";
 import { ThreadSnapshots, type FoundSnapshot, type SnapshotOptions } from "./snapshots.js";
+import { sameBytes } from "../../common/bytes.js";
+import { BoundedMap } from "../../common/bounded-map.js";
 
 /** How state is kept between calls: `"none"` (every call starts fresh) or `"thread"`. */
 export type Persistence = "none" | "thread";
@@ -629,8 +631,8 @@ async function sessionAlive(session: SandboxSession): Promise<boolean> {
   }
 }
 
-const threadCodeCache = new Map<string, string>();
 const THREAD_CODE_CACHE_ENTRIES = 512;
+const threadCodeCache = new BoundedMap<string, string>(THREAD_CODE_CACHE_ENTRIES);
 
 /** The code a thread's session runs: JavaScript/TypeScript top-level bindings kept on the global object. */
 function threadCode(code: string, language: Language): string {
@@ -639,7 +641,6 @@ function threadCode(code: string, language: Language): string {
   let out = threadCodeCache.get(key);
   if (out === undefined) {
     out = persistTopLevel(code, language);
-    if (threadCodeCache.size >= THREAD_CODE_CACHE_ENTRIES) threadCodeCache.delete(threadCodeCache.keys().next().value!);
     threadCodeCache.set(key, out);
   }
   return out;
@@ -689,9 +690,6 @@ function toEngineFiles(files: ReadonlyMap<string, Uint8Array>): Record<string, U
   return out;
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-}
 
 /** The files `now` differs from `before` by (thread paths → file data or null), or undefined when none. */
 function filesDelta(before: Record<string, Uint8Array>, now: Record<string, Uint8Array>): CodeCell["filesIn"] | undefined {

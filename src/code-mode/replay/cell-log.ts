@@ -12,8 +12,8 @@
  * - `env`: the host function names and globals it was given, when they changed;
  * - `ran`: the limits it ran under and how long it took (a replay's own budget).
  */
-import type { ExecutionStatus, JsonValue, Language } from "../sandbox/types.js";
-import type { FileContentRef, ThreadFile, ThreadFilesUpdate } from "./files.js";
+import type { ExecutionStatus, JsonValue, Language } from "../../sandbox/types.js";
+import type { FileContentRef, ThreadFile, ThreadFilesUpdate } from "../thread/files.js";
 
 /** One host call a cell made, as the guest saw it. */
 export interface RecordedHostCall {
@@ -78,7 +78,7 @@ export interface CellEnv {
   globals?: Record<string, JsonValue>;
 }
 
-export type { FileContentRef } from "./files.js";
+export type { FileContentRef } from "../thread/files.js";
 
 /** One cell of the replay log. */
 export interface CodeCell {

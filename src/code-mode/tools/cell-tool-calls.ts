@@ -5,13 +5,14 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Command } from "@langchain/langgraph";
-import type { JsonValue } from "../sandbox/types.js";
+import type { JsonValue } from "../../sandbox/types.js";
 import { planCommand } from "./command-updates.js";
 import { canSendWrites, childToolConfig, freshState, sendWrites, taskInput } from "./graph-task.js";
-import { codeModeStateFields } from "./state.js";
+import { codeModeStateFields } from "../thread/state.js";
 import { GuestToolError, RESULT_LIMIT_ERROR } from "./tool-errors.js";
 import { answerOfMessage, type ToolAnswer } from "./tool-invocation.js";
-import { decodeEncoded, defaultToolResultCaps, encodeBounded, formatBytes, inputDigest, type ToolResultCaps } from "./tool-results.js";
+import { decodeEncoded, defaultToolResultCaps, encodeBounded, inputDigest, type ToolResultCaps } from "./tool-results.js";
+import { formatBytes } from "../../common/bytes.js";
 import type { RecordedToolCall } from "./tool-types.js";
 
 /** Code mode's own state channels: a tool's Command from code does not write them. */

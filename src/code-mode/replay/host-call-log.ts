@@ -12,8 +12,8 @@
  *   call too many) fails the replay and never reaches a real function.
  */
 import { createHash } from "node:crypto";
-import { describeHostFailure } from "../sandbox/host-call-context.js";
-import type { HostFunction, JsonValue } from "../sandbox/types.js";
+import { describeHostFailure } from "../../sandbox/host-call-context.js";
+import type { HostFunction, JsonValue } from "../../sandbox/types.js";
 import type { RecordedHostCall } from "./cell-log.js";
 
 /** Default cap of one recorded host result (its JSON), in bytes: 1 MiB. */

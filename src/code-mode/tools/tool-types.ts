@@ -3,7 +3,7 @@
  * recorded call (the replay log's unit, kept in the graph state).
  */
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import type { JsonValue } from "../sandbox/types.js";
+import type { JsonValue } from "../../sandbox/types.js";
 
 /** A LangChain tool that code may call: anything made with `tool()` or a `StructuredTool`. */
 export type CodeModeTool = Pick<StructuredToolInterface, "name" | "description" | "schema" | "invoke">;

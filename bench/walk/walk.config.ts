@@ -1,0 +1,8 @@
+import { defineConfig } from "vitest/config";
+import { walkPlugin } from "./instrument.js";
+
+/** `npx vitest run --config bench/walk/walk.config.ts`: the walk of one code-mode call (walk.ts). */
+export default defineConfig({
+  plugins: [walkPlugin()],
+  test: { include: ["bench/walk/*.walk.ts"], testTimeout: 60_000, pool: "forks" },
+});
