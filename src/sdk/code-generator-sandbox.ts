@@ -98,13 +98,13 @@ const MAIN_FILE: Record<Language, string> = { javascript: "main.js", typescript:
  * Generates, validates, instantiates and runs code from a task. One live instance at a time:
  * `generateAndInstantiate` replaces the previous one, `cleanup()` releases it.
  *
- * Validation: the program is taken from the reply with the package's one extractor, checked
- * (syntax, imports), loaded, and must define at least one of the functions the task names
- * (`add(a, b)`, "a function called add"); when any step fails, the generator is asked again
- * with the graph's repair prompt (`prompts/refine.md`: the code with line numbers, what went
- * wrong and what to try) up to `maxRetries` times, then `GeneratedCodeError` reports the last
- * failure. The previous instance stays live until a new one has loaded, so a failed
- * regeneration leaves the working one in place.
+ * Generation runs the code-generation graph (`graph-generation.ts`): the program is taken from
+ * the reply with the package's one extractor, checked (syntax, imports, TypeScript types),
+ * loaded, and must define at least one of the functions the task names (`add(a, b)`, "a
+ * function called add"); when any step fails, the graph asks the generator again with its
+ * repair prompt (`prompts/refine.md`) up to `maxRetries` times, never loading a repeated program
+ * twice, then `GeneratedCodeError` reports the last failure. The previous instance stays live
+ * until a new one has loaded, so a failed regeneration leaves the working one in place.
  *
  * @example
  * ```ts
