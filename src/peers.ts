@@ -18,6 +18,8 @@ export const PEERS = {
   "codegen-sandbox/tools": LANGCHAIN,
   "codegen-sandbox/graph": LANGCHAIN,
   "codegen-sandbox/mcp": ["zod"],
+  // The SDK runs the graph to generate and instantiate (the model is its own backend).
+  "codegen-sandbox/sdk generateAndInstantiate": LANGCHAIN,
   "codegen-sandbox mcp solve": [...LANGCHAIN, "@langchain/openai"],
   "codegen-sandbox solve": [...LANGCHAIN, "@langchain/openai"],
   "codegen-sandbox demo": [...LANGCHAIN, "@langchain/openai"],

@@ -82,6 +82,13 @@ describe("source layout", () => {
     expect(inward.filter((edge) => !entries.some((entry) => edge.endsWith(` -> ${entry}`)))).toEqual([]);
   });
 
+  it("has one repair loop, the graph's: the SDK and MCP's solve run the compiled graph, and only graph/ writes repair prompts", () => {
+    expect(graph.get("sdk/graph-generation.ts")).toContain("graph/index.ts");
+    expect(graph.get("mcp/solve-tool.ts")).toContain("graph/index.ts");
+    const repairPrompt = [...graph].filter(([module, targets]) => targets.includes("feedback/repair-prompt.ts") && !module.startsWith("graph/")).map(([module]) => module);
+    expect(repairPrompt).toEqual([]);
+  });
+
   it("keeps graph/shared.ts free of LangChain, so the CLI, the SDK and MCP load it before any peer check", () => {
     const reached = runtimeClosure(["graph/shared.ts", "sdk/index.ts", "mcp/index.ts"]);
     expect(reached.has("graph/extract-code.ts"), "the reader is not blind").toBe(true);

@@ -22,8 +22,15 @@ import { resolvePrompts } from "./prompts.js";
 import type { CodeGenPromptOverrides, CodeGenPrompts } from "./prompts.js";
 import { graphCodeTools, type CodeToolsHook, type GraphTool } from "./code-tools.js";
 
-/** The part of a `Sandbox` the graph uses: check and run. */
-export type CodeRunner = Pick<Sandbox, "run" | "check">;
+/**
+ * The part of a `Sandbox` the graph uses: check and run. A runner that gives every program
+ * globals of its own (the SDK's `globalSettings`, ...) may also declare them, so the TypeScript
+ * check before a run knows them.
+ */
+export type CodeRunner = Pick<Sandbox, "run" | "check"> & {
+  /** TypeScript declarations of the globals this runner gives `code` (added to its type check). */
+  typeDeclarations?(code: string): string;
+};
 
 /** Options of `createCodeGenGraph`. Every field is optional. */
 export interface CodeGenGraphOptions {

@@ -4,15 +4,15 @@
  */
 import { InvalidOptionError, SandboxDisposedError } from "../errors.js";
 import { getSharedSandbox } from "../sandbox/index.js";
-import type { CheckResult, ExecutionResult, JsonValue, Language, Sandbox, SandboxSession } from "../sandbox/types.js";
+import type { ExecutionResult, JsonValue, Language, Sandbox, SandboxSession } from "../sandbox/types.js";
 import { assertJsonValue, LIMIT_RULES } from "../sandbox/options.js";
 import { LANGUAGES } from "../sandbox/types.js";
-import { MAX_RETRIES_RULE, defaultPrompts, extractProgram, scanJavaScript, scanPython } from "../graph/shared.js";
+import { MAX_RETRIES_RULE, extractProgram, scanJavaScript, scanPython } from "../graph/shared.js";
 import { anyValue, booleanRule, checkOptions, objectRule, oneOfRule, type OptionRule, type OptionRules } from "../options/index.js";
-import { explainCheck, explainMissingFunctions, explainNoProgram, explainResult, type FailedValidation } from "../feedback/explain.js";
+import { explainMissingFunctions } from "../feedback/explain.js";
+import { requirePeers } from "../peers.js";
 import { declaredFunctionNames, requestedFunctionNames } from "./requested-functions.js";
-import { checkTypes } from "../typecheck/check-types.js";
-import { renderRepairPrompt } from "../feedback/repair-prompt.js";
+import type { LoadOutcome } from "./graph-generation.js";
 import { buildDependencyManifest, requirementsText } from "./dependencies.js";
 import { defaultDescriptors, mergeDescriptors } from "./descriptors.js";
 import { GeneratedCodeError, GeneratedFunctionError, NotInstantiatedError, TemplateWithoutEvalError } from "./errors.js";
@@ -84,16 +84,6 @@ export const CODE_GENERATOR_SANDBOX_OPTION_RULES = {
   limits: { expected: "an object of limits ({ timeoutMs?, memoryLimitBytes?, maxOutputBytes? })", check: (v) => checkOptions<CallLimits>(v, LIMITS_RULES, "limits", "limits.") },
 } satisfies OptionRules<CodeGeneratorSandboxOptions>;
 
-/** Why an attempt failed, and the feedback text the repair prompt shows. */
-interface Failure {
-  phase: "validate" | "instantiate";
-  code: string;
-  outcome: CheckResult | FailedValidation | ExecutionResult;
-  status: string;
-  explanation: string;
-  output?: string;
-}
-
 /** Options of one generation. */
 export interface GenerateOptions {
   /** Overrides the sandbox's `useDefaultDescriptors` for this call. */
@@ -108,13 +98,13 @@ const MAIN_FILE: Record<Language, string> = { javascript: "main.js", typescript:
  * Generates, validates, instantiates and runs code from a task. One live instance at a time:
  * `generateAndInstantiate` replaces the previous one, `cleanup()` releases it.
  *
- * Validation: the program is taken from the reply with the package's one extractor, checked
- * (syntax, imports), loaded, and must define at least one of the functions the task names
- * (`add(a, b)`, "a function called add"); when any step fails, the generator is asked again
- * with the graph's repair prompt (`prompts/refine.md`: the code with line numbers, what went
- * wrong and what to try) up to `maxRetries` times, then `GeneratedCodeError` reports the last
- * failure. The previous instance stays live until a new one has loaded, so a failed
- * regeneration leaves the working one in place.
+ * Generation runs the code-generation graph (`graph-generation.ts`): the program is taken from
+ * the reply with the package's one extractor, checked (syntax, imports, TypeScript types),
+ * loaded, and must define at least one of the functions the task names (`add(a, b)`, "a
+ * function called add"); when any step fails, the graph asks the generator again with its
+ * repair prompt (`prompts/refine.md`) up to `maxRetries` times, never loading a repeated program
+ * twice, then `GeneratedCodeError` reports the last failure. The previous instance stays live
+ * until a new one has loaded, so a failed regeneration leaves the working one in place.
  *
  * @example
  * ```ts
@@ -201,75 +191,64 @@ export class CodeGeneratorSandbox {
     options: GenerateOptions = {},
   ): Promise<GeneratedInstance<F>> {
     const merged = this.descriptorsFor(descriptors, options);
-    const sandbox = await this.getSandbox();
-    const requested = requestedFunctionNames(String(task ?? ""));
-    // The previous instance stays live (and callable) until the new one has loaded.
-    let prompt = task;
-    let failure: Failure | undefined;
-    for (let attempt = 1; attempt <= this.maxRetries + 1; attempt += 1) {
-      if (failure) prompt = this.repairPrompt(task, attempt - 1, failure);
-      const reply = await this.generateSource(prompt, merged);
-      const found = extractProgram(reply, this.language, { requiredNames: requested });
-      if (!found.ok) {
-        const outcome: CheckResult = { ok: false, language: this.language, status: "syntax_error", error: { name: "SyntaxError", message: `no program was found: ${found.reason}` } };
-        failure = { phase: "validate", code: reply, outcome, explanation: explainNoProgram(found.reason), status: "no_program" };
-        continue;
-      }
-      const code = found.code;
-      const check = await this.validate(sandbox, code);
-      if (!check.ok) {
-        failure = { phase: "validate", code, outcome: check, explanation: explainCheck(check, code), status: check.status };
-        continue;
-      }
-      const session = await sandbox.createSession({ language: this.language, ...pickMemory(this.limits) });
-      const loaded = await this.load(session, code);
-      if (loaded.status !== "success") {
-        await session.dispose();
-        failure = { phase: "instantiate", code, outcome: loaded, explanation: explainResult(loaded, code, this.limits), status: loaded.status, output: loaded.stdout };
-        continue;
-      }
-      const defined = this.language === "python" ? scanPython(code).defines : scanJavaScript(code, this.language).defines;
-      if (requested.length > 0 && !requested.some((name) => defined.has(name))) {
-        await session.dispose();
-        const explanation = explainMissingFunctions(requested, [...defined]);
-        const outcome: ExecutionResult = { ...loaded, status: "runtime_error", error: { name: "ReferenceError", message: explanation } };
-        failure = { phase: "instantiate", code, outcome, explanation, status: "missing_function", output: loaded.stdout };
-        continue;
-      }
-      const files = await this.filesFor(code);
-      const declared = declaredFunctionNames(code, this.language);
-      const instance = new GeneratedInstance<F>(session, code, files, await session.functionNames(), this.template.evalClassName !== undefined, this.limits, declared);
-      await this.releaseCurrent();
-      this.current = instance as unknown as GeneratedInstance;
-      this.cleanedUp = false;
-      return instance;
+    if (typeof task !== "string" || task.trim() === "") {
+      throw new InvalidOptionError("task", task, "a non-empty string describing the code to generate");
     }
-    throw new GeneratedCodeError(failure!.phase, failure!.code, failure!.outcome, this.maxRetries + 1);
+    const sandbox = await this.getSandbox();
+    const requested = requestedFunctionNames(task);
+    requirePeers("codegen-sandbox/sdk generateAndInstantiate");
+    const { generateWithGraph } = await import("./graph-generation.js");
+    // The previous instance stays live (and callable) until the new one has loaded.
+    const generated = await generateWithGraph({
+      task,
+      language: this.language,
+      maxRetries: this.maxRetries,
+      limits: this.limits,
+      generate: (prompt) => this.generateSource(prompt, merged),
+      estimates: () => this.generator.getCurrentEstimates?.(),
+      check: (code) => sandbox.check(code, { language: this.language }),
+      typeDeclarations: (code) => this.typeDeclarations(code),
+      load: (code) => this.loadRequested(sandbox, code, requested),
+    });
+    if (!generated.ok) throw new GeneratedCodeError(generated.phase, generated.code, generated.outcome, generated.attempts);
+    const { code, session } = generated;
+    const files = await this.filesFor(code);
+    const declared = declaredFunctionNames(code, this.language);
+    const instance = new GeneratedInstance<F>(session, code, files, await session.functionNames(), this.template.evalClassName !== undefined, this.limits, declared);
+    await this.releaseCurrent();
+    this.current = instance as unknown as GeneratedInstance;
+    this.cleanedUp = false;
+    return instance;
   }
 
-  /** The graph's validation: syntax and imports, then (TypeScript) types, with the SDK's globals declared. */
-  private async validate(sandbox: Sandbox, code: string): Promise<CheckResult | FailedValidation> {
-    const check = await sandbox.check(code, { language: this.language });
-    if (!check.ok || this.language !== "typescript") return check;
-    // Code that declares the globals itself (as the default descriptors suggest) keeps its own declarations.
-    const declarations = Object.keys(this.globals)
+  /** Declarations of the SDK's globals for the type check; code that declares one itself (as the default descriptors suggest) keeps its own. */
+  private typeDeclarations(code: string): string {
+    if (this.language !== "typescript") return "";
+    return Object.keys(this.globals)
       .filter((name) => !new RegExp(`\\bdeclare\\s+(?:const|let|var)\\s+${name}\\b`).test(code))
       .map((name) => `declare const ${name}: Record<string, any>;`)
       .join("\n");
-    const types = await checkTypes(code, { declarations });
-    return types.ok ? check : { ok: false, language: this.language, status: "type_error", diagnostics: types.diagnostics };
   }
 
-  private repairPrompt(task: string, attempt: number, failure: Failure): string {
-    return renderRepairPrompt(defaultPrompts().refine, {
-      language: this.language,
-      task,
-      code: failure.code,
-      attempt,
-      status: failure.status,
-      error: failure.explanation,
-      ...(failure.output === undefined ? {} : { output: failure.output }),
-    });
+  /**
+   * The graph's run of `code` here: loaded into a fresh session, it must define one of the
+   * functions the task names. A load's value is the callable names (what the caller gets), so a
+   * load that printed nothing is never judged a program that showed nothing.
+   */
+  private async loadRequested(sandbox: Sandbox, code: string, requested: readonly string[]): Promise<LoadOutcome> {
+    const session = await sandbox.createSession({ language: this.language, ...pickMemory(this.limits) });
+    const loaded = await this.load(session, code);
+    if (loaded.status !== "success") {
+      await session.dispose();
+      return { ok: false, result: loaded };
+    }
+    const defined = this.language === "python" ? scanPython(code).defines : scanJavaScript(code, this.language).defines;
+    if (requested.length > 0 && !requested.some((name) => defined.has(name))) {
+      await session.dispose();
+      const explanation = explainMissingFunctions(requested, [...defined]);
+      return { ok: false, result: { ...loaded, status: "runtime_error", error: { name: "ReferenceError", message: explanation } } };
+    }
+    return { ok: true, session, result: { ...loaded, result: [...defined] } };
   }
 
   /**

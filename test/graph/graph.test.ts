@@ -129,6 +129,21 @@ describe("code-generation graph (real sandbox, scripted models)", () => {
     expect(state.result?.stdout.trim()).toBe("42");
   });
 
+  it("type-checks TypeScript with the globals its runner declares (typeDeclarations)", async () => {
+    const { runCode, checkCode } = await import("../../src/sandbox/index.js");
+    const code = "const rate: number = settings.rate;\nconsole.log(rate * 2);";
+    const runner = (declared: boolean) => ({
+      run: (source: string, options: Parameters<typeof runCode>[1]) => runCode(source, { ...options, globals: { settings: { rate: 21 } } }),
+      check: checkCode,
+      ...(declared ? { typeDeclarations: (source: string) => (source.includes("settings") ? "declare const settings: { rate: number };" : "") } : {}),
+    });
+    const ok = await createCodeGenGraph({ model: scripted(fence("ts", code)), sandbox: runner(true), maxRetries: 0 }).invoke({ task: "Print twice the rate", language: "typescript" });
+    expect(ok.status).toBe("success");
+    expect(ok.result?.stdout.trim()).toBe("42");
+    const undeclared = await createCodeGenGraph({ model: scripted(fence("ts", code)), sandbox: runner(false), maxRetries: 0 }).invoke({ task: "Print twice the rate", language: "typescript" });
+    expect(undeclared.attempts.at(-1)).toMatchObject({ phase: "validate", status: "type_error" });
+  });
+
   it("streams node updates and one custom event per step", async () => {
     const model = scripted(fence("js", "console.log(undefinedThing)"), fence("js", "console.log('ok')"));
     const graph = createCodeGenGraph({ model });

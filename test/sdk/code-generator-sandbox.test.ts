@@ -254,7 +254,8 @@ describe("CodeGeneratorSandbox: what the generated code defines", () => {
     const instance = await codegen.generateAndInstantiate("Create a function add(a, b, c) that returns the sum");
     expect(await instance.call("add", 1, 2, 3)).toBe(6);
     expect(requests).toHaveLength(2);
-    expect(requests[1]!.task).toContain("status `missing_function`");
+    // The graph's repair prompt: a load that defines none of them is a failed run.
+    expect(requests[1]!.task).toContain("status `runtime_error`");
     expect(requests[1]!.task).toContain("The code defines none of the functions the task names (add); it defines: sum. Define them at the top level under exactly those names.");
     await codegen.cleanup();
 
@@ -262,6 +263,40 @@ describe("CodeGeneratorSandbox: what the generated code defines", () => {
     const error = await stubborn.generateAndInstantiate("Write total(xs)").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GeneratedCodeError);
     expect((error as Error).message).toMatch(/failed while loading after 1 attempt\(s\): runtime_error: ReferenceError: The code defines none of the functions the task names \(total\); it defines: x\./);
+  });
+
+  it("runs the graph's loop: a program written again is a repeat, not loaded again, and the next prompt says so", async () => {
+    const { generator, requests } = scripted("nope(", "nope(", ADD);
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox, maxRetries: 2 });
+    const workersBefore = sandbox.liveWorkerCount();
+    const instance = await codegen.generateAndInstantiate("Create add(a, b, c)");
+    expect(await instance.call("add", 1, 2, 3)).toBe(6);
+    expect(requests).toHaveLength(3);
+    expect(requests[2]!.task).toContain("Your last program is the same as attempt 1, which failed");
+    // Only the session of the program that loaded is kept.
+    expect(sandbox.liveWorkerCount()).toBe(workersBefore + 1);
+    await codegen.cleanup();
+
+    const stuck = new CodeGeneratorSandbox({ generator: scripted('throw new Error("boom")', 'throw new Error("boom")').generator, sandbox, maxRetries: 1 });
+    const error = (await stuck.generateAndInstantiate("x").catch((e: unknown) => e)) as GeneratedCodeError;
+    // The last attempt is the repeat; the error reports the run it repeated.
+    expect(error).toBeInstanceOf(GeneratedCodeError);
+    expect(error.attempts).toBe(2);
+    expect(error.phase).toBe("instantiate");
+    expect(error.message).toMatch(/failed while loading after 2 attempt\(s\): runtime_error: Error: boom/);
+    expect(sandbox.liveWorkerCount()).toBe(workersBefore);
+  });
+
+  it("a backend that fails ends the generation with its own error, after one call", async () => {
+    let calls = 0;
+    const generator = fromAsyncFunction(() => {
+      calls += 1;
+      throw new Error("model server down");
+    }, { name: "flaky", modelRetry: { maxRetries: 0 } });
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox });
+    const error = await codegen.generateAndInstantiate("Create add(a, b, c)").catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/The code generator backend "flaky" failed: model server down/);
+    expect(calls).toBe(1);
   });
 
   it("a failed regeneration leaves the working instance alive and current", async () => {

@@ -50,8 +50,9 @@ export function createValidateNode(settings: GraphSettings) {
       return { check, attempts: [fail(check.status, error, durationMs)], pendingTokens: undefined };
     }
     if (language === "typescript") {
-      const declarations = settings.codeTools === undefined ? undefined : await settings.codeTools.typeDeclarations();
-      const types = await checkTypes(code, declarations === undefined ? {} : { declarations });
+      const parts = [settings.codeTools === undefined ? undefined : await settings.codeTools.typeDeclarations(), sandbox.typeDeclarations?.(code)];
+      const declarations = parts.filter((part) => part !== undefined && part !== "").join("\n");
+      const types = await checkTypes(code, declarations === "" ? {} : { declarations });
       if (!types.ok) {
         const failed: FailedValidation = { ok: false, language, status: "type_error", diagnostics: types.diagnostics };
         const error = describeTypeErrors(types.diagnostics, code);
