@@ -6,8 +6,8 @@
  * neither fails with its file and line.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { delimiter, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
@@ -54,9 +54,26 @@ const testedExamples = new Map(
 const scratch = mkdtempSync(join(root, ".docs-samples-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+/**
+ * `npx codegen-sandbox …` in a sample is what a user who installed the package runs: npx finds
+ * the package's bin in their node_modules/.bin. Here the package is the project itself, which
+ * npx finds only after loading the whole dependency tree (35 s of CPU with a cold npm cache,
+ * which made an MCP client's 60 s initialize time out on a loaded machine). This `npx`, first on
+ * the samples' PATH, runs the built bin directly for that one name and the real npx otherwise.
+ */
+const shims = join(scratch, "bin");
+mkdirSync(shims);
+const npxShim = join(shims, "npx");
+writeFileSync(
+  npxShim,
+  `#!/bin/sh\nif [ "$1" = "codegen-sandbox" ]; then shift; exec "${process.execPath}" "${join(root, "dist/src/cli/main.js")}" "$@"; fi\n` +
+    `PATH="${process.env.PATH ?? ""}" exec npx "$@"\n`,
+);
+chmodSync(npxShim, 0o755);
+
 function run(file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   // No model settings: a sample that runs here must not need a model or the network.
-  const child = spawn(process.execPath, [file], { cwd: root, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" } });
+  const child = spawn(process.execPath, [file], { cwd: root, env: { PATH: `${shims}${delimiter}${process.env.PATH ?? ""}`, HOME: process.env.HOME ?? "" } });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
