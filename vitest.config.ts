@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { builtWorkers } from "./test/support/built-workers.js";
 
 /**
  * Two projects so the slow suites can run alone: `npm run test:unit` (in-process, offline) and
@@ -21,6 +22,8 @@ const integration = [
 ];
 
 export default defineConfig({
+  // The modules that start workers find them in dist/ (test/support/built-workers.ts says how).
+  plugins: [builtWorkers()],
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

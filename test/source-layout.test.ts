@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { MODULES_STARTING_WORKERS } from "./support/built-workers.js";
 import { importCycles, importGraph } from "./support/import-graph.js";
 
 const srcDir = fileURLToPath(new URL("../src/", import.meta.url));
@@ -150,6 +151,16 @@ describe("source layout", () => {
     for (const command of commands) {
       const imports = graph.get(command) ?? [];
       expect(imports.filter((target) => target === "cli/main.ts" || commands.includes(target)), command).toEqual([]);
+    }
+  });
+
+  it("keeps the tests' way to built workers out of runtime code (test/support/built-workers.ts maps them)", () => {
+    const starters = [...graph.keys()].filter((module) => /new Worker\(|runnerDirectory\(\)/.test(readFileSync(path.join(srcDir, module), "utf8")));
+    // Every module that starts a worker from its built copy's neighbourhood is in the plugin's list.
+    expect(starters.filter((m) => !m.includes("/worker/") && !m.includes("/deno/")).map((m) => `src/${m}`).sort()).toEqual([...MODULES_STARTING_WORKERS].sort());
+    for (const module of graph.keys()) {
+      const text = readFileSync(path.join(srcDir, module), "utf8");
+      expect(text, module).not.toMatch(/endsWith\(["']\.ts["']\)|["'/]dist\/src\/|"dist", "src"/);
     }
   });
 

@@ -25,15 +25,9 @@ const NOTE = "[codegen-sandbox]";
 /** just-bash's message when a command line's output passes `maxOutputSize`. */
 const OUTPUT_BOUND_HIT = /output size limit exceeded \(\d+ bytes\)/;
 
-/**
- * Resolves the worker script. Vitest runs `src/**.ts` directly, but a Worker needs compiled
- * JavaScript, so from a `.ts` module the compiled copy in `dist/` is used (`npm test` builds it
- * first).
- */
+/** The worker script, next to this module's built copy (tests of the sources: test/support/built-workers.ts). */
 function shellWorkerUrl(): URL {
-  const here = new URL(import.meta.url);
-  if (here.pathname.endsWith(".ts")) return new URL("../../dist/src/deepagents/worker/shell-worker.js", here);
-  return new URL("./worker/shell-worker.js", here);
+  return new URL("./worker/shell-worker.js", import.meta.url);
 }
 
 interface ActiveCommand {

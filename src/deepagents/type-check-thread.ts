@@ -18,11 +18,9 @@ export type TypeCheckOutcome =
 /** Longest diagnostic message kept (TypeScript's own are far shorter). */
 const MAX_MESSAGE_CHARS = 2000;
 
-/** From a `.ts` module (vitest) the compiled copy in `dist/` is used, as for the shell's worker. */
+/** The worker script, next to this module's built copy (tests of the sources: test/support/built-workers.ts). */
 function checkerWorkerUrl(): URL {
-  const here = new URL(import.meta.url);
-  if (here.pathname.endsWith(".ts")) return new URL("../../dist/src/deepagents/checker/type-check-worker.js", here);
-  return new URL("./checker/type-check-worker.js", here);
+  return new URL("./checker/type-check-worker.js", import.meta.url);
 }
 
 interface Pending {

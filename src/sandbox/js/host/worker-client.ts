@@ -93,14 +93,11 @@ interface Active {
 }
 
 /**
- * Resolves the worker script: the worker bundled as one CommonJS file (tsdown.config.ts says
- * why). Vitest runs `src/**.ts` directly, but a Worker needs compiled JavaScript, so from a
- * `.ts` module the bundle in `dist/` is used (`npm test` builds it first).
+ * The worker script: the worker bundled as one CommonJS file (tsdown.config.ts says why), next
+ * to this module's built copy (tests of the TypeScript sources: test/support/built-workers.ts).
  */
 export function workerScriptUrl(): URL {
-  const here = new URL(import.meta.url);
-  if (here.pathname.endsWith(".ts")) return new URL("../../../../dist/src/sandbox/js/worker/engine-worker.cjs", here);
-  return new URL("../worker/engine-worker.cjs", here);
+  return new URL("../worker/engine-worker.cjs", import.meta.url);
 }
 
 let nextRunId = 1;

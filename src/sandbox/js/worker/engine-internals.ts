@@ -1,9 +1,10 @@
 /**
  * The parts of quickjs-emscripten's own JavaScript state (0.32.0, pinned exactly) that a
  * session snapshot has to read or set, in one place: the Emscripten module's linear memory,
- * a runtime's table of host functions (`hostRefs`), and the pointers its runtime and context
- * objects hold. Nothing else in the worker reaches past the library's public API; a version
- * of the library that lays these out differently makes `hostRefsOf` or `pointerFields` fail
+ * a runtime's table of host functions (`hostRefs`), the pointers its runtime and context
+ * objects hold, and a context's FFI for the reads the library gets wrong (engine-reads.ts).
+ * Nothing else in the worker reaches past the library's public API; a version of the library
+ * that lays these out differently makes `hostRefsOf`, `pointerFields` or `contextParts` fail
  * or differ, and the snapshot is refused (the engine build is part of every snapshot too).
  */
 import { createRequire } from "node:module";
@@ -86,4 +87,26 @@ export function adoptHandle(context: QuickJSContext, pointer: number): QuickJSHa
   const memory = (context as unknown as { memory?: { heapValueHandle?(pointer: number): QuickJSHandle } }).memory;
   if (!memory?.heapValueHandle) throw new Error("this quickjs-emscripten build does not expose a context's heap handles");
   return memory.heapValueHandle(pointer);
+}
+
+/** A context's engine pointer, Emscripten module and FFI, as engine-reads.ts calls them. */
+export interface ContextParts {
+  pointer: number;
+  module: { HEAPU8: Uint8Array; _malloc(bytes: number): number; _free(pointer: number): void; UTF8ToString(pointer: number): string };
+  ffi: {
+    QTS_GetOwnPropertyNames(ctx: number, outPointers: number, outLength: number, value: number, flags: number): number;
+    QTS_GetString(ctx: number, value: number): number;
+    QTS_FreeCString(ctx: number, text: number): void;
+    QTS_FreeValuePointer(ctx: number, value: number): void;
+    QTS_FreeVoidPointer(ctx: number, pointer: number): void;
+  };
+}
+
+/** The parts of `context` that engine-reads.ts reads its out-parameters with. */
+export function contextParts(context: QuickJSContext): ContextParts {
+  const c = context as unknown as { ctx?: { value?: unknown }; module?: ContextParts["module"]; ffi?: ContextParts["ffi"] };
+  if (typeof c.ctx?.value !== "number" || !c.module?.HEAPU8 || typeof c.ffi?.QTS_GetOwnPropertyNames !== "function") {
+    throw new Error("this quickjs-emscripten build lays out its contexts differently");
+  }
+  return { pointer: c.ctx.value, module: c.module, ffi: c.ffi };
 }

@@ -12,6 +12,7 @@ import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule }
 import "./dispose-symbol.js";
 import type { CallResult } from "./call-result.js";
 import { engineMemoryOf, type EngineMemory } from "./engine-memory.js";
+import { ownKeys } from "./engine-reads.js";
 
 /**
  * QuickJS's own stack limit. Measured when the engine was chosen: 512 KiB or more (or unset)
@@ -227,14 +228,13 @@ export class GuestRuntime {
    * read by the engine without running guest code.
    */
   ownStringKeys(handle: QuickJSHandle): string[] {
-    const ctx = this.context;
-    const keys = ctx.getOwnPropertyNames(handle, { strings: true, numbersAsStrings: true });
-    if (keys.error) {
-      keys.error.dispose();
-      return [];
-    }
-    using list = keys.value;
-    return list.map((key) => ctx.getString(key));
+    return ownKeys(this.context, handle)?.names ?? [];
+  }
+
+  /** The length of a guest string (its own `length`: no guest code runs). */
+  stringLength(handle: QuickJSHandle): number {
+    using length = this.context.getProp(handle, "length");
+    return this.context.getNumber(length);
   }
 
   /**

@@ -10,6 +10,7 @@
  */
 import type { QuickJSHandle } from "quickjs-emscripten-core";
 import type { JsTestOp } from "../prepare/tests-split.js";
+import { ownKeys } from "./engine-reads.js";
 import type { GuestRuntime } from "./guest-runtime.js";
 
 /** A JavaScript value as the worker read it. */
@@ -89,6 +90,8 @@ export function readJsValue(guest: GuestRuntime, handle: QuickJSHandle, budget =
       case "number":
         return { t: "number", v: ctx.getNumber(h) };
       case "string": {
+        // A string longer than what is left is not copied out of the engine at all.
+        if (guest.stringLength(h) > left) return { t: "string", v: "", cut: true };
         const v = guest.exactString(h);
         left -= v.length;
         return left < 0 ? { t: "string", v: v.slice(0, Math.max(0, v.length + left)), cut: true } : { t: "string", v };
@@ -110,26 +113,14 @@ export function readJsValue(guest: GuestRuntime, handle: QuickJSHandle, budget =
     if (ctx.sameValue(h, ctx.null)) return { t: "null" };
     const slots = slotType(guest, h);
     if (slots !== undefined) return { t: "opaque", type: slots };
-    // A huge array is not listed key by key (that would cost the worker, outside the deadline).
-    const length = ctx.getLength(h) ?? ownLength(guest, h);
+    // A huge array or object is not listed key by key (that would cost the worker, outside the
+    // deadline): past what is left, the keys are counted and freed unread (engine-reads.ts).
+    const length = ownLength(guest, h);
     if (length !== undefined && length > left) return { t: "cut" };
-    const keys = ctx.getOwnPropertyNames(h, { strings: true, numbersAsStrings: true });
-    if (keys.error) {
-      keys.error.dispose();
-      return { t: "cut" };
-    }
-    let names: string[];
-    {
-      using list = keys.value;
-      names = list.map((k) => ctx.getString(k));
-    }
-    const enumerable = ctx.getOwnPropertyNames(h, { strings: true, numbersAsStrings: true, onlyEnumerable: true });
-    let shown: string[] = [];
-    if (enumerable.error) enumerable.error.dispose();
-    else {
-      using list = enumerable.value;
-      shown = list.map((k) => ctx.getString(k));
-    }
+    const keys = ownKeys(ctx, h, { max: left });
+    if (keys === undefined || keys.total > left) return { t: "cut" };
+    const names = keys.names;
+    const shown = ownKeys(ctx, h, { onlyEnumerable: true, max: left })?.names ?? [];
     // An array's `length` is its own, not enumerable: the mark of an array as far as data goes.
     const isArray = names.includes("length") && !shown.includes("length") && shown.every((k) => /^(?:0|[1-9]\d*)$/.test(k));
     const property = (key: string): JsValue => {
@@ -145,8 +136,9 @@ export function readJsValue(guest: GuestRuntime, handle: QuickJSHandle, budget =
       return read(value, depth + 1);
     };
     if (isArray) {
-      const length = property("length");
-      const n = length.t === "number" && Number.isSafeInteger(length.v) && length.v >= 0 ? length.v : 0;
+      // The length read above (not through `property`, whose depth bound would read it as cut:
+      // an array at the deepest level would then read as empty, equal to any other).
+      const n = length !== undefined && Number.isSafeInteger(length) && length >= 0 ? length : 0;
       const items: JsValue[] = [];
       const present = new Set(shown);
       for (let i = 0; i < n; i++) {

@@ -12,15 +12,21 @@
  * - the loop's done-callback no longer guesses (nor reads the exception);
  * - the loop's exception handler keeps the exceptions it is given (a callback that raised, a
  *   future collected with its exception never retrieved) and prints them as before;
- * - after the program's code, `_cs_unobserved()` says which kept future ended with an exception
- *   never retrieved (CPython's own flag, `_log_traceback`), and which tasks started in the run
- *   are still pending (not cancelled). The run driver (run-driver.ts) makes that a
- *   `runtime_error`.
+ * - after the program's code, `_cs_async_quiet()` answers at once, reading only our own lists
+ *   and running none of the program's code, whether the run made any task or future through the
+ *   loop or handed the loop's exception handler anything; most runs use no task, and for them
+ *   the check ends there (no task of its own, no turn of the loop);
+ * - otherwise `_cs_unobserved()` (in a task: describing an exception runs the program's
+ *   `__str__`) says which kept future ended with an exception never retrieved (CPython's own
+ *   flag, `_log_traceback`), and which tasks started in the run are still pending (not
+ *   cancelled). The run driver (run-driver.ts) makes that a `runtime_error`.
  *
  * A program that replaces the loop's methods or its exception handler, or rewrites these
  * functions, can hide its own errors (it could always catch them): the threat here is honest
  * code losing an error silently, not a program forging its outcome. Futures made without the
- * loop (`asyncio.Future()` directly) are seen only when collected during the run.
+ * loop (`asyncio.Future()` directly) are seen only when collected during the run, and a task
+ * made without the loop (`asyncio.Task(coro)` directly, not `create_task`) only when its error
+ * reaches the loop's exception handler.
  *
  * Runs inside the Deno worker (the source runs in Pyodide).
  */
@@ -73,6 +79,19 @@ def _cs_task_place(task):
     if frame is not None and frame.f_code.co_filename == _CS_FILE:
         return "%s() at line %d" % (name, frame.f_lineno)
     return "%s()" % name
+
+def _cs_async_quiet():
+    """After the program's code: True when _cs_unobserved has nothing to find (nothing made
+    through the loop, nothing given to its exception handler). Reads our lists by exact type
+    and length only, so none of the program's code runs (this is called outside any task)."""
+    watch = _CS_LOOP_WATCH
+    if type(watch) is not dict:
+        return False
+    started, raised = dict.get(watch, "started"), dict.get(watch, "raised")
+    if type(started) is not list or type(raised) is not list or len(started) != 0 or len(raised) != 0:
+        return False
+    watch["before"] = ()
+    return True
 
 def _cs_unobserved(pending_lost=False, _ns=None):
     """After the program's code: the outcome of its first lost asynchronous error, or None."""

@@ -61,6 +61,8 @@ export interface DriverPython {
   /** `_cs_describe_exception` and `_cs_format_exception` as Python callables, for the task. */
   describeStep: PyObject;
   formatStep: PyObject;
+  /** `_cs_async_quiet` (prelude-async-errors.ts): true when the run left nothing for `_cs_unobserved` to find. */
+  asyncQuiet(): unknown;
   /** `_cs_unobserved` (prelude-async-errors.ts): the outcome of a lost asynchronous error, or None. */
   unobservedStep: PyObject;
   /** `BaseException`, taken at init (the task looks up no name). */
@@ -600,11 +602,13 @@ export function createRunDriver(py: DriverPython, isPythonError: (error: unknown
   /**
    * After a run or call that succeeded: an exception of a task or future the program never
    * awaited, or a task it left pending, ends it `runtime_error` (prelude-async-errors.ts finds
-   * them, in a task of its own: describing an exception runs the guest's `__str__`). A check the
-   * program broke says nothing; a limit that stopped it stops the run.
+   * them, in a task of its own: describing an exception runs the guest's `__str__`). A run that
+   * made no task or future through the loop is answered at once, with no task (most runs). A
+   * check the program broke says nothing; a limit that stopped it stops the run.
    */
   async function unobserved(done: DriverDone, pendingLost = false): Promise<DriverDone> {
     if (done.outcome.status !== "success" || done.fatal || stopAsked) return done;
+    if (py.asyncQuiet() === true) return done;
     const ran = await inTask("_cs_eval", [py.unobservedStep, pendingLost, undefined, false, py.dict, py.slice, 0], py.describeStep);
     if ("stopped" in ran) return raised(ran, true);
     if (!("returned" in ran)) {

@@ -454,7 +454,7 @@ let runtimeNamespace: { get(name: string): unknown; set(name: string, value: unk
 let clearTracing: (() => void) | undefined;
 
 /** The prelude functions the worker calls. */
-const ENTRY_POINTS = ["_cs_prepare_run", "_cs_prepare_call", "_cs_describe_exception", "_cs_format_exception", "_cs_result_text", "_cs_host_reply", "_cs_flush_step", "_cs_check", "_cs_functions", "_cs_unobserved"];
+const ENTRY_POINTS = ["_cs_prepare_run", "_cs_prepare_call", "_cs_describe_exception", "_cs_format_exception", "_cs_result_text", "_cs_host_reply", "_cs_flush_step", "_cs_check", "_cs_functions", "_cs_unobserved", "_cs_async_quiet"];
 
 /** Prelude functions, looked up once (at init): each lookup would otherwise leave a proxy behind. */
 const entryPoints = new Map<string, (...args: unknown[]) => unknown>();
@@ -846,6 +846,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         resultTextStep: entryPoint("_cs_result_text") as unknown as PyObject,
         describeStep: entryPoint("_cs_describe_exception") as unknown as PyObject,
         formatStep: entryPoint("_cs_format_exception") as unknown as PyObject,
+        asyncQuiet: entry("_cs_async_quiet"),
         unobservedStep: entryPoint("_cs_unobserved") as unknown as PyObject,
         anything: cLevel("BaseException") as unknown as PyObject,
         issubclass: builtin("issubclass"),

@@ -146,12 +146,7 @@ function resolveDeno(): { binary: string; version: string } {
   }
 }
 
-/**
- * Directory of the compiled runner. Vitest runs `src/**.ts` directly, but Deno needs the
- * compiled JavaScript, so from a `.ts` module the copy in `dist/` is used (`npm test` builds first).
- */
+/** Directory of the compiled runner, next to this module's built copy (tests of the sources: test/support/built-workers.ts). */
 function runnerDirectory(): string {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith(".ts")) return join(dirname(here), "..", "..", "..", "..", "dist", "src", "sandbox", "python", "deno");
-  return join(dirname(here), "..", "deno");
+  return join(dirname(fileURLToPath(import.meta.url)), "..", "deno");
 }
