@@ -113,7 +113,7 @@ function checkedInput<G extends object>(graph: G): G {
 }
 
 /**
- * The compiled code-generation graph. Input `{ task, language?, context?, tests?, expectedOutput? }`;
+ * The compiled code-generation graph. Input `{ task, language?, details?, tests?, expectedOutput? }`;
  * output state with `code`, `result`, `status` (`"success" | "failed" | "rejected"`), `attempts`
  * and `explanation`. Pass `checkpointer` to keep threads (needed for `approveBeforeExecute`).
  *

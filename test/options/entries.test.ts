@@ -198,7 +198,7 @@ const ENTRIES: Entry[] = [
   {
     name: "graph.invoke input",
     call: (o) => graph.invoke({ task: "Print 1", ...o }),
-    options: { task: "text", language: "language", context: "textOrEmpty", tests: "code", expectedOutput: "code" },
+    options: { task: "text", language: "language", details: "textOrEmpty", tests: "code", expectedOutput: "code" },
     typo: ["test", "tests"],
   },
   { name: "createCodeInterpreterTool", call: (o) => createCodeInterpreterTool(o), options: INTERPRETER, typo: ["timeout", "timeoutMs"], infinityOk: ["maxHostCalls"] },
@@ -341,6 +341,7 @@ describe("positional arguments and values inside options", () => {
     ["loadTaskFile of a directory", () => loadTaskFile(tempDir), "path"],
     ["graph.invoke({ task, tests: 5 })", () => graph.invoke({ task: "Print 1", tests: 5 as never }), "tests"],
     ["graph.invoke without task", () => graph.invoke({ language: "python" } as never), "task"],
+    ["graph.invoke({ task, context: \"...\" }) (the input's field is details)", () => graph.invoke({ task: "Print 1", context: "xs is a list" } as never), "context"],
     ["graph.invoke context timeoutMs fast", () => graph.invoke({ task: "x" }, { context: { timeoutMs: "fast" } as never }), "context.timeoutMs"],
     ["graph.invoke configurable maxRetries 50", () => graph.invoke({ task: "x" }, { configurable: { maxRetries: 50 } }), "configurable.maxRetries"],
     ["globals: { console: 1 }", () => runCode("1", { globals: { console: 1 } }), "globals.console"],
@@ -388,9 +389,16 @@ describe("positional arguments and values inside options", () => {
     expect((await runCode("1\0")).status).toBe("syntax_error");
   });
 
+  it("refuses a string `context` in the graph's input with one error naming `details` (nothing dropped)", async () => {
+    const error = (await thrown(() => graph.invoke({ task: "Print 1", context: "xs is a list" } as never))) as InvalidOptionError;
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    expect(error.suggestion).toBe("details");
+    expect(error.message).toMatch(/^Invalid option "context": got "xs is a list"; did you mean "details"\? Expected a string of extra information for the model in the input's "details"/);
+  });
+
   it("keeps the graph's input fields as they were (a valid input runs)", async () => {
     const g = createCodeGenGraph({ model: model(), checkpointer: new MemorySaver() });
-    const state = await g.invoke({ task: "Print 1", context: "", expectedOutput: "1" }, { configurable: { thread_id: "ok" }, context: { maxRetries: 0 } as never });
+    const state = await g.invoke({ task: "Print 1", details: "", expectedOutput: "1" }, { configurable: { thread_id: "ok" }, context: { maxRetries: 0 } as never });
     expect(state.status).toBe("success");
   });
 });
