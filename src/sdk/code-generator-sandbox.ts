@@ -46,8 +46,6 @@ export interface CodeGeneratorSandboxOptions {
    * again, with the error, when the code fails validation or loading. Default 1.
    */
   maxRetries?: number;
-  /** @deprecated Since 2026-12-01: use `maxRetries` (same meaning); removed on 2027-06-01 (see CHANGELOG.md). */
-  repairAttempts?: number;
   /** Limits of each load and call: `timeoutMs`, `memoryLimitBytes`, `maxOutputBytes`. */
   limits?: CallLimits;
 }
@@ -80,7 +78,6 @@ export const CODE_GENERATOR_SANDBOX_OPTION_RULES = {
   sandbox: objectRule("a Sandbox from createSandbox()", (v) => typeof v.run === "function" && typeof v.check === "function" && typeof v.createSession === "function"),
   useDefaultDescriptors: booleanRule,
   maxRetries: MAX_RETRIES_RULE,
-  repairAttempts: MAX_RETRIES_RULE,
   limits: { expected: "an object of limits ({ timeoutMs?, memoryLimitBytes?, maxOutputBytes? })", check: (v) => checkOptions<CallLimits>(v, LIMITS_RULES, "limits", "limits.") },
 } satisfies OptionRules<CodeGeneratorSandboxOptions>;
 
@@ -151,7 +148,7 @@ export class CodeGeneratorSandbox {
       globalState: jsonObject("globalState", options.globalState),
     };
     this.useDefaultDescriptors = options.useDefaultDescriptors ?? true;
-    this.maxRetries = options.maxRetries ?? options.repairAttempts ?? 1;
+    this.maxRetries = options.maxRetries ?? 1;
     this.limits = { ...options.limits };
     this.sandbox = options.sandbox;
   }

@@ -163,7 +163,6 @@ const SDK: Record<string, Kind> = {
   sandbox: "object",
   useDefaultDescriptors: "boolean",
   maxRetries: "count",
-  repairAttempts: "count",
   limits: "object",
 };
 const RETRY: Record<string, Kind> = { maxRetries: "count", initialDelayMs: "delay", maxDelayMs: "delay", sleep: "function", onRetry: "function", baseURL: "text" };
@@ -216,7 +215,7 @@ const ENTRIES: Entry[] = [
   {
     name: "CodeGenerators.register",
     call: (o) => new CodeGenerators().register("g", generator, o),
-    options: { language: "language", useDefaultDescriptors: "boolean", maxRetries: "count", repairAttempts: "count", limits: "object", template: "any" },
+    options: { language: "language", useDefaultDescriptors: "boolean", maxRetries: "count", limits: "object", template: "any" },
     typo: ["retries", "maxRetries"],
   },
   { name: "fromAsyncFunction", call: (o) => fromAsyncFunction(async () => "", o), options: { checker: "function", modelRetry: "object", name: "text", stripFences: "boolean" }, typo: ["stripFence", "stripFences"] },

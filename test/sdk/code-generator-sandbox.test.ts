@@ -121,7 +121,7 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     expect((error as GeneratedCodeError).code).toBe("still nope(");
     expect((error as Error).message).toMatch(/did not pass validation after 2 attempt\(s\): syntax_error/);
 
-    const throwing = new CodeGeneratorSandbox({ generator: scripted('throw new Error("boom")').generator, sandbox, repairAttempts: 0 });
+    const throwing = new CodeGeneratorSandbox({ generator: scripted('throw new Error("boom")').generator, sandbox, maxRetries: 0 });
     const workersBefore = sandbox.liveWorkerCount();
     const loadError = await throwing.generateAndInstantiate("x").catch((e: unknown) => e);
     // The session that failed to load was released.
@@ -157,7 +157,7 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
   it("applies its limits to each call; a timeout ends the instance's session", async () => {
     const code = "function spin() { while (true) {} }\nfunction ok() { return 1; }\n";
     // Loading runs under the same limit, so it must leave room for a busy machine.
-    const codegen = new CodeGeneratorSandbox({ generator: scripted(code).generator, sandbox, limits: { timeoutMs: 2000 }, repairAttempts: 0 });
+    const codegen = new CodeGeneratorSandbox({ generator: scripted(code).generator, sandbox, limits: { timeoutMs: 2000 }, maxRetries: 0 });
     const instance = await codegen.generateAndInstantiate("spin");
     const error = await instance.call("spin").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GeneratedFunctionError);
@@ -197,14 +197,14 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     const generator = scripted().generator;
     expect(() => new CodeGeneratorSandbox({ generator, language: "ruby" as never })).toThrow(/Invalid option "language"/);
     expect(() => new CodeGeneratorSandbox({ generator, globalSettings: [] as never })).toThrow(/Invalid option "globalSettings"/);
-    expect(() => new CodeGeneratorSandbox({ generator, repairAttempts: -1 })).toThrow(/Invalid option "repairAttempts"/);
+    expect(() => new CodeGeneratorSandbox({ generator, repairAttempts: -1 } as never)).toThrow(/Invalid option "repairAttempts": CodeGeneratorSandbox has no option of this name/);
     expect(() => new CodeGeneratorSandbox({ generator, maxRetries: 1.5 })).toThrow(/Invalid option "maxRetries": got 1.5; expected a whole number from 0 to 20/);
     const codegen = new CodeGeneratorSandbox({ generator, sandbox });
     await expect(codegen.generateCode("")).rejects.toThrow(/Invalid option "task"/);
     await expect(codegen.generateCode("t", "style" as never)).rejects.toThrow(/Invalid option "descriptors"/);
   });
 
-  it("maxRetries means repairs after the first attempt, as in the graph; repairAttempts is its deprecated alias", async () => {
+  it("maxRetries means repairs after the first attempt, as in the graph; repairAttempts is not an option", async () => {
     const none = new CodeGeneratorSandbox({ generator: scripted("nope(").generator, sandbox, maxRetries: 0 });
     expect(((await none.generateAndInstantiate("x").catch((e: unknown) => e)) as GeneratedCodeError).attempts).toBe(1);
     const two = scripted("nope(", "again(", ADD);
@@ -212,8 +212,7 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     expect(await (await codegen.generateAndInstantiate("Create add(a, b, c)")).call("add", 1, 2, 3)).toBe(6);
     expect(two.requests).toHaveLength(3);
     await codegen.cleanup();
-    const legacy = new CodeGeneratorSandbox({ generator: scripted("nope(", "again(", "more(").generator, sandbox, repairAttempts: 2 });
-    expect(((await legacy.generateAndInstantiate("x").catch((e: unknown) => e)) as GeneratedCodeError).attempts).toBe(3);
+    expect(() => new CodeGeneratorSandbox({ generator: scripted().generator, sandbox, repairAttempts: 2 } as never)).toThrow(/Invalid option "repairAttempts": CodeGeneratorSandbox has no option of this name/);
   });
 
   it("reads one program per reply and repairs a reply without one with the reason", async () => {
