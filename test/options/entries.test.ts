@@ -15,7 +15,7 @@ import { CodeGeneratorSandbox, CodeGenerators, fromAsyncFunction, fromChatModel,
 import { graphSolver, loadTaskFile, parseTaskFile, runEvaluation } from "../../src/eval/index.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { createMcpServer, serveStdio, startMcpHttpServer } from "../../src/mcp/index.js";
-import { CodegenSandbox } from "../../src/deepagents/index.js";
+import { CodeGenSandbox } from "../../src/deepagents/index.js";
 import { fence, scriptedModel } from "../support/scripted-model.js";
 
 /** What kind of value an option takes; each kind has its own bad values. */
@@ -250,8 +250,8 @@ const ENTRIES: Entry[] = [
   },
   { name: "serveStdio", call: (o) => serveStdio(mcpServer(), o), options: { input: "object", output: "object", maxMessageBytes: "limit" }, typo: ["maxMessageSize", "maxMessageBytes"] },
   {
-    name: "CodegenSandbox.create (deepagents)",
-    call: (o) => CodegenSandbox.create(o),
+    name: "CodeGenSandbox.create (deepagents)",
+    call: (o) => CodeGenSandbox.create(o),
     options: { initialFiles: "object", timeoutMs: "limit", memoryLimitBytes: "limit", shellMemoryLimitBytes: "limit", maxOutputBytes: "limit", maxFileBytes: "limit", maxTotalFileBytes: "limit", maxFiles: "limit", env: "object", sandbox: "object" },
     typo: ["maxFile", "maxFiles"],
   },
