@@ -3,7 +3,7 @@
  * checked, misuse reported as one `InvalidOptionError` that names the option.
  */
 import { InvalidOptionError } from "../errors.js";
-import { LIMIT_RULES, MAX_MEMORY_LIMIT_BYTES, MAX_TIMEOUT_MS } from "../sandbox/options.js";
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TOTAL_FILE_BYTES, LIMIT_RULES, MAX_MEMORY_LIMIT_BYTES, MAX_TIMEOUT_MS } from "../sandbox/options.js";
 import { checkOptions, integerRule, objectRule, type OptionRules } from "../options/index.js";
 import type { Sandbox } from "../sandbox/types.js";
 
@@ -51,10 +51,10 @@ export const DEFAULT_EXECUTE_MAX_OUTPUT_BYTES = 100_000;
 export const DEFAULT_SHELL_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
 /** Default memory of one program run. */
 export const DEFAULT_PROGRAM_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
-/** Default caps of the file store. */
+/** Default caps of the file store (the file caps are the sandbox's own). */
 export const DEFAULT_STORE_LIMITS = {
-  maxFileBytes: 8 * 1024 * 1024,
-  maxTotalFileBytes: 32 * 1024 * 1024,
+  maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+  maxTotalFileBytes: DEFAULT_MAX_TOTAL_FILE_BYTES,
   maxFiles: 10_000,
 } as const;
 

@@ -7,7 +7,7 @@ import { getSharedSandbox } from "../sandbox/index.js";
 import type { CheckResult, ExecutionResult, JsonValue, Language, Sandbox, SandboxSession } from "../sandbox/types.js";
 import { assertJsonValue, LIMIT_RULES } from "../sandbox/options.js";
 import { LANGUAGES } from "../sandbox/types.js";
-import { MAX_RETRIES_RULE, defaultPrompts, extractProgram, scanJavaScript, scanPython } from "../graph/shared.js";
+import { DEFAULT_MAX_RETRIES, MAX_RETRIES_RULE, defaultPrompts, extractProgram, scanJavaScript, scanPython } from "../graph/shared.js";
 import { anyValue, booleanRule, checkOptions, objectRule, oneOfRule, type OptionRule, type OptionRules } from "../options/index.js";
 import { explainCheck, explainMissingFunctions, explainNoProgram, explainResult, type FailedValidation } from "../feedback/explain.js";
 import { declaredFunctionNames, requestedFunctionNames } from "./requested-functions.js";
@@ -43,7 +43,7 @@ export interface CodeGeneratorSandboxOptions {
   useDefaultDescriptors?: boolean;
   /**
    * Repairs after the first attempt (as in the graph): how many times the generator is asked
-   * again, with the error, when the code fails validation or loading. Default 1.
+   * again, with the error, when the code fails validation or loading. Default 2 (as in the graph).
    */
   maxRetries?: number;
   /** Limits of each load and call: `timeoutMs`, `memoryLimitBytes`, `maxOutputBytes`. */
@@ -148,7 +148,7 @@ export class CodeGeneratorSandbox {
       globalState: jsonObject("globalState", options.globalState),
     };
     this.useDefaultDescriptors = options.useDefaultDescriptors ?? true;
-    this.maxRetries = options.maxRetries ?? 1;
+    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.limits = { ...options.limits };
     this.sandbox = options.sandbox;
   }

@@ -4,6 +4,7 @@ import { fakeModel } from "@langchain/core/testing";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { SandboxDisposedError, SandboxSessionEndedError } from "../../src/errors.js";
 import { CodeGeneratorSandbox } from "../../src/sdk/code-generator-sandbox.js";
+import { DEFAULT_MAX_RETRIES } from "../../src/graph/retries.js";
 import { fromAsyncFunction, fromChatModel } from "../../src/sdk/adapters.js";
 import {
   GeneratedCodeError,
@@ -114,7 +115,7 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
   });
 
   it("reports code that keeps failing with GeneratedCodeError (validation and loading)", async () => {
-    const invalid = new CodeGeneratorSandbox({ generator: scripted("nope(", "still nope(").generator, sandbox });
+    const invalid = new CodeGeneratorSandbox({ generator: scripted("nope(", "still nope(").generator, sandbox, maxRetries: 1 });
     const error = await invalid.generateAndInstantiate("x").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GeneratedCodeError);
     expect((error as GeneratedCodeError).phase).toBe("validate");
@@ -212,6 +213,10 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     expect(await (await codegen.generateAndInstantiate("Create add(a, b, c)")).call("add", 1, 2, 3)).toBe(6);
     expect(two.requests).toHaveLength(3);
     await codegen.cleanup();
+    // The default is the graph's: 2 repairs, so 3 attempts.
+    const byDefault = new CodeGeneratorSandbox({ generator: scripted("nope(", "again(", "more(").generator, sandbox });
+    expect(((await byDefault.generateAndInstantiate("x").catch((e: unknown) => e)) as GeneratedCodeError).attempts).toBe(DEFAULT_MAX_RETRIES + 1);
+    expect(DEFAULT_MAX_RETRIES).toBe(2);
     expect(() => new CodeGeneratorSandbox({ generator: scripted().generator, sandbox, repairAttempts: 2 } as never)).toThrow(/Invalid option "repairAttempts": CodeGeneratorSandbox has no option of this name/);
   });
 
@@ -265,7 +270,7 @@ describe("CodeGeneratorSandbox: what the generated code defines", () => {
 
   it("a failed regeneration leaves the working instance alive and current", async () => {
     const { generator } = scripted(ADD, "nope(", "still nope(");
-    const codegen = new CodeGeneratorSandbox({ generator, sandbox });
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox, maxRetries: 1 });
     const working = await codegen.generateAndInstantiate("Create add(a, b, c)");
     await expect(codegen.generateAndInstantiate("Create mul(a, b)")).rejects.toThrow(GeneratedCodeError);
     expect(working.disposed).toBe(false);
