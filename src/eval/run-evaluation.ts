@@ -158,7 +158,7 @@ export interface RunEvaluationOptions {
   isFatal?: (error: unknown) => boolean;
   signal?: AbortSignal;
   /**
-   * Reads the time spent in the sandbox so far (e.g. `timeSandbox(runner).time`); the report
+   * Reads the time spent in the sandbox so far (e.g. `timeSandbox(sandbox).time`); the report
    * then gives the sandbox's share of the evaluation's wall time.
    */
   sandboxTime?: () => SandboxTime;
@@ -177,7 +177,7 @@ const RUN_EVALUATION_RULES = {
   onResult: functionRule("a function (result, index, total) => void"),
   isFatal: functionRule("a function (error) => boolean"),
   signal: signalRule,
-  sandboxTime: functionRule("a function () => SandboxTime, e.g. timeSandbox(runner).time"),
+  sandboxTime: functionRule("a function () => SandboxTime, e.g. timeSandbox(sandbox).time"),
 } satisfies OptionRules<RunEvaluationOptions>;
 
 /**

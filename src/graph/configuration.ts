@@ -51,7 +51,7 @@ export interface CodeGenGraphOptions {
   /** Language when the input names none. Default `"javascript"` (fast start; Python takes seconds to boot). */
   defaultLanguage?: Language;
   /** Where code is checked and run. Default: the package's shared sandbox (`runCode`/`checkCode`). */
-  sandbox?: CodeRunner;
+  sandbox?: Sandbox;
   /** Prompt overrides (see `prompts/`). */
   prompts?: CodeGenPromptOverrides;
   /** Pause with `interrupt()` before each run, showing the code. Needs a checkpointer. Default false. */

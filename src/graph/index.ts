@@ -23,7 +23,6 @@ export {
   codeGenRunContext,
   type CodeGenGraphOptions,
   type CodeGenRunContext,
-  type CodeRunner,
 } from "./configuration.js";
 export { MAX_RETRIES_LIMIT } from "./retries.js";
 export { runResultValue, runResultFiles, restoreRunResult, type StoredRunResult, type StoredResultFile } from "./stored-result.js";
