@@ -180,7 +180,7 @@ const ENTRIES: Entry[] = [
     typo: ["timeoutms", "timeoutMs"],
     infinityOk: ["maxHostCalls"],
   },
-  { name: "sandbox.createSession", call: (o) => sandbox.createSession(o), options: { language: "language", memoryLimitBytes: "limit", snapshots: "boolean" }, typo: ["languages", "language"] },
+  { name: "sandbox.createSession", call: (o) => sandbox.createSession(o), options: { language: "language", memoryLimitBytes: "limit", snapshottable: "boolean" }, typo: ["languages", "language"] },
   { name: "session.run", call: async (o) => (await liveSession()).run("1", o), options: { ...SESSION_RUN, language: "language", memoryLimitBytes: "limit" }, typo: ["test", "tests"], infinityOk: ["maxHostCalls"] },
   { name: "session.call", call: async (o) => (await liveSession()).call("f", [], o), options: { ...SESSION_CALL, language: "language", memoryLimitBytes: "limit" }, typo: ["signl", "signal"], infinityOk: ["maxHostCalls"] },
   { name: "createCodeGenGraph", call: (o) => createCodeGenGraph(o), options: GRAPH, typo: ["maxRetry", "maxRetries"] },
