@@ -59,7 +59,7 @@ function sentTokens(requests: RecordedRequest[]): number {
  * @example
  * const { modelCalls } = await runTenItemTask("code"); // 2
  */
-export async function runTenItemTask(mode: "code" | "tools", sandbox?: Pick<Sandbox, "run" | "createSession">): Promise<TaskCost> {
+export async function runTenItemTask(mode: "code" | "tools", sandbox?: Sandbox): Promise<TaskCost> {
   const replies: ScriptedReply[] =
     mode === "code"
       ? [{ toolCalls: [{ name: "execute_code", args: { language: "javascript", code: CODE } }] }, ANSWER]

@@ -1,5 +1,5 @@
 /**
- * Bench section "deepagents": `CodegenSandbox` (the deepagents backend of
+ * Bench section "deepagents": `CodeGenSandbox` (the deepagents backend of
  * `codegen-sandbox/deepagents`) beside deepagents' own backends in the same run:
  * `execute("python3 -c 'print(1)'")`, `execute("node -e '1'")` and `execute("echo hi")` beside
  * `LocalShellBackend` running the same on the host (the unsandboxed floor: a real shell, the
@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalShellBackend, StateBackend } from "deepagents";
-import { CodegenSandbox } from "../src/deepagents/index.js";
+import { CodeGenSandbox } from "../src/deepagents/index.js";
 import { createSandbox } from "../src/sandbox/sandbox.js";
 import { ms, percentiles, type BenchRow, type BenchSection } from "./table.js";
 
@@ -49,12 +49,12 @@ const section: BenchSection = async (): Promise<BenchRow[]> => {
   const rows: BenchRow[] = [];
   const engines = createSandbox({ poolSize: 1 });
   const createStarted = performance.now();
-  const ours = await CodegenSandbox.create({ sandbox: engines });
+  const ours = await CodeGenSandbox.create({ sandbox: engines });
   const createMs = performance.now() - createStarted;
   const root = mkdtempSync(join(tmpdir(), "bench-localshell-"));
   const local = await LocalShellBackend.create({ rootDir: root, virtualMode: true, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
   try {
-    rows.push({ section: "deepagents", metric: "CodegenSandbox.create() (starts the shell's worker)", ours: ms(createMs) });
+    rows.push({ section: "deepagents", metric: "CodeGenSandbox.create() (starts the shell's worker)", ours: ms(createMs) });
     const hostPython = onHost("python3");
     const hostNode = onHost("node");
     const commands: Array<{ metric: string; command: string; samples: number; host: boolean }> = [

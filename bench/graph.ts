@@ -8,7 +8,7 @@ import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { createCodeGenGraph } from "../src/graph/index.js";
 import { createSandbox } from "../src/sandbox/index.js";
-import type { CheckResult, ExecutionResult, RunOptions } from "../src/sandbox/types.js";
+import type { CheckResult, ExecutionResult, RunOptions, Sandbox } from "../src/sandbox/types.js";
 import { ms, percentiles, type BenchRow, type BenchSection } from "./table.js";
 
 /** Goal of the issue: graph overhead per attempt. */
@@ -52,8 +52,22 @@ class TimedFakeModel extends FakeListChatModel {
   }
 }
 
-function timedRunner(sandbox: ReturnType<typeof createSandbox>, clock: Clock) {
+/** A whole `Sandbox` (what the graph's `sandbox` option takes) with `run` and `check` replaced; the rest is `base`'s, or refused. */
+function withRunAndCheck(parts: Pick<Sandbox, "run" | "check">, base?: Sandbox): Sandbox {
+  const none = () => Promise.reject(new Error("the bench's sandbox only runs and checks"));
   return {
+    ...parts,
+    createSession: base ? (options) => base.createSession(options) : none,
+    warm: base ? (languages) => base.warm(languages) : async () => {},
+    dispose: base ? () => base.dispose() : async () => {},
+    get disposed() {
+      return base?.disposed ?? false;
+    },
+  };
+}
+
+function timedRunner(sandbox: ReturnType<typeof createSandbox>, clock: Clock): Sandbox {
+  return withRunAndCheck({
     async run(code: string, options?: RunOptions): Promise<ExecutionResult> {
       const started = performance.now();
       try {
@@ -70,11 +84,11 @@ function timedRunner(sandbox: ReturnType<typeof createSandbox>, clock: Clock) {
         clock.sandboxMs += performance.now() - started;
       }
     },
-  };
+  }, sandbox);
 }
 
 /** The same work without the graph: model call, extract, check, run code then tests, refine. */
-async function plainLoop(model: TimedFakeModel, runner: ReturnType<typeof timedRunner>, maxRetries: number): Promise<number> {
+async function plainLoop(model: TimedFakeModel, runner: Sandbox, maxRetries: number): Promise<number> {
   let messages: BaseMessage[] = [new SystemMessage("You write JavaScript."), new HumanMessage(`Task: ${TASK}\n${TESTS}`)];
   for (let attempt = 1; attempt <= maxRetries + 1; attempt++) {
     const reply = await model.invoke(messages);
@@ -122,7 +136,7 @@ function floorGraph() {
  * A sandbox that answers at once from the code's text (no engine), for CPU-time measurements:
  * wall time on a loaded machine includes waiting for a core, CPU time does not.
  */
-const instantRunner = {
+const instantRunner = withRunAndCheck({
   async run(code: string, options?: RunOptions): Promise<ExecutionResult> {
     const language = options?.language ?? "javascript";
     const base = { stdout: "", stderr: "", outputTruncated: false, durationMs: 0, language };
@@ -135,7 +149,7 @@ const instantRunner = {
   async check(_code: string, options?: Pick<RunOptions, "language">): Promise<CheckResult> {
     return { ok: true, language: options?.language ?? "javascript" };
   },
-};
+});
 
 /** Process CPU time (user + system) per attempt, in milliseconds, over many runs. */
 async function cpuPerAttempt(runOnce: () => Promise<number>): Promise<number> {

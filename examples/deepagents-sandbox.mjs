@@ -4,9 +4,9 @@
 //   OPENAI_API_KEY=sk-... node examples/deepagents-sandbox.mjs
 import { createDeepAgent } from "deepagents";
 import { ChatOpenAI } from "@langchain/openai";
-import { CodegenSandbox } from "codegen-sandbox/deepagents";
+import { CodeGenSandbox } from "codegen-sandbox/deepagents";
 
-const backend = await CodegenSandbox.create({
+const backend = await CodeGenSandbox.create({
   initialFiles: { "/data/sales.csv": "region,amount\nnorth,120\nsouth,80\nnorth,30\n" },
 });
 try {

@@ -5,8 +5,8 @@
  */
 
 /** Base of every error this package throws. */
-export class CodegenSandboxError extends Error {
-  override name = "CodegenSandboxError";
+export class CodeGenSandboxError extends Error {
+  override name = "CodeGenSandboxError";
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -19,7 +19,7 @@ export class CodegenSandboxError extends Error {
  * `Invalid option "NAME": OWNER has no option of this name; did you mean "NEAR"? Expected one of A, B.`
  * for an unknown key.
  */
-export class InvalidOptionError extends CodegenSandboxError {
+export class InvalidOptionError extends CodeGenSandboxError {
   override name = "InvalidOptionError";
   /** For an unknown key: the known option it most likely meant. */
   readonly suggestion: string | undefined;
@@ -47,7 +47,7 @@ function nameOf(option: string): string {
 }
 
 /** A sandbox, session or generator was used after `dispose()`/`cleanup()`. */
-export class SandboxDisposedError extends CodegenSandboxError {
+export class SandboxDisposedError extends CodeGenSandboxError {
   override name = "SandboxDisposedError";
   constructor(readonly what: string) {
     super(`${what} was used after it was disposed; create a new one.`);
@@ -83,7 +83,7 @@ export function describeValue(value: unknown): string {
 }
 
 /** A sandbox session ended (its run timed out, ran out of memory, or its engine crashed). */
-export class SandboxSessionEndedError extends CodegenSandboxError {
+export class SandboxSessionEndedError extends CodeGenSandboxError {
   override name = "SandboxSessionEndedError";
   constructor(readonly reason: string) {
     super(`This sandbox session has ended (${reason}); its state is gone. Create a new session and run the code again.`);
@@ -91,7 +91,7 @@ export class SandboxSessionEndedError extends CodegenSandboxError {
 }
 
 /** A language engine could not be loaded (e.g. its module is missing from this build). */
-export class EngineUnavailableError extends CodegenSandboxError {
+export class EngineUnavailableError extends CodeGenSandboxError {
   override name = "EngineUnavailableError";
   constructor(
     readonly language: string,
@@ -127,7 +127,7 @@ export class PythonPackageError extends EngineUnavailableError {
  * A peer dependency an entry point needs is not installed. Names every missing package and the
  * one `npm install` line that installs them.
  */
-export class MissingPeerError extends CodegenSandboxError {
+export class MissingPeerError extends CodeGenSandboxError {
   override name = "MissingPeerError";
   constructor(
     /** The entry point that needs them, e.g. `codegen-sandbox/tools` or `codegen-sandbox solve`. */

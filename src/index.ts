@@ -29,7 +29,7 @@ export type {
   TestCase,
 } from "./sandbox/types.js";
 export {
-  CodegenSandboxError,
+  CodeGenSandboxError,
   EngineUnavailableError,
   InvalidOptionError,
   PythonPackageError,

@@ -26,7 +26,7 @@ options:
                          "a Python program", else javascript)
   --model M              provider:model, e.g. openai:gpt-4o-mini (default: CODEGEN_MODEL)
   --max-retries N        repairs after the first attempt, 0 to 20 (default 2)
-  --context TEXT         extra information for the model
+  --details TEXT         extra information for the model
   --tests FILE           tests in the same language, run after the program in its scope; they must not raise
   --expected-output TEXT what the program must print
   --timeout-ms N         time limit of each run (default 5000)
@@ -58,7 +58,7 @@ export const solveCommand: Command = {
         language: { type: "string" },
         model: { type: "string" },
         "max-retries": { type: "string" },
-        context: { type: "string" },
+        details: { type: "string" },
         tests: { type: "string" },
         "expected-output": { type: "string" },
         "timeout-ms": { type: "string" },
@@ -93,7 +93,7 @@ export const solveCommand: Command = {
     const { disposeDefaultSandbox } = await import("../sandbox/run-code.js");
     const input: CodeGenInput = { task };
     if (language !== undefined) input.language = language;
-    if (values.context !== undefined) input.context = values.context;
+    if (values.details !== undefined) input.details = values.details;
     if (tests !== undefined) input.tests = tests;
     if (values["expected-output"] !== undefined) input.expectedOutput = values["expected-output"];
 

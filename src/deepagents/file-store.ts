@@ -1,7 +1,7 @@
 /**
  * The sandbox's own file store, on the host: absolute paths (`/notes.txt`) to bytes or
  * directories, with caps on bytes, entries and names. It is the one source of truth: the file
- * operations of `CodegenSandbox` work on it directly, and the shell's worker gets a copy of it
+ * operations of `CodeGenSandbox` work on it directly, and the shell's worker gets a copy of it
  * before each command and gives back what the command changed, which is checked here before it
  * is applied (all or nothing). Nothing here touches the host's disk.
  */

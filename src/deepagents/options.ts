@@ -1,14 +1,14 @@
 /**
- * The options of `CodegenSandbox.create()`: every default filled in one place, every value
+ * The options of `CodeGenSandbox.create()`: every default filled in one place, every value
  * checked, misuse reported as one `InvalidOptionError` that names the option.
  */
 import { InvalidOptionError } from "../errors.js";
-import { LIMIT_RULES, MAX_MEMORY_LIMIT_BYTES, MAX_TIMEOUT_MS } from "../sandbox/options.js";
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_TOTAL_FILE_BYTES, LIMIT_RULES, MAX_MEMORY_LIMIT_BYTES, MAX_TIMEOUT_MS } from "../sandbox/options.js";
 import { checkOptions, integerRule, objectRule, type OptionRules } from "../options/index.js";
 import type { Sandbox } from "../sandbox/types.js";
 
-/** Options of {@link CodegenSandbox.create}. Every field is optional. */
-export interface CodegenSandboxOptions {
+/** Options of {@link CodeGenSandbox.create}. Every field is optional. */
+export interface CodeGenSandboxOptions {
   /**
    * Files the sandbox starts with, by absolute path (`"/src/app.py"`; a relative path is taken
    * from `/`): text, or bytes for binary files.
@@ -51,10 +51,10 @@ export const DEFAULT_EXECUTE_MAX_OUTPUT_BYTES = 100_000;
 export const DEFAULT_SHELL_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
 /** Default memory of one program run. */
 export const DEFAULT_PROGRAM_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
-/** Default caps of the file store. */
+/** Default caps of the file store (the file caps are the sandbox's own). */
 export const DEFAULT_STORE_LIMITS = {
-  maxFileBytes: 8 * 1024 * 1024,
-  maxTotalFileBytes: 32 * 1024 * 1024,
+  maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+  maxTotalFileBytes: DEFAULT_MAX_TOTAL_FILE_BYTES,
   maxFiles: 10_000,
 } as const;
 
@@ -65,8 +65,8 @@ export interface StoreLimits {
   maxFiles: number;
 }
 
-/** `CodegenSandboxOptions` with every default filled in and every value checked. */
-export interface ResolvedCodegenSandboxOptions {
+/** `CodeGenSandboxOptions` with every default filled in and every value checked. */
+export interface ResolvedCodeGenSandboxOptions {
   initialFiles: Record<string, string | Uint8Array>;
   timeoutMs: number;
   memoryLimitBytes: number;
@@ -80,7 +80,7 @@ export interface ResolvedCodegenSandboxOptions {
 /** The worker needs some heap of its own to start the interpreter at all. */
 const MIN_SHELL_MEMORY_BYTES = 32 * 1024 * 1024;
 
-/** The options of `CodegenSandbox.create()` and their rules (keys from the interface itself). */
+/** The options of `CodeGenSandbox.create()` and their rules (keys from the interface itself). */
 const CODEGEN_SANDBOX_OPTION_RULES = {
   initialFiles: objectRule("an object mapping absolute paths to text or Uint8Array"),
   // A whole number: the programs' runs share it (the sandbox's time limit, at most 2e9 ms).
@@ -93,20 +93,20 @@ const CODEGEN_SANDBOX_OPTION_RULES = {
   maxFiles: integerRule({ min: 1, max: 1_000_000, unit: "files" }),
   env: objectRule("an object mapping variable names to strings"),
   sandbox: objectRule("a sandbox from createSandbox()", (v) => typeof v.run === "function"),
-} satisfies OptionRules<CodegenSandboxOptions>;
+} satisfies OptionRules<CodeGenSandboxOptions>;
 
 /**
- * Fills every default of `CodegenSandboxOptions` and checks every value.
+ * Fills every default of `CodeGenSandboxOptions` and checks every value.
  *
  * @throws InvalidOptionError naming the first bad option.
  * @example
- * resolveCodegenSandboxOptions({ timeoutMs: 5000 }).maxOutputBytes; // 100000
+ * resolveCodeGenSandboxOptions({ timeoutMs: 5000 }).maxOutputBytes; // 100000
  */
-export function resolveCodegenSandboxOptions(options: CodegenSandboxOptions | undefined): ResolvedCodegenSandboxOptions {
+export function resolveCodeGenSandboxOptions(options: CodeGenSandboxOptions | undefined): ResolvedCodeGenSandboxOptions {
   if (options !== undefined && (options === null || typeof options !== "object" || Array.isArray(options))) {
-    throw new InvalidOptionError("options", options, "an object of CodegenSandbox options, or nothing");
+    throw new InvalidOptionError("options", options, "an object of CodeGenSandbox options, or nothing");
   }
-  const o = checkOptions<CodegenSandboxOptions>(options, CODEGEN_SANDBOX_OPTION_RULES, "CodegenSandbox.create");
+  const o = checkOptions<CodeGenSandboxOptions>(options, CODEGEN_SANDBOX_OPTION_RULES, "CodeGenSandbox.create");
   return {
     initialFiles: resolveInitialFiles(o.initialFiles),
     timeoutMs: o.timeoutMs ?? DEFAULT_EXECUTE_TIMEOUT_MS,

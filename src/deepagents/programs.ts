@@ -16,7 +16,7 @@ import type { ProgramOutcome, ProgramRequest } from "./protocol.js";
 import type { TypeCheckThread } from "./type-check-thread.js";
 import { sameBytes } from "../common/bytes.js";
 
-/** What a program run may use, set by the `CodegenSandbox` that owns the command. */
+/** What a program run may use, set by the `CodeGenSandbox` that owns the command. */
 export interface ProgramLimits {
   /** Milliseconds left of the `execute` call. */
   timeoutMs: number;

@@ -12,7 +12,7 @@ import type { ExecuteResponse } from "deepagents";
 import { SandboxDisposedError } from "../errors.js";
 import type { FileStore } from "./file-store.js";
 import { normalizePath } from "./file-store.js";
-import type { ResolvedCodegenSandboxOptions } from "./options.js";
+import type { ResolvedCodeGenSandboxOptions } from "./options.js";
 import { runProgram } from "./programs.js";
 import { MAX_PROGRAMS_IN_FLIGHT, MAX_PROGRAM_ARGS_CHARS, type HostToShell, type ProgramOutcome, type ProgramRequest, type ShellToHost, type ShellWorkerData } from "./protocol.js";
 import { PROGRAM_COMMANDS, availableCommandsLine } from "./shell-commands.js";
@@ -63,7 +63,7 @@ export class ShellHost {
 
   constructor(
     private readonly store: FileStore,
-    private readonly options: ResolvedCodegenSandboxOptions,
+    private readonly options: ResolvedCodeGenSandboxOptions,
   ) {
     this.shellOutputBound = Math.max(16 * options.maxOutputBytes, 4 * 1024 * 1024);
     this.typeChecker = new TypeCheckThread(options.shellMemoryLimitBytes);
@@ -71,19 +71,19 @@ export class ShellHost {
 
   /** Starts the worker ahead of the first command (the thread loads the interpreter, ~0.1-0.3 s). */
   async warm(): Promise<void> {
-    if (this.closed) throw new SandboxDisposedError("This CodegenSandbox");
+    if (this.closed) throw new SandboxDisposedError("This CodeGenSandbox");
     try {
       await this.ensureWorker();
     } catch (error) {
       // close() during the start ended the thread: that is a disposal, not a failure.
-      if (this.closed) throw new SandboxDisposedError("This CodegenSandbox");
+      if (this.closed) throw new SandboxDisposedError("This CodeGenSandbox");
       throw error;
     }
   }
 
   /** Runs one command line; resolves with its output and exit code (never rejects for what the command does). */
   execute(command: string): Promise<ExecuteResponse> {
-    if (this.closed) return Promise.reject(new SandboxDisposedError("This CodegenSandbox"));
+    if (this.closed) return Promise.reject(new SandboxDisposedError("This CodeGenSandbox"));
     const run = this.queue.then(() => this.runCommand(command));
     this.queue = run.catch(() => undefined);
     return run;
@@ -111,14 +111,14 @@ export class ShellHost {
   }
 
   private async runCommand(command: string): Promise<ExecuteResponse> {
-    if (this.closed) throw new SandboxDisposedError("This CodegenSandbox");
+    if (this.closed) throw new SandboxDisposedError("This CodeGenSandbox");
     try {
       await this.ensureWorker();
     } catch (error) {
-      if (this.closed) throw new SandboxDisposedError("This CodegenSandbox");
+      if (this.closed) throw new SandboxDisposedError("This CodeGenSandbox");
       return { output: `${NOTE} the shell could not start: ${(error as Error).message}`, exitCode: 126, truncated: false };
     }
-    if (this.closed) throw new SandboxDisposedError("This CodegenSandbox");
+    if (this.closed) throw new SandboxDisposedError("This CodeGenSandbox");
     const worker = this.worker!;
     const id = this.nextId++;
     const sync = this.replicaInStep ? { reset: false, changes: this.store.takeChanges() } : { reset: true, changes: { upserts: this.store.snapshot(), deletes: [] } };
@@ -349,7 +349,7 @@ function cutToBytes(text: string, maxBytes: number): string {
 }
 
 /** Why a program request from the worker is not well formed, or `undefined`. */
-function invalidProgramRequest(request: ProgramRequest, options: ResolvedCodegenSandboxOptions, maxStdinChars: number): string | undefined {
+function invalidProgramRequest(request: ProgramRequest, options: ResolvedCodeGenSandboxOptions, maxStdinChars: number): string | undefined {
   const r = request as Partial<ProgramRequest> | null;
   if (r === null || typeof r !== "object") return "not an object";
   if (typeof r.command !== "string" || PROGRAM_COMMANDS[r.command] !== r.program) return "unknown program";

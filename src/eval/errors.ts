@@ -1,11 +1,11 @@
 /** Errors of the evaluation harness: a task file that cannot be read as tasks. */
-import { CodegenSandboxError } from "../errors.js";
+import { CodeGenSandboxError } from "../errors.js";
 
 /**
  * A task file (JSONL) has a line that is not a task of the expected format. Names the file,
  * the 1-based line and what is wrong, so the line can be fixed.
  */
-export class InvalidTaskFileError extends CodegenSandboxError {
+export class InvalidTaskFileError extends CodeGenSandboxError {
   override name = "InvalidTaskFileError";
   constructor(
     readonly file: string,
@@ -20,7 +20,7 @@ export class InvalidTaskFileError extends CodegenSandboxError {
  * The model gave no answer at all on the first task of an evaluation (every attempt ended in
  * `model_error`), so the remaining tasks would only fail the same way after the same waits.
  */
-export class EvalModelUnavailableError extends CodegenSandboxError {
+export class EvalModelUnavailableError extends CodeGenSandboxError {
   override name = "EvalModelUnavailableError";
   constructor(
     readonly taskId: string,

@@ -9,8 +9,8 @@ export interface EvalTask {
   task: string;
   /** Code in the same language, run after the model's code; it throws when the code is wrong. */
   tests: string;
-  /** Extra context given to the model (e.g. a function signature to complete). */
-  context?: string;
+  /** Extra information given to the model (e.g. a function signature to complete). */
+  details?: string;
   /** Free text, e.g. `easy`, `medium`, `hard`. */
   difficulty?: string;
   /** Name of the function or class the tests call, when known. */

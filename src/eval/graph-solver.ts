@@ -29,7 +29,7 @@ export interface InvocableCodeGenGraph {
 }
 
 /**
- * The graph input for a task: its prompt, language, context and tests.
+ * The graph input for a task: its prompt, language, details and tests.
  *
  * @example
  * ```ts
@@ -39,7 +39,7 @@ export interface InvocableCodeGenGraph {
 export function taskToGraphInput(task: EvalTask, shownTests?: number): CodeGenInput {
   // Only the shown tests: hidden ones never reach the graph (nor the model).
   const input: CodeGenInput = { task: task.task, language: task.language, tests: taskTests(task, shownTests).shown };
-  if (task.context !== undefined) input.context = task.context;
+  if (task.details !== undefined) input.details = task.details;
   return input;
 }
 

@@ -17,4 +17,4 @@ export {
 } from "./run-evaluation.js";
 export { graphSolver, type InvocableCodeGenGraph } from "./graph-solver.js";
 export { renderEvalReport } from "./render-report.js";
-export { timeSandbox, type SandboxTime, type TimedRunner } from "./sandbox-timer.js";
+export { timeSandbox, type SandboxTime, type TimedSandbox } from "./sandbox-timer.js";

@@ -6,6 +6,7 @@ import type { EvalTask } from "./eval-task.js";
 import { InvalidOptionError } from "../errors.js";
 import { checkOptions, functionRule, integerRule, rule, signalRule, textRule, type OptionRules } from "../options/index.js";
 import { MAX_RETRIES_RULE } from "../graph/shared.js";
+import type { RepairStrategy } from "../graph/shared.js";
 import type { SandboxTime } from "./sandbox-timer.js";
 
 /** One attempt of a solver, reduced to what the evaluation counts. */
@@ -118,7 +119,7 @@ export interface EvalReport {
   maxRetries?: number;
   seed?: number;
   shownTests?: number;
-  repair?: object;
+  repair?: RepairStrategy;
   startedAt: string;
   /** Tasks solved at once. */
   concurrency: number;
@@ -146,7 +147,7 @@ export interface RunEvaluationOptions {
   /** Recorded in the report: test cases shown to the model. */
   shownTests?: number;
   /** Recorded in the report: the repair strategy. */
-  repair?: object;
+  repair?: RepairStrategy;
   /** Tasks solved at once. Default 1 (timings per task stay meaningful). */
   concurrency?: number;
   /** Called as each task finishes (progress output). */
@@ -158,7 +159,7 @@ export interface RunEvaluationOptions {
   isFatal?: (error: unknown) => boolean;
   signal?: AbortSignal;
   /**
-   * Reads the time spent in the sandbox so far (e.g. `timeSandbox(runner).time`); the report
+   * Reads the time spent in the sandbox so far (e.g. `timeSandbox(sandbox).time`); the report
    * then gives the sandbox's share of the evaluation's wall time.
    */
   sandboxTime?: () => SandboxTime;
@@ -177,7 +178,7 @@ const RUN_EVALUATION_RULES = {
   onResult: functionRule("a function (result, index, total) => void"),
   isFatal: functionRule("a function (error) => boolean"),
   signal: signalRule,
-  sandboxTime: functionRule("a function () => SandboxTime, e.g. timeSandbox(runner).time"),
+  sandboxTime: functionRule("a function () => SandboxTime, e.g. timeSandbox(sandbox).time"),
 } satisfies OptionRules<RunEvaluationOptions>;
 
 /**

@@ -1,9 +1,9 @@
 /**
- * Measures how much of an evaluation's time the sandbox takes: a `CodeRunner` wrapper that
+ * Measures how much of an evaluation's time the sandbox takes: a `Sandbox` wrapper that
  * counts the time during which at least one check or run was in flight (busy time, comparable
  * with wall time at any concurrency) and the time summed over calls.
  */
-import type { CodeRunner } from "../graph/shared.js";
+import type { Language, Sandbox } from "../sandbox/types.js";
 
 /** Time spent in the sandbox so far. */
 export interface SandboxTime {
@@ -15,13 +15,13 @@ export interface SandboxTime {
   callMs: number;
 }
 
-/** A runner that records its own time; `time()` reads the totals. */
-export interface TimedRunner extends CodeRunner {
+/** A sandbox that records the time of its checks and runs; `time()` reads the totals. */
+export interface TimedSandbox extends Sandbox {
   time(): SandboxTime;
 }
 
 /**
- * Wraps `runner` so that every `check` and `run` is timed.
+ * Wraps `sandbox` so that every `check` and `run` is timed (its other methods are its own).
  *
  * @example
  * ```ts
@@ -31,7 +31,7 @@ export interface TimedRunner extends CodeRunner {
  * timed.time().busyMs;
  * ```
  */
-export function timeSandbox(runner: CodeRunner): TimedRunner {
+export function timeSandbox(sandbox: Sandbox): TimedSandbox {
   let calls = 0;
   let inFlight = 0;
   let busySince = 0;
@@ -50,8 +50,15 @@ export function timeSandbox(runner: CodeRunner): TimedRunner {
     }
   };
   return {
-    run: (code, options) => timed(() => runner.run(code, options)),
-    check: (code, options) => timed(() => runner.check(code, options)),
+    run: (code, options) => timed(() => sandbox.run(code, options)),
+    check: (code, options) => timed(() => sandbox.check(code, options)),
+    createSession: (options) => sandbox.createSession(options),
+    warm: (languages) => sandbox.warm(languages),
+    ...(sandbox.prestartSession ? { prestartSession: (language: Language) => sandbox.prestartSession!(language) } : {}),
+    dispose: () => sandbox.dispose(),
+    get disposed() {
+      return sandbox.disposed;
+    },
     time() {
       const open = inFlight > 0 ? performance.now() - busySince : 0;
       return { calls, busyMs: busyMs + open, callMs };

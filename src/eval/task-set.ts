@@ -83,7 +83,8 @@ function fromOwnFormat(row: Row, problem: (text: string) => never): EvalTask {
   if (typeof language !== "string" || !(LANGUAGES as readonly string[]).includes(language)) {
     problem(`"language" must be one of ${LANGUAGES.join(", ")}, got ${JSON.stringify(language)}`);
   }
-  for (const field of ["context", "difficulty", "entryPoint", "hiddenTests"] as const) {
+  if (row.context !== undefined) problem(`"context" is now "details" (extra information for the model): rename the field`);
+  for (const field of ["details", "difficulty", "entryPoint", "hiddenTests"] as const) {
     if (row[field] !== undefined && typeof row[field] !== "string") problem(`"${field}" must be a string when given`);
   }
   const task: EvalTask = {
@@ -92,7 +93,7 @@ function fromOwnFormat(row: Row, problem: (text: string) => never): EvalTask {
     task: String(row.task),
     tests: String(row.tests),
   };
-  if (typeof row.context === "string") task.context = row.context;
+  if (typeof row.details === "string") task.details = row.details;
   if (typeof row.difficulty === "string") task.difficulty = row.difficulty;
   if (typeof row.entryPoint === "string") task.entryPoint = row.entryPoint;
   if (typeof row.hiddenTests === "string" && row.hiddenTests.trim() !== "") task.hiddenTests = row.hiddenTests;

@@ -10,9 +10,9 @@ import { InvalidOptionError } from "../errors.js";
 import { booleanRule, checkOptions, objectRule, oneOfRule, rule, textRule, type OptionRules } from "../options/index.js";
 import { LANGUAGES } from "../sandbox/types.js";
 import { checkModelRetry } from "../models/retry.js";
-import { MAX_RETRIES_RULE } from "./retries.js";
+import { DEFAULT_MAX_RETRIES, MAX_RETRIES_RULE } from "./retries.js";
 import { REPAIR_STRATEGY_RULE, resolveRepairStrategy, type RepairStrategy, type ResolvedRepairStrategy } from "./repair-strategy.js";
-export { MAX_RETRIES_LIMIT } from "./retries.js";
+export { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "./retries.js";
 import { readModelSettings } from "../models/configuration.js";
 import { ENV_RULE, MODEL_SPEC_RULE } from "../models/option-rules.js";
 import { resolveChatModel } from "../models/resolve-model.js";
@@ -58,7 +58,7 @@ export interface CodeGenGraphOptions {
   /** Language when the input names none. Default `"javascript"` (fast start; Python takes seconds to boot). */
   defaultLanguage?: Language;
   /** Where code is checked and run. Default: the package's shared sandbox (`runCode`/`checkCode`). */
-  sandbox?: CodeRunner;
+  sandbox?: Sandbox;
   /** Prompt overrides (see `prompts/`). */
   prompts?: CodeGenPromptOverrides;
   /** Pause with `interrupt()` before each run, showing the code. Needs a checkpointer. Default false. */
@@ -116,15 +116,6 @@ export function codeGenRunContext(settings: CodeGenRunContext = {}): { [K in key
   };
 }
 
-/**
- * What a run may set in `config.configurable`: the same settings as {@link CodeGenRunContext}.
- *
- * @deprecated Since 2026-12-01: pass them as `context` (LangGraph 1.x run-time context).
- * `configurable` is read until 2027-06-01 (see CHANGELOG.md); when both are given,
- * `context` wins.
- */
-export type CodeGenConfigurable = CodeGenRunContext;
-
 /** The run limits the sandbox gets (its defaults when absent). */
 export type RunLimits = Pick<RunOptions, "timeoutMs" | "memoryLimitBytes" | "maxOutputBytes">;
 
@@ -150,8 +141,6 @@ export interface GraphSettings {
   codeTools?: CodeToolsHook;
 }
 
-/** Default number of repairs after the first attempt. */
-export const DEFAULT_MAX_RETRIES = 2;
 const LANGUAGE_RULE = oneOfRule(LANGUAGES);
 const MODEL_NAME_RULE = textRule({ what: 'a "provider:model" name' });
 

@@ -2,7 +2,7 @@
  * The code-generation graph: generate → validate → (approve →) execute, looping through
  * refine on failures, ending in finalize.
  */
-import { Annotation, END, isCommand, START, StateGraph } from "@langchain/langgraph";
+import { END, isCommand, START, StateGraph } from "@langchain/langgraph";
 import { z } from "zod";
 import { LANGUAGES, type Language } from "../sandbox/types.js";
 import { resolveGraphSettings } from "./configuration.js";
@@ -33,18 +33,6 @@ export const CodeGenContextSchema = z.object({
   timeoutMs: z.number().optional().catch(undefined).describe("Time limit of each run in the sandbox, in milliseconds."),
   memoryLimitBytes: z.number().optional().catch(undefined).describe("Memory limit of each run, in bytes."),
   maxOutputBytes: z.number().optional().catch(undefined).describe("Printed output kept per run, in bytes."),
-});
-
-/**
- * The run settings as the annotation earlier releases passed as the graph's config schema.
- *
- * @deprecated Since 2026-12-01: use {@link CodeGenContextSchema} and pass settings as
- * `context`; settings in `configurable` are read until 2027-06-01 (see CHANGELOG.md).
- */
-export const CodeGenConfigurableAnnotation = Annotation.Root({
-  model: Annotation<string | undefined>,
-  maxRetries: Annotation<number | undefined>,
-  defaultLanguage: Annotation<Language | undefined>,
 });
 
 /**
@@ -113,7 +101,7 @@ function checkedInput<G extends object>(graph: G): G {
 }
 
 /**
- * The compiled code-generation graph. Input `{ task, language?, context?, tests?, expectedOutput? }`;
+ * The compiled code-generation graph. Input `{ task, language?, details?, tests?, expectedOutput? }`;
  * output state with `code`, `result`, `status` (`"success" | "failed" | "rejected"`), `attempts`
  * and `explanation`. Pass `checkpointer` to keep threads (needed for `approveBeforeExecute`).
  *

@@ -7,7 +7,6 @@ export {
   createCodeGenGraphBuilder,
   codeGenRecursionLimit,
   CodeGenContextSchema,
-  CodeGenConfigurableAnnotation,
   type CodeGenGraph,
 } from "./graph.js";
 export {
@@ -24,8 +23,6 @@ export {
   codeGenRunContext,
   type CodeGenGraphOptions,
   type CodeGenRunContext,
-  type CodeGenConfigurable,
-  type CodeRunner,
 } from "./configuration.js";
 export { MAX_RETRIES_LIMIT } from "./retries.js";
 export { runResultValue, runResultFiles, restoreRunResult, type StoredRunResult, type StoredResultFile } from "./stored-result.js";

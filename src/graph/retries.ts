@@ -4,6 +4,9 @@
  */
 import { integerRule } from "../options/index.js";
 
+/** Default number of repairs after the first attempt (the graph, the tools and the SDK). */
+export const DEFAULT_MAX_RETRIES = 2;
+
 /** The largest `maxRetries` the graph accepts. */
 export const MAX_RETRIES_LIMIT = 20;
 

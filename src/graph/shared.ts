@@ -4,7 +4,7 @@
  * language a task names, a run's stored result. Loads no LangChain: the CLI imports it before it
  * checks the peers (`peers.ts`); what needs LangChain is in `index.ts` and `shared-nodes.ts`.
  */
-export { MAX_RETRIES_RULE } from "./retries.js";
+export { DEFAULT_MAX_RETRIES, MAX_RETRIES_RULE } from "./retries.js";
 export { resolveRepairStrategy, type RepairStrategy } from "./repair-strategy.js";
 export { inferLanguage } from "./infer-language.js";
 export { findSameProgram } from "./same-program.js";

@@ -83,7 +83,7 @@ export interface CodeGenInput {
   /** Default: the graph's `defaultLanguage`. */
   language?: Language;
   /** Extra information for the model: data, constraints, an API to use. */
-  context?: string;
+  details?: string;
   /**
    * Code in the same language that raises when the program is wrong. It runs after the
    * program, in the same scope, as its own evaluation (never joined to the program's text).
@@ -97,7 +97,7 @@ export interface CodeGenInput {
 const INPUT_RULES = {
   task: textRule({ what: "a description of what the code should do" }),
   language: oneOfRule(LANGUAGES),
-  context: textRule({ what: "a string of extra information for the model", allowEmpty: true }),
+  details: textRule({ what: "a string of extra information for the model", allowEmpty: true }),
   // Code is data (NUL bytes or lone surrogates in it get an answer from the engine): only its type.
   tests: rule("a string of test code in the task's language", (v) => typeof v === "string"),
   expectedOutput: rule("a string the program must print", (v) => typeof v === "string"),
@@ -114,7 +114,11 @@ const INPUT_RULES = {
  */
 export function checkCodeGenInput(input: unknown, options: { unknownKeys?: boolean } = {}): void {
   const fields = input !== null && typeof input === "object" ? (input as Record<string, unknown>) : undefined;
-  if (fields === undefined) throw new InvalidOptionError("input", input, "an object { task, language?, context?, tests?, expectedOutput? }");
+  if (fields === undefined) throw new InvalidOptionError("input", input, "an object { task, language?, details?, tests?, expectedOutput? }");
+  // `context` is LangGraph's run settings (invoke's second argument); extra information for the model is `details`.
+  if (fields.context !== undefined && fields.context !== null) {
+    throw new InvalidOptionError("context", fields.context, `${INPUT_RULES.details.expected} in the input's "details" (run settings go in invoke's second argument: { context: { maxRetries, ... } })`, { suggestion: "details" });
+  }
   const given = options.unknownKeys ? fields : Object.fromEntries(Object.keys(INPUT_RULES).map((key) => [key, fields[key]]));
   // `null` is how JSON clients (Studio) leave a field out.
   checkOptions<CodeGenInput>(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null)), INPUT_RULES, "the graph's input");
@@ -128,7 +132,7 @@ export type AttemptsUpdate = Attempt[] | { replace: Attempt[] };
 export const CodeGenState = Annotation.Root({
   task: Annotation<string>,
   language: Annotation<Language | undefined>,
-  context: Annotation<string | undefined>,
+  details: Annotation<string | undefined>,
   tests: Annotation<string | undefined>,
   expectedOutput: Annotation<string | undefined>,
   /** The code of the latest attempt. */

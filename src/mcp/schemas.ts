@@ -158,8 +158,8 @@ export function toolInputSchemas(limits: { timeoutMs: number }) {
       .min(1, invalid("task", "a non-empty task"))
       .describe("The problem to solve by writing and running a program, stated completely (inputs, the expected form of the answer)."),
     language: language.optional().describe(`Language of the program (default: the one the task names, as in "a Python program", else javascript): ${LANGUAGE_HELP}`),
-    context: z
-      .string(invalid("context", "a string of extra facts"))
+    details: z
+      .string(invalid("details", "a string of extra facts"))
       .optional()
       .describe("Extra facts the program needs: data, constraints, definitions. Leave out when the task says it all."),
     tests: z

@@ -55,7 +55,7 @@ export async function solveTool(context: ToolContext, args: SolveArgs, extra: To
   // The task's own words choose when `language` is not given, as the CLI's `solve` does.
   const language = args.language ?? inferLanguage(args.task)?.language;
   if (language !== undefined) input.language = language;
-  if (args.context !== undefined) input.context = args.context;
+  if (args.details !== undefined) input.details = args.details;
   if (args.tests !== undefined) input.tests = args.tests;
   const progressToken = extra._meta?.progressToken;
   let step = 0;

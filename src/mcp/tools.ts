@@ -80,7 +80,7 @@ export function registerTools(server: McpServer, context: ToolContext, inputs: R
       description: [
         "Hand a task to a code-writing model that writes a program, checks it, runs it in the sandbox and repairs it until it works (or runs out of attempts).",
         "Use it for calculations and data work that are easier to compute than to reason out. Returns the status, the final program, its output and every attempt.",
-        "State the task completely; put data in `context` and checks in `tests`.",
+        "State the task completely; put data in `details` and checks in `tests`.",
         `The program runs under the sandbox's limits. ${sandboxLimits(LANGUAGES)}`,
       ].join("\n"),
       inputSchema: inputs.solve,

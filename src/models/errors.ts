@@ -1,7 +1,7 @@
 /**
  * Errors of model configuration and model calls. Each says what to do, in one line.
  */
-import { CodegenSandboxError } from "../errors.js";
+import { CodeGenSandboxError } from "../errors.js";
 
 /**
  * The model cannot be built from the configuration: no model given, a missing API key, or a
@@ -13,7 +13,7 @@ import { CodegenSandboxError } from "../errors.js";
  * catch (error) { if (error instanceof ModelConfigurationError) console.error(error.message); }
  * ```
  */
-export class ModelConfigurationError extends CodegenSandboxError {
+export class ModelConfigurationError extends CodeGenSandboxError {
   override name = "ModelConfigurationError";
   constructor(
     message: string,
@@ -34,7 +34,7 @@ export class ModelConfigurationError extends CodegenSandboxError {
  * await callModelWithRetry(() => model.invoke("hi")).catch((e) => e instanceof ModelUnavailableError);
  * ```
  */
-export class ModelUnavailableError extends CodegenSandboxError {
+export class ModelUnavailableError extends CodeGenSandboxError {
   override name = "ModelUnavailableError";
   constructor(
     message: string,
@@ -54,7 +54,7 @@ export class ModelUnavailableError extends CodegenSandboxError {
  * await callModelWithRetry(() => model.invoke("hi")).catch((e) => e instanceof ModelCallError && e.status === 401);
  * ```
  */
-export class ModelCallError extends CodegenSandboxError {
+export class ModelCallError extends CodeGenSandboxError {
   override name = "ModelCallError";
   constructor(
     message: string,

@@ -62,7 +62,7 @@ const SANDBOX_OPTION_RULES = {
 const SESSION_OPTION_RULES = {
   language: oneOfRule(LANGUAGES),
   memoryLimitBytes: { expected: "a whole number of bytes", check: (v, name) => resolveLimit("memoryLimitBytes", v, name) },
-  snapshots: rule("true or false", (v) => typeof v === "boolean"),
+  snapshottable: rule("true or false", (v) => typeof v === "boolean"),
 } satisfies OptionRules<NonNullable<Parameters<Sandbox["createSession"]>[0]>>;
 
 /**
@@ -198,7 +198,7 @@ export function createSandbox(options: SandboxOptions = {}): SandboxWithStats {
       const o = checkOptions<SessionOptions>(sessionOptions, SESSION_OPTION_RULES, "sandbox.createSession");
       const language = o.language ?? defaults.language ?? "javascript";
       const memoryLimitBytes = o.memoryLimitBytes ?? defaults.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
-      const engineOptions: EngineSessionOptions = { language, memoryLimitBytes, defaults: sessionDefaults, ...(o.snapshots === true ? { snapshots: true } : {}) };
+      const engineOptions: EngineSessionOptions = { language, memoryLimitBytes, defaults: sessionDefaults, ...(o.snapshottable === true ? { snapshottable: true } : {}) };
       const session = await engineFor(language).createSession(engineOptions);
       if (disposed) {
         await session.dispose();

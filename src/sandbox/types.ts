@@ -408,7 +408,7 @@ export interface SessionOptions {
    * image carries only what the session changed since. Without it, a Python session's
    * `snapshot()` is refused. JavaScript sessions can always be snapshotted. Default false.
    */
-  snapshots?: boolean;
+  snapshottable?: boolean;
 }
 
 export interface Sandbox {
@@ -436,8 +436,8 @@ export interface Sandbox {
 export interface EngineSessionOptions {
   language: Language;
   memoryLimitBytes: number;
-  /** Keep what `snapshot()` needs from the session's start (see `SessionOptions.snapshots`). */
-  snapshots?: boolean;
+  /** Keep what `snapshot()` needs from the session's start (see `SessionOptions.snapshottable`). */
+  snapshottable?: boolean;
   /** The sandbox's run defaults; a call's own options win. */
   defaults: Omit<RunOptions, "hostFunctions" | "globals" | "signal" | "tests" | "files">;
 }

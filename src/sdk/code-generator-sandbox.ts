@@ -7,7 +7,7 @@ import { getSharedSandbox } from "../sandbox/index.js";
 import type { ExecutionResult, JsonValue, Language, Sandbox, SandboxSession } from "../sandbox/types.js";
 import { assertJsonValue, LIMIT_RULES } from "../sandbox/options.js";
 import { LANGUAGES } from "../sandbox/types.js";
-import { MAX_RETRIES_RULE, extractProgram, scanJavaScript, scanPython } from "../graph/shared.js";
+import { DEFAULT_MAX_RETRIES, MAX_RETRIES_RULE, extractProgram, scanJavaScript, scanPython } from "../graph/shared.js";
 import { anyValue, booleanRule, checkOptions, objectRule, oneOfRule, type OptionRule, type OptionRules } from "../options/index.js";
 import { explainMissingFunctions } from "../feedback/explain.js";
 import { requirePeers } from "../peers.js";
@@ -43,11 +43,9 @@ export interface CodeGeneratorSandboxOptions {
   useDefaultDescriptors?: boolean;
   /**
    * Repairs after the first attempt (as in the graph): how many times the generator is asked
-   * again, with the error, when the code fails validation or loading. Default 1.
+   * again, with the error, when the code fails validation or loading. Default 2 (as in the graph).
    */
   maxRetries?: number;
-  /** @deprecated Since 2026-12-01: use `maxRetries` (same meaning); removed on 2027-06-01 (see CHANGELOG.md). */
-  repairAttempts?: number;
   /** Limits of each load and call: `timeoutMs`, `memoryLimitBytes`, `maxOutputBytes`. */
   limits?: CallLimits;
 }
@@ -80,7 +78,6 @@ export const CODE_GENERATOR_SANDBOX_OPTION_RULES = {
   sandbox: objectRule("a Sandbox from createSandbox()", (v) => typeof v.run === "function" && typeof v.check === "function" && typeof v.createSession === "function"),
   useDefaultDescriptors: booleanRule,
   maxRetries: MAX_RETRIES_RULE,
-  repairAttempts: MAX_RETRIES_RULE,
   limits: { expected: "an object of limits ({ timeoutMs?, memoryLimitBytes?, maxOutputBytes? })", check: (v) => checkOptions<CallLimits>(v, LIMITS_RULES, "limits", "limits.") },
 } satisfies OptionRules<CodeGeneratorSandboxOptions>;
 
@@ -141,7 +138,7 @@ export class CodeGeneratorSandbox {
       globalState: jsonObject("globalState", options.globalState),
     };
     this.useDefaultDescriptors = options.useDefaultDescriptors ?? true;
-    this.maxRetries = options.maxRetries ?? options.repairAttempts ?? 1;
+    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.limits = { ...options.limits };
     this.sandbox = options.sandbox;
   }

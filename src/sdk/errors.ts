@@ -2,7 +2,7 @@
  * Errors of the Code Generator SDK: one class per way a caller can misuse it, or per way the
  * generated code or the model backend can fail it.
  */
-import { CodegenSandboxError } from "../errors.js";
+import { CodeGenSandboxError } from "../errors.js";
 import type { CheckResult, ExecutionResult } from "../sandbox/types.js";
 import { describeError } from "../feedback/quote.js";
 import { describeTypeErrors, type FailedValidation } from "../feedback/explain.js";
@@ -12,7 +12,7 @@ function listNames(names: readonly string[]): string {
 }
 
 /** No generator is registered under this name. */
-export class UnknownGeneratorError extends CodegenSandboxError {
+export class UnknownGeneratorError extends CodeGenSandboxError {
   override name = "UnknownGeneratorError";
   constructor(readonly generatorName: string, readonly knownNames: readonly string[]) {
     super(`No code generator is registered as "${generatorName}". Registered: ${listNames(knownNames)}. Call register("${generatorName}", generator) first.`);
@@ -20,7 +20,7 @@ export class UnknownGeneratorError extends CodegenSandboxError {
 }
 
 /** A generator is already registered under this name. */
-export class DuplicateGeneratorError extends CodegenSandboxError {
+export class DuplicateGeneratorError extends CodeGenSandboxError {
   override name = "DuplicateGeneratorError";
   constructor(readonly generatorName: string) {
     super(`A code generator is already registered as "${generatorName}". Pick another name, or cleanup("${generatorName}") and unregister("${generatorName}") first.`);
@@ -28,7 +28,7 @@ export class DuplicateGeneratorError extends CodegenSandboxError {
 }
 
 /** `executeFunction` was used with a template that has no `eval` method. */
-export class TemplateWithoutEvalError extends CodegenSandboxError {
+export class TemplateWithoutEvalError extends CodeGenSandboxError {
   override name = "TemplateWithoutEvalError";
   constructor(readonly templateName: string) {
     super(`Template "${templateName}" defines no class with an eval(parameters, inputData, context) method, so executeFunction has nothing to call. Use the default template or one with such a class, or call the generated functions with instance.call(name, ...args).`);
@@ -36,7 +36,7 @@ export class TemplateWithoutEvalError extends CodegenSandboxError {
 }
 
 /** The generated code does not define the function that was called. */
-export class UnknownFunctionError extends CodegenSandboxError {
+export class UnknownFunctionError extends CodeGenSandboxError {
   override name = "UnknownFunctionError";
   constructor(readonly functionName: string, readonly knownNames: readonly string[]) {
     super(`The generated code defines no function "${functionName}". It defines: ${listNames(knownNames)}.`);
@@ -44,7 +44,7 @@ export class UnknownFunctionError extends CodegenSandboxError {
 }
 
 /** `executeFunction` (or an instance call) before `generateAndInstantiate`. */
-export class NotInstantiatedError extends CodegenSandboxError {
+export class NotInstantiatedError extends CodeGenSandboxError {
   override name = "NotInstantiatedError";
   constructor(readonly what: string) {
     super(`${what} has no live instance: call generateAndInstantiate(task) first.`);
@@ -52,7 +52,7 @@ export class NotInstantiatedError extends CodegenSandboxError {
 }
 
 /** The generated code did not pass validation or failed while being loaded (after any repair). */
-export class GeneratedCodeError extends CodegenSandboxError {
+export class GeneratedCodeError extends CodeGenSandboxError {
   override name = "GeneratedCodeError";
   constructor(
     readonly phase: "validate" | "instantiate",
@@ -70,7 +70,7 @@ export class GeneratedCodeError extends CodegenSandboxError {
 }
 
 /** A call of a generated function ended with a failed run (an error thrown, a limit hit). */
-export class GeneratedFunctionError extends CodegenSandboxError {
+export class GeneratedFunctionError extends CodeGenSandboxError {
   override name = "GeneratedFunctionError";
   constructor(readonly functionName: string, readonly result: ExecutionResult) {
     const error = result.error;
@@ -79,7 +79,7 @@ export class GeneratedFunctionError extends CodegenSandboxError {
 }
 
 /** The model backend failed (network error, bad reply, server error). */
-export class GeneratorBackendError extends CodegenSandboxError {
+export class GeneratorBackendError extends CodeGenSandboxError {
   override name = "GeneratorBackendError";
   constructor(readonly backend: string, cause: unknown) {
     const reason = cause instanceof Error ? cause.message : String(cause);

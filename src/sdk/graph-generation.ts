@@ -10,9 +10,9 @@
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import { createCodeGenGraph, restoreRunResult, type Attempt, type CodeGenStateType, type CodeRunner } from "../graph/index.js";
+import { createCodeGenGraph, restoreRunResult, type Attempt, type CodeGenStateType } from "../graph/index.js";
 import type { FailedValidation } from "../feedback/explain.js";
-import type { CheckResult, ExecutionResult, Language, SandboxSession } from "../sandbox/types.js";
+import type { CheckResult, ExecutionResult, Language, Sandbox, SandboxSession } from "../sandbox/types.js";
 import type { GeneratorEstimates } from "./generator-api.js";
 import type { CallLimits } from "./instance.js";
 
@@ -78,8 +78,9 @@ class BackendChatModel extends BaseChatModel {
 }
 
 /** The graph's runner for the SDK: checks with the sandbox, "runs" by loading into a session it keeps. */
-class SessionLoader implements CodeRunner {
+class SessionLoader implements Sandbox {
   private readonly loaded = new Map<string, SandboxSession>();
+  private released = false;
 
   constructor(private readonly request: Pick<GraphGenerationRequest, "check" | "typeDeclarations" | "load">) {}
 
@@ -97,6 +98,22 @@ class SessionLoader implements CodeRunner {
     await this.loaded.get(code)?.dispose();
     this.loaded.set(code, outcome.session);
     return outcome.result;
+  }
+
+  /** The graph of one generation opens no session of its own (it has no code tools). */
+  createSession(): Promise<SandboxSession> {
+    return Promise.reject(new Error("the SDK's generation graph loads programs with run(); it opens no other session"));
+  }
+
+  async warm(): Promise<void> {}
+
+  async dispose(): Promise<void> {
+    this.released = true;
+    await this.keep(undefined);
+  }
+
+  get disposed(): boolean {
+    return this.released;
   }
 
   /** The session `code` was loaded into; every other one is released. */

@@ -23,7 +23,7 @@ export interface CodeGeneratorsOptions {
 }
 
 /** Per-generator options of `register`. */
-export type RegisterOptions = Pick<CodeGeneratorSandboxOptions, "language" | "useDefaultDescriptors" | "maxRetries" | "repairAttempts" | "limits"> & {
+export type RegisterOptions = Pick<CodeGeneratorSandboxOptions, "language" | "useDefaultDescriptors" | "maxRetries" | "limits"> & {
   template?: TemplateInput;
 };
 
@@ -39,7 +39,6 @@ const REGISTER_OPTION_RULES = {
   language: R.language,
   useDefaultDescriptors: R.useDefaultDescriptors,
   maxRetries: R.maxRetries,
-  repairAttempts: R.repairAttempts,
   limits: R.limits,
   template: R.template,
 } satisfies OptionRules<RegisterOptions>;

@@ -19,7 +19,7 @@ import { resolveLanguages } from "../sandbox/options.js";
 export interface CodeGenGraphInput {
   task: string;
   language?: Language;
-  context?: string;
+  details?: string;
   tests?: string;
 }
 
@@ -158,7 +158,7 @@ export function createCodeGenTool(given: CodeGenToolOptions = {}) {
       const named = inferLanguage(input.task)?.language;
       const language = input.language ?? (named !== undefined && languages.includes(named) ? named : defaultLanguage);
       const graphInput: CodeGenGraphInput = { task: input.task, language };
-      if (input.context !== undefined) graphInput.context = input.context;
+      if (input.details !== undefined) graphInput.details = input.details;
       if (input.tests !== undefined) graphInput.tests = input.tests;
       const state = await graph.invoke(graphInput, nestedRunConfig(config, options.inheritRunSettings ?? false));
       return [formatSolutionForModel(state, { maxChars: options.maxContentChars }), state];
@@ -170,7 +170,7 @@ export function createCodeGenTool(given: CodeGenToolOptions = {}) {
         [
           `Solve a task by having a code-writing assistant write a program, run it in a sandbox and repair it until it works (languages: ${languages.join(", ")}; default: the one the task names, else ${defaultLanguage}).`,
           "Use it for calculations, data transformations and anything that is easier to compute than to reason out.",
-          "Returns the status, the final program, what it printed and its result. State the task completely; put data in `context` and checks in `tests`.",
+          "Returns the status, the final program, what it printed and its result. State the task completely; put data in `details` and checks in `tests`.",
         ].join("\n"),
       schema,
       responseFormat: "content_and_artifact",

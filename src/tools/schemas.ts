@@ -17,7 +17,7 @@ export const solveWithCodeSchema = z.object({
     .enum(LANGUAGES as [Language, ...Language[]])
     .optional()
     .describe("Language to write the program in. Leave out to use the one the task names (\"a Python program\"), else the tool's default."),
-  context: z
+  details: z
     .string()
     .optional()
     .describe("Extra facts the program needs: data, constraints, definitions. Leave out when the task says it all."),

@@ -1,6 +1,6 @@
 /**
  * Code mode in `createDeepAgent` cannot split the agent's files: without `backend`, an agent whose
- * files live in another backend (`CodegenSandbox`, a `FilesystemBackend`, a `CompositeBackend`
+ * files live in another backend (`CodeGenSandbox`, a `FilesystemBackend`, a `CompositeBackend`
  * with routes) is refused before its first model call with an error naming the `backend` option;
  * deepagents' state backend (the default, a factory of it, or a zero-argument one) needs nothing.
  * With the backend given, a file `write_file` wrote is read by Python and JavaScript code, and a
@@ -16,7 +16,7 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { CodegenSandbox } from "../../src/deepagents/index.js";
+import { CodeGenSandbox } from "../../src/deepagents/index.js";
 import { InvalidOptionError } from "../../src/errors.js";
 import type { ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 
@@ -80,8 +80,8 @@ async function refusedBeforeTheModel(backend: NonNullable<Parameters<typeof crea
 }
 
 describe("code mode in createDeepAgent uses the agent's backend or refuses", { timeout: 240_000 }, () => {
-  it("CodegenSandbox: refused without backend before the model runs; with it, write_file → Python/JS code → execute and read_file", async () => {
-    const backend = await CodegenSandbox.create();
+  it("CodeGenSandbox: refused without backend before the model runs; with it, write_file → Python/JS code → execute and read_file", async () => {
+    const backend = await CodeGenSandbox.create();
     try {
       await refusedBeforeTheModel(backend);
       const agent = createDeepAgent({ model: scripted(...crossing(true)), backend, middleware: [codeModeMiddleware({ sandbox, backend, languages: ["python", "javascript"] })], checkpointer: new MemorySaver() });

@@ -18,7 +18,7 @@ import { z } from "zod";
 import { fakeModel } from "../support/scripted-model.js";
 import { createSandbox } from "../../src/sandbox/sandbox.js";
 import { codeModeMiddleware } from "../../src/tools/code-mode-middleware.js";
-import { CodegenSandbox } from "../../src/deepagents/index.js";
+import { CodeGenSandbox } from "../../src/deepagents/index.js";
 import { disposeCodeInterpreterTool, type ExecuteCodeArtifact } from "../../src/tools/code-interpreter-tool.js";
 
 const sandbox = createSandbox({ poolSize: 1 });
@@ -176,8 +176,8 @@ describe("the agent's tools from code, by name (deepagents)", { timeout: 120_000
     expect(system).not.toContain("reed_file");
   });
 
-  it("with the CodegenSandbox backend, code writes a file and runs a command through the agent's own tools", async () => {
-    const backend = await CodegenSandbox.create();
+  it("with the CodeGenSandbox backend, code writes a file and runs a command through the agent's own tools", async () => {
+    const backend = await CodeGenSandbox.create();
     try {
       const code = "await tools.write_file({ file_path: '/greeting.txt', content: 'hello' });\nawait tools.execute({ command: 'cat /greeting.txt && echo !' })";
       const model = script({ code }, "done");

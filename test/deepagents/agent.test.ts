@@ -1,12 +1,12 @@
 /**
  * End to end through deepagents itself: `createDeepAgent({ backend })` with a scripted model
  * that calls deepagents' own `write_file`, `execute`, `read_file`, `edit_file`, `ls`, `glob`
- * and `grep` tools, all served by one `CodegenSandbox`.
+ * and `grep` tools, all served by one `CodeGenSandbox`.
  */
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { createDeepAgent } from "deepagents";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CodegenSandbox } from "../../src/deepagents/index.js";
+import { CodeGenSandbox } from "../../src/deepagents/index.js";
 import { fakeModel } from "../support/scripted-model.js";
 
 type Call = { name: string; args: Record<string, unknown> };
@@ -20,17 +20,17 @@ function scripted(turns: Call[][], answer: string) {
   return model.respond(new AIMessage({ id: "answer", content: answer }));
 }
 
-let backend: CodegenSandbox;
+let backend: CodeGenSandbox;
 
 beforeAll(async () => {
-  backend = await CodegenSandbox.create({ initialFiles: { "/data/numbers.txt": "3\n4\n5\n" } });
+  backend = await CodeGenSandbox.create({ initialFiles: { "/data/numbers.txt": "3\n4\n5\n" } });
 });
 
 afterAll(async () => {
   await backend.close();
 });
 
-describe("createDeepAgent with CodegenSandbox as its backend", () => {
+describe("createDeepAgent with CodeGenSandbox as its backend", () => {
   it("the model's write_file, execute and read_file all act on the sandbox", async () => {
     const model = scripted(
       [

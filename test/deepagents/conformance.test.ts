@@ -2,7 +2,7 @@
  * The deepagents sandbox provider conformance suite, written from the expectations of
  * deepagentsjs' own `libs/standard-tests` (`@langchain/sandbox-standard-tests`, which is not on
  * the registry): lifecycle, command execution, upload/download, write, read, edit, ls, grep,
- * glob, initial files and combined workflows, against `CodegenSandbox`. One sandbox is shared
+ * glob, initial files and combined workflows, against `CodeGenSandbox`. One sandbox is shared
  * (each case uses its own directory); lifecycle and initial-files cases make their own.
  *
  * Where deepagents' backends disagree, ours follows the tool contract: `glob` returns absolute
@@ -11,16 +11,16 @@
  */
 import { adaptSandboxProtocol, isSandboxBackend } from "deepagents";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CodegenSandbox } from "../../src/deepagents/index.js";
+import { CodeGenSandbox } from "../../src/deepagents/index.js";
 
 const dir = (name: string): string => `/conformance/${name}`;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-let shared: CodegenSandbox;
+let shared: CodeGenSandbox;
 
 beforeAll(async () => {
-  shared = await CodegenSandbox.create({ timeoutMs: 15_000 });
+  shared = await CodeGenSandbox.create({ timeoutMs: 15_000 });
 });
 
 afterAll(async () => {
@@ -28,8 +28,8 @@ afterAll(async () => {
 });
 
 /** Runs with a fresh sandbox that is closed afterwards, whatever happens. */
-async function withSandbox<T>(options: Parameters<typeof CodegenSandbox.create>[0], fn: (s: CodegenSandbox) => Promise<T>): Promise<T> {
-  const sandbox = await CodegenSandbox.create(options);
+async function withSandbox<T>(options: Parameters<typeof CodeGenSandbox.create>[0], fn: (s: CodeGenSandbox) => Promise<T>): Promise<T> {
+  const sandbox = await CodeGenSandbox.create(options);
   try {
     return await fn(sandbox);
   } finally {
@@ -47,7 +47,7 @@ describe("sandbox lifecycle", () => {
 
   it("is running after create and not after close; use after close throws", async () => {
     expect(shared.isRunning).toBe(true);
-    const tmp = await CodegenSandbox.create();
+    const tmp = await CodeGenSandbox.create();
     expect(tmp.isRunning).toBe(true);
     await tmp.close();
     expect(tmp.isRunning).toBe(false);
@@ -57,7 +57,7 @@ describe("sandbox lifecycle", () => {
   });
 
   it("close() during a command ends it with exit 130 and stops the shell", async () => {
-    const tmp = await CodegenSandbox.create();
+    const tmp = await CodeGenSandbox.create();
     const running = tmp.execute("sleep 100");
     await new Promise((resolve) => setTimeout(resolve, 100));
     await tmp.close();
@@ -65,7 +65,7 @@ describe("sandbox lifecycle", () => {
   });
 
   it("supports two-step initialization", async () => {
-    const tmp = new CodegenSandbox();
+    const tmp = new CodeGenSandbox();
     try {
       expect(tmp.isRunning).toBe(false);
       await tmp.initialize();
@@ -502,8 +502,8 @@ describe("initial files", () => {
 
   it("may be empty; a bad one is an InvalidOptionError naming it", async () => {
     await withSandbox({ initialFiles: {} }, async (tmp) => expect((await tmp.execute('echo "Works!"')).output).toBe("Works!\n"));
-    await expect(CodegenSandbox.create({ initialFiles: { "/../x": "a" } })).rejects.toThrow(/initialFiles\["\/\.\.\/x"\]/);
-    await expect(CodegenSandbox.create({ initialFiles: { "/big": "abc" }, maxFileBytes: 2 })).rejects.toThrow(/maxFileBytes/);
+    await expect(CodeGenSandbox.create({ initialFiles: { "/../x": "a" } })).rejects.toThrow(/initialFiles\["\/\.\.\/x"\]/);
+    await expect(CodeGenSandbox.create({ initialFiles: { "/big": "abc" }, maxFileBytes: 2 })).rejects.toThrow(/maxFileBytes/);
   });
 });
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../../src/errors.js";
 import { FileStore, MAX_PATH_DEPTH, normalizePath } from "../../src/deepagents/file-store.js";
 import { compileGlob } from "../../src/deepagents/glob-match.js";
-import { resolveCodegenSandboxOptions } from "../../src/deepagents/options.js";
+import { resolveCodeGenSandboxOptions } from "../../src/deepagents/options.js";
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const limits = { maxFileBytes: 100, maxTotalFileBytes: 1000, maxFiles: 10 };
@@ -155,9 +155,9 @@ describe("options", () => {
       ["fast", /"options"/],
     ];
     for (const [options, message] of cases) {
-      expect(() => resolveCodegenSandboxOptions(options as never)).toThrow(InvalidOptionError);
-      expect(() => resolveCodegenSandboxOptions(options as never)).toThrow(message);
+      expect(() => resolveCodeGenSandboxOptions(options as never)).toThrow(InvalidOptionError);
+      expect(() => resolveCodeGenSandboxOptions(options as never)).toThrow(message);
     }
-    expect(resolveCodegenSandboxOptions(undefined)).toMatchObject({ timeoutMs: 30_000, maxOutputBytes: 100_000, limits: { maxFiles: 10_000 } });
+    expect(resolveCodeGenSandboxOptions(undefined)).toMatchObject({ timeoutMs: 30_000, maxOutputBytes: 100_000, limits: { maxFiles: 10_000 } });
   });
 });

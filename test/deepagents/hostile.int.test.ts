@@ -1,5 +1,5 @@
 /**
- * Hostile command lines through `CodegenSandbox.execute`, in a child process that must survive
+ * Hostile command lines through `CodeGenSandbox.execute`, in a child process that must survive
  * them all: host paths, `cd /..`, a fork-bomb-shaped function, loops that never end, huge
  * output, catastrophic-backtracking patterns for grep and sed, a memory bomb, a brace bomb,
  * floods of files and bytes, links, and the host's environment. After each one the child's

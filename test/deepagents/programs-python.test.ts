@@ -6,12 +6,12 @@
  * files costs the engine a fresh interpreter.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CodegenSandbox } from "../../src/deepagents/index.js";
+import { CodeGenSandbox } from "../../src/deepagents/index.js";
 
-let sandbox: CodegenSandbox;
+let sandbox: CodeGenSandbox;
 
 beforeAll(async () => {
-  sandbox = await CodegenSandbox.create({
+  sandbox = await CodeGenSandbox.create({
     timeoutMs: 30_000,
     initialFiles: {
       "/notes.txt": "hello\n",

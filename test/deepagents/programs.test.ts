@@ -5,12 +5,12 @@
  * programs-python.test.ts (its engine is slow to start).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CodegenSandbox } from "../../src/deepagents/index.js";
+import { CodeGenSandbox } from "../../src/deepagents/index.js";
 
-let sandbox: CodegenSandbox;
+let sandbox: CodeGenSandbox;
 
 beforeAll(async () => {
-  sandbox = await CodegenSandbox.create({
+  sandbox = await CodeGenSandbox.create({
     timeoutMs: 20_000,
     initialFiles: {
       "/data/in.txt": "hello",
@@ -80,7 +80,7 @@ describe("tsx, ts-node and tsc", () => {
 
 describe("limits of a program", () => {
   it("a program that never ends stops at the time limit with exit 124, and the shell answers the next command", async () => {
-    const quick = await CodegenSandbox.create({ timeoutMs: 2000 });
+    const quick = await CodeGenSandbox.create({ timeoutMs: 2000 });
     try {
       // The program gets the command's time less a margin and usually reports its own stop
       // ("node: stopped at the time limit"); on a loaded machine the command's own limit may
@@ -95,7 +95,7 @@ describe("limits of a program", () => {
   });
 
   it("a program's output past maxOutputBytes is cut and marked truncated", async () => {
-    const small = await CodegenSandbox.create({ maxOutputBytes: 1000 });
+    const small = await CodeGenSandbox.create({ maxOutputBytes: 1000 });
     try {
       const r = await small.execute(`node -e "for (let i = 0; i < 1000; i++) console.log('line ' + i)"`);
       expect(r.truncated).toBe(true);

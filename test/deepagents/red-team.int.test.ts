@@ -1,5 +1,5 @@
 /**
- * Attacks on CodegenSandbox that hurt the host (red team), in a child process that must
+ * Attacks on CodeGenSandbox that hurt the host (red team), in a child process that must
  * survive them: 12 programs at once that each carry every file (xargs -P), a type check that
  * would run for minutes, a grep that matches six million lines, an edit that would build a
  * 600 MB string. Each was measured against the backend as it landed: 2.9 GB and a 15 s stall
@@ -35,7 +35,7 @@ function runChild(): Promise<{ code: number | null; stdout: string; stderr: stri
   });
 }
 
-describe("attacks on the host through CodegenSandbox", () => {
+describe("attacks on the host through CodeGenSandbox", () => {
   it("are bounded in memory and never hold the host's event loop; the child survives and close() leaves nothing", { timeout: 150_000 }, async () => {
     const { code, stdout, stderr } = await runChild();
     expect(code, stderr).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * Attacks on CodegenSandbox (red team) that broke it as it landed, each fixed: what the host
+ * Attacks on CodeGenSandbox (red team) that broke it as it landed, each fixed: what the host
  * holds and computes for a guest (program requests, grep, edit, read), outcomes it reported
  * wrong (output the shell dropped, files a command never touched), conformance edges (glob,
  * whitespace files) and close() races. The attacks that could take the host down run in a
@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutionResult, RunOptions, Sandbox } from "../../src/sandbox/types.js";
-import { CodegenSandbox } from "../../src/deepagents/index.js";
+import { CodeGenSandbox } from "../../src/deepagents/index.js";
 import { SandboxDisposedError } from "../../src/errors.js";
 
 /** An engine stand-in that records how many runs it holds at once and what each was given. */
@@ -30,11 +30,11 @@ function countingEngine() {
 }
 
 let engine: ReturnType<typeof countingEngine>;
-let sandbox: CodegenSandbox;
+let sandbox: CodeGenSandbox;
 
 beforeAll(async () => {
   engine = countingEngine();
-  sandbox = await CodegenSandbox.create({ sandbox: engine, timeoutMs: 20_000, initialFiles: { "/data.txt": "x" } });
+  sandbox = await CodeGenSandbox.create({ sandbox: engine, timeoutMs: 20_000, initialFiles: { "/data.txt": "x" } });
 });
 
 afterAll(async () => {
@@ -194,7 +194,7 @@ describe("paths in every form (held: each is a name in the store, or refused)", 
 
 describe("close() races", () => {
   it("close() during initialize() rejects it with SandboxDisposedError", async () => {
-    const s = new CodegenSandbox();
+    const s = new CodeGenSandbox();
     const starting = s.initialize();
     await s.close();
     await expect(starting).rejects.toBeInstanceOf(SandboxDisposedError);

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutionResult, Sandbox } from "../../src/sandbox/types.js";
-import { CodegenSandbox } from "../../src/deepagents/index.js";
+import { CodeGenSandbox } from "../../src/deepagents/index.js";
 
 /** The shell alone is under test: no program runs. */
 const noEngine = {
@@ -14,10 +14,10 @@ const noEngine = {
   },
 } as unknown as Sandbox;
 
-let sandbox: CodegenSandbox;
+let sandbox: CodeGenSandbox;
 
 beforeAll(async () => {
-  sandbox = await CodegenSandbox.create({ sandbox: noEngine, timeoutMs: 20_000, maxTotalFileBytes: 64 * 1024, initialFiles: { "/w/.env": "SECRET=1", "/w/a.txt": "a" } });
+  sandbox = await CodeGenSandbox.create({ sandbox: noEngine, timeoutMs: 20_000, maxTotalFileBytes: 64 * 1024, initialFiles: { "/w/.env": "SECRET=1", "/w/a.txt": "a" } });
 });
 
 afterAll(async () => {

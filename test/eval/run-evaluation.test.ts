@@ -3,7 +3,7 @@ import { renderEvalReport } from "../../src/eval/render-report.js";
 import { runEvaluation, summarize, type EvalSolver } from "../../src/eval/run-evaluation.js";
 import type { EvalTask } from "../../src/eval/task-set.js";
 import { timeSandbox } from "../../src/eval/sandbox-timer.js";
-import type { CodeRunner } from "../../src/graph/configuration.js";
+import { partialSandbox } from "../support/partial-sandbox.js";
 
 const tasks: EvalTask[] = [
   { id: "first-try", language: "javascript", task: "t", tests: "", difficulty: "easy" },
@@ -67,14 +67,14 @@ describe("runEvaluation", () => {
 
   it("reports wall time, concurrency and the sandbox's share of the wall time", async () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    const runner: CodeRunner = {
+    const sandbox = partialSandbox({
       run: async () => {
         await sleep(30);
         return { status: "success", stdout: "", stderr: "", outputTruncated: false, durationMs: 30, language: "javascript" };
       },
       check: async () => ({ ok: true, language: "javascript" }),
-    };
-    const timed = timeSandbox(runner);
+    });
+    const timed = timeSandbox(sandbox);
     const solveWithSandbox: EvalSolver = async () => {
       await timed.run("1", {});
       await sleep(30); // the model's share

@@ -28,12 +28,12 @@ describe("evals/tasks.jsonl", () => {
 describe("parseTaskFile", () => {
   it("reads our format and keeps optional fields", () => {
     const text =
-      JSON.stringify({ id: "a", language: "python", task: "t", tests: "assert f() == 1", context: "c", difficulty: "easy" }) +
+      JSON.stringify({ id: "a", language: "python", task: "t", tests: "assert f() == 1", details: "c", difficulty: "easy" }) +
       "\n\n" +
       JSON.stringify({ id: "b", language: "typescript", task: "t2", tests: "x" }) +
       "\n";
     expect(parseTaskFile(text)).toEqual([
-      { id: "a", language: "python", task: "t", tests: "assert f() == 1", context: "c", difficulty: "easy" },
+      { id: "a", language: "python", task: "t", tests: "assert f() == 1", details: "c", difficulty: "easy" },
       { id: "b", language: "typescript", task: "t2", tests: "x" },
     ]);
   });
@@ -46,6 +46,7 @@ describe("parseTaskFile", () => {
       [`${good}\n${good}`, /line 2: duplicate task id "a"/],
       [`${good}\n${JSON.stringify({ hello: 1 })}`, /line 2: not a task/],
       [`${good}\n[1]`, /line 2: expected a JSON object/],
+      [`${good}\n${JSON.stringify({ id: "b", language: "javascript", task: "t", tests: "x", context: "c" })}`, /line 2: "context" is now "details"/],
     ];
     for (const [text, message] of cases) {
       let caught: unknown;

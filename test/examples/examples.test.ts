@@ -124,7 +124,7 @@ describe("examples run against the scripted OpenAI-compatible server", { timeout
     expect(run.pending).toBe(0);
   });
 
-  it("deepagents-sandbox.mjs: createDeepAgent with CodegenSandbox runs python3, writes and reads in the sandbox", async () => {
+  it("deepagents-sandbox.mjs: createDeepAgent with CodeGenSandbox runs python3, writes and reads in the sandbox", async () => {
     const script = [
       "import csv, collections",
       "totals = collections.Counter()",

@@ -6,6 +6,7 @@ import { codeGenRunContext, createCodeGenGraph, createCodeGenGraphBuilder } from
 import type { ApprovalRequest, CodeGenEvent } from "../../src/graph/index.js";
 import { disposeDefaultSandbox } from "../../src/sandbox/index.js";
 import { InvalidOptionError } from "../../src/errors.js";
+import { partialSandbox } from "../support/partial-sandbox.js";
 import { fence, scriptedModel as scripted, promptRecorder } from "../support/scripted-model.js";
 
 afterAll(async () => {
@@ -132,11 +133,11 @@ describe("code-generation graph (real sandbox, scripted models)", () => {
   it("type-checks TypeScript with the globals its runner declares (typeDeclarations)", async () => {
     const { runCode, checkCode } = await import("../../src/sandbox/index.js");
     const code = "const rate: number = settings.rate;\nconsole.log(rate * 2);";
-    const runner = (declared: boolean) => ({
-      run: (source: string, options: Parameters<typeof runCode>[1]) => runCode(source, { ...options, globals: { settings: { rate: 21 } } }),
-      check: checkCode,
-      ...(declared ? { typeDeclarations: (source: string) => (source.includes("settings") ? "declare const settings: { rate: number };" : "") } : {}),
-    });
+    const runner = (declared: boolean) =>
+      Object.assign(
+        partialSandbox({ run: (source, options) => runCode(source, { ...options, globals: { settings: { rate: 21 } } }), check: checkCode }),
+        declared ? { typeDeclarations: (source: string) => (source.includes("settings") ? "declare const settings: { rate: number };" : "") } : {},
+      );
     const ok = await createCodeGenGraph({ model: scripted(fence("ts", code)), sandbox: runner(true), maxRetries: 0 }).invoke({ task: "Print twice the rate", language: "typescript" });
     expect(ok.status).toBe("success");
     expect(ok.result?.stdout.trim()).toBe("42");

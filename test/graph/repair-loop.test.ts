@@ -8,7 +8,7 @@ import { FakeListChatModel } from "@langchain/core/utils/testing";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { createCodeGenGraph, summarizeAttempts } from "../../src/graph/index.js";
-import type { CodeRunner } from "../../src/graph/configuration.js";
+import { partialSandbox } from "../support/partial-sandbox.js";
 import { runCode, checkCode } from "../../src/sandbox/run-code.js";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "../../src/testing/index.js";
 import { fence, promptRecorder, scriptedModel, scriptedOpenAIModel } from "../support/scripted-model.js";
@@ -18,13 +18,13 @@ import { Command, MemorySaver } from "@langchain/langgraph";
 /** A real sandbox that counts the programs it runs. */
 function countingSandbox() {
   const ran: string[] = [];
-  const sandbox: CodeRunner = {
+  const sandbox = partialSandbox({
     run: (code, options) => {
       ran.push(code);
       return runCode(code, options);
     },
     check: (code, options) => checkCode(code, options),
-  };
+  });
   return { sandbox, ran };
 }
 

@@ -15,7 +15,7 @@ import { CodeGeneratorSandbox, CodeGenerators, fromAsyncFunction, fromChatModel,
 import { graphSolver, loadTaskFile, parseTaskFile, runEvaluation } from "../../src/eval/index.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { createMcpServer, serveStdio, startMcpHttpServer } from "../../src/mcp/index.js";
-import { CodegenSandbox } from "../../src/deepagents/index.js";
+import { CodeGenSandbox } from "../../src/deepagents/index.js";
 import { fence, scriptedModel } from "../support/scripted-model.js";
 
 /** What kind of value an option takes; each kind has its own bad values. */
@@ -163,7 +163,6 @@ const SDK: Record<string, Kind> = {
   sandbox: "object",
   useDefaultDescriptors: "boolean",
   maxRetries: "count",
-  repairAttempts: "count",
   limits: "object",
 };
 const RETRY: Record<string, Kind> = { maxRetries: "count", initialDelayMs: "delay", maxDelayMs: "delay", sleep: "function", onRetry: "function", baseURL: "text" };
@@ -181,7 +180,7 @@ const ENTRIES: Entry[] = [
     typo: ["timeoutms", "timeoutMs"],
     infinityOk: ["maxHostCalls"],
   },
-  { name: "sandbox.createSession", call: (o) => sandbox.createSession(o), options: { language: "language", memoryLimitBytes: "limit", snapshots: "boolean" }, typo: ["languages", "language"] },
+  { name: "sandbox.createSession", call: (o) => sandbox.createSession(o), options: { language: "language", memoryLimitBytes: "limit", snapshottable: "boolean" }, typo: ["languages", "language"] },
   { name: "session.run", call: async (o) => (await liveSession()).run("1", o), options: { ...SESSION_RUN, language: "language", memoryLimitBytes: "limit" }, typo: ["test", "tests"], infinityOk: ["maxHostCalls"] },
   { name: "session.call", call: async (o) => (await liveSession()).call("f", [], o), options: { ...SESSION_CALL, language: "language", memoryLimitBytes: "limit" }, typo: ["signl", "signal"], infinityOk: ["maxHostCalls"] },
   { name: "createCodeGenGraph", call: (o) => createCodeGenGraph(o), options: GRAPH, typo: ["maxRetry", "maxRetries"] },
@@ -198,7 +197,7 @@ const ENTRIES: Entry[] = [
   {
     name: "graph.invoke input",
     call: (o) => graph.invoke({ task: "Print 1", ...o }),
-    options: { task: "text", language: "language", context: "textOrEmpty", tests: "code", expectedOutput: "code" },
+    options: { task: "text", language: "language", details: "textOrEmpty", tests: "code", expectedOutput: "code" },
     typo: ["test", "tests"],
   },
   { name: "createCodeInterpreterTool", call: (o) => createCodeInterpreterTool(o), options: INTERPRETER, typo: ["timeout", "timeoutMs"], infinityOk: ["maxHostCalls"] },
@@ -216,7 +215,7 @@ const ENTRIES: Entry[] = [
   {
     name: "CodeGenerators.register",
     call: (o) => new CodeGenerators().register("g", generator, o),
-    options: { language: "language", useDefaultDescriptors: "boolean", maxRetries: "count", repairAttempts: "count", limits: "object", template: "any" },
+    options: { language: "language", useDefaultDescriptors: "boolean", maxRetries: "count", limits: "object", template: "any" },
     typo: ["retries", "maxRetries"],
   },
   { name: "fromAsyncFunction", call: (o) => fromAsyncFunction(async () => "", o), options: { checker: "function", modelRetry: "object", name: "text", stripFences: "boolean" }, typo: ["stripFence", "stripFences"] },
@@ -251,8 +250,8 @@ const ENTRIES: Entry[] = [
   },
   { name: "serveStdio", call: (o) => serveStdio(mcpServer(), o), options: { input: "object", output: "object", maxMessageBytes: "limit" }, typo: ["maxMessageSize", "maxMessageBytes"] },
   {
-    name: "CodegenSandbox.create (deepagents)",
-    call: (o) => CodegenSandbox.create(o),
+    name: "CodeGenSandbox.create (deepagents)",
+    call: (o) => CodeGenSandbox.create(o),
     options: { initialFiles: "object", timeoutMs: "limit", memoryLimitBytes: "limit", shellMemoryLimitBytes: "limit", maxOutputBytes: "limit", maxFileBytes: "limit", maxTotalFileBytes: "limit", maxFiles: "limit", env: "object", sandbox: "object" },
     typo: ["maxFile", "maxFiles"],
   },
@@ -341,6 +340,7 @@ describe("positional arguments and values inside options", () => {
     ["loadTaskFile of a directory", () => loadTaskFile(tempDir), "path"],
     ["graph.invoke({ task, tests: 5 })", () => graph.invoke({ task: "Print 1", tests: 5 as never }), "tests"],
     ["graph.invoke without task", () => graph.invoke({ language: "python" } as never), "task"],
+    ["graph.invoke({ task, context: \"...\" }) (the input's field is details)", () => graph.invoke({ task: "Print 1", context: "xs is a list" } as never), "context"],
     ["graph.invoke context timeoutMs fast", () => graph.invoke({ task: "x" }, { context: { timeoutMs: "fast" } as never }), "context.timeoutMs"],
     ["graph.invoke configurable maxRetries 50", () => graph.invoke({ task: "x" }, { configurable: { maxRetries: 50 } }), "configurable.maxRetries"],
     ["globals: { console: 1 }", () => runCode("1", { globals: { console: 1 } }), "globals.console"],
@@ -388,9 +388,16 @@ describe("positional arguments and values inside options", () => {
     expect((await runCode("1\0")).status).toBe("syntax_error");
   });
 
+  it("refuses a string `context` in the graph's input with one error naming `details` (nothing dropped)", async () => {
+    const error = (await thrown(() => graph.invoke({ task: "Print 1", context: "xs is a list" } as never))) as InvalidOptionError;
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    expect(error.suggestion).toBe("details");
+    expect(error.message).toMatch(/^Invalid option "context": got "xs is a list"; did you mean "details"\? Expected a string of extra information for the model in the input's "details"/);
+  });
+
   it("keeps the graph's input fields as they were (a valid input runs)", async () => {
     const g = createCodeGenGraph({ model: model(), checkpointer: new MemorySaver() });
-    const state = await g.invoke({ task: "Print 1", context: "", expectedOutput: "1" }, { configurable: { thread_id: "ok" }, context: { maxRetries: 0 } as never });
+    const state = await g.invoke({ task: "Print 1", details: "", expectedOutput: "1" }, { configurable: { thread_id: "ok" }, context: { maxRetries: 0 } as never });
     expect(state.status).toBe("success");
   });
 });

@@ -23,7 +23,7 @@ const documented: Record<string, string[]> = {
     "DEFAULT_TIMEOUT_MS",
     "DEFAULT_MEMORY_LIMIT_BYTES",
     "DEFAULT_MAX_OUTPUT_BYTES",
-    "CodegenSandboxError",
+    "CodeGenSandboxError",
     "InvalidOptionError",
     "EngineUnavailableError",
     "EngineSetupError",
@@ -57,7 +57,7 @@ const documented: Record<string, string[]> = {
   ],
   "codegen-sandbox/eval": ["runEvaluation", "graphSolver", "loadTaskFile", "parseTaskFile", "renderEvalReport", "TASK_FILE_FORMATS"],
   "codegen-sandbox/testing": ["startScriptedOpenAIServer"],
-  "codegen-sandbox/deepagents": ["CodegenSandbox", "DEFAULT_EXECUTE_TIMEOUT_MS", "DEFAULT_EXECUTE_MAX_OUTPUT_BYTES"],
+  "codegen-sandbox/deepagents": ["CodeGenSandbox", "DEFAULT_EXECUTE_TIMEOUT_MS", "DEFAULT_EXECUTE_MAX_OUTPUT_BYTES"],
   "codegen-sandbox/mcp": ["createMcpServer", "serveStdio", "startMcpHttpServer", "MCP_TOOL_NAMES", "DEFAULT_MCP_PORT", "DEFAULT_MAX_SESSIONS", "DEFAULT_SESSION_IDLE_MS", "DEFAULT_MAX_CONCURRENT_RUNS"],
 };
 

@@ -4,6 +4,7 @@ import { fakeModel } from "@langchain/core/testing";
 import { createSandbox } from "../../src/sandbox/index.js";
 import { SandboxDisposedError, SandboxSessionEndedError } from "../../src/errors.js";
 import { CodeGeneratorSandbox } from "../../src/sdk/code-generator-sandbox.js";
+import { DEFAULT_MAX_RETRIES } from "../../src/graph/retries.js";
 import { fromAsyncFunction, fromChatModel } from "../../src/sdk/adapters.js";
 import {
   GeneratedCodeError,
@@ -114,14 +115,14 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
   });
 
   it("reports code that keeps failing with GeneratedCodeError (validation and loading)", async () => {
-    const invalid = new CodeGeneratorSandbox({ generator: scripted("nope(", "still nope(").generator, sandbox });
+    const invalid = new CodeGeneratorSandbox({ generator: scripted("nope(", "still nope(").generator, sandbox, maxRetries: 1 });
     const error = await invalid.generateAndInstantiate("x").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GeneratedCodeError);
     expect((error as GeneratedCodeError).phase).toBe("validate");
     expect((error as GeneratedCodeError).code).toBe("still nope(");
     expect((error as Error).message).toMatch(/did not pass validation after 2 attempt\(s\): syntax_error/);
 
-    const throwing = new CodeGeneratorSandbox({ generator: scripted('throw new Error("boom")').generator, sandbox, repairAttempts: 0 });
+    const throwing = new CodeGeneratorSandbox({ generator: scripted('throw new Error("boom")').generator, sandbox, maxRetries: 0 });
     const workersBefore = sandbox.liveWorkerCount();
     const loadError = await throwing.generateAndInstantiate("x").catch((e: unknown) => e);
     // The session that failed to load was released.
@@ -157,7 +158,7 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
   it("applies its limits to each call; a timeout ends the instance's session", async () => {
     const code = "function spin() { while (true) {} }\nfunction ok() { return 1; }\n";
     // Loading runs under the same limit, so it must leave room for a busy machine.
-    const codegen = new CodeGeneratorSandbox({ generator: scripted(code).generator, sandbox, limits: { timeoutMs: 2000 }, repairAttempts: 0 });
+    const codegen = new CodeGeneratorSandbox({ generator: scripted(code).generator, sandbox, limits: { timeoutMs: 2000 }, maxRetries: 0 });
     const instance = await codegen.generateAndInstantiate("spin");
     const error = await instance.call("spin").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GeneratedFunctionError);
@@ -197,14 +198,14 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     const generator = scripted().generator;
     expect(() => new CodeGeneratorSandbox({ generator, language: "ruby" as never })).toThrow(/Invalid option "language"/);
     expect(() => new CodeGeneratorSandbox({ generator, globalSettings: [] as never })).toThrow(/Invalid option "globalSettings"/);
-    expect(() => new CodeGeneratorSandbox({ generator, repairAttempts: -1 })).toThrow(/Invalid option "repairAttempts"/);
+    expect(() => new CodeGeneratorSandbox({ generator, repairAttempts: -1 } as never)).toThrow(/Invalid option "repairAttempts": CodeGeneratorSandbox has no option of this name/);
     expect(() => new CodeGeneratorSandbox({ generator, maxRetries: 1.5 })).toThrow(/Invalid option "maxRetries": got 1.5; expected a whole number from 0 to 20/);
     const codegen = new CodeGeneratorSandbox({ generator, sandbox });
     await expect(codegen.generateCode("")).rejects.toThrow(/Invalid option "task"/);
     await expect(codegen.generateCode("t", "style" as never)).rejects.toThrow(/Invalid option "descriptors"/);
   });
 
-  it("maxRetries means repairs after the first attempt, as in the graph; repairAttempts is its deprecated alias", async () => {
+  it("maxRetries means repairs after the first attempt, as in the graph; repairAttempts is not an option", async () => {
     const none = new CodeGeneratorSandbox({ generator: scripted("nope(").generator, sandbox, maxRetries: 0 });
     expect(((await none.generateAndInstantiate("x").catch((e: unknown) => e)) as GeneratedCodeError).attempts).toBe(1);
     const two = scripted("nope(", "again(", ADD);
@@ -212,8 +213,11 @@ describe("CodeGeneratorSandbox (JavaScript, real sandbox)", () => {
     expect(await (await codegen.generateAndInstantiate("Create add(a, b, c)")).call("add", 1, 2, 3)).toBe(6);
     expect(two.requests).toHaveLength(3);
     await codegen.cleanup();
-    const legacy = new CodeGeneratorSandbox({ generator: scripted("nope(", "again(", "more(").generator, sandbox, repairAttempts: 2 });
-    expect(((await legacy.generateAndInstantiate("x").catch((e: unknown) => e)) as GeneratedCodeError).attempts).toBe(3);
+    // The default is the graph's: 2 repairs, so 3 attempts.
+    const byDefault = new CodeGeneratorSandbox({ generator: scripted("nope(", "again(", "more(").generator, sandbox });
+    expect(((await byDefault.generateAndInstantiate("x").catch((e: unknown) => e)) as GeneratedCodeError).attempts).toBe(DEFAULT_MAX_RETRIES + 1);
+    expect(DEFAULT_MAX_RETRIES).toBe(2);
+    expect(() => new CodeGeneratorSandbox({ generator: scripted().generator, sandbox, repairAttempts: 2 } as never)).toThrow(/Invalid option "repairAttempts": CodeGeneratorSandbox has no option of this name/);
   });
 
   it("reads one program per reply and repairs a reply without one with the reason", async () => {
@@ -301,7 +305,7 @@ describe("CodeGeneratorSandbox: what the generated code defines", () => {
 
   it("a failed regeneration leaves the working instance alive and current", async () => {
     const { generator } = scripted(ADD, "nope(", "still nope(");
-    const codegen = new CodeGeneratorSandbox({ generator, sandbox });
+    const codegen = new CodeGeneratorSandbox({ generator, sandbox, maxRetries: 1 });
     const working = await codegen.generateAndInstantiate("Create add(a, b, c)");
     await expect(codegen.generateAndInstantiate("Create mul(a, b)")).rejects.toThrow(GeneratedCodeError);
     expect(working.disposed).toBe(false);

@@ -2,7 +2,7 @@
  * No front door shows the model an internal name or a line of the wrapper around its program:
  * failing runs (syntax and runtime errors, forbidden imports, escapes tried and refused, limits)
  * in both languages, through `runCode`, the `execute_code` tool, MCP `run_code` and
- * `CodegenSandbox`'s `node` / `python3`, never say `__codegen` or `_cs_`, and the line an error
+ * `CodeGenSandbox`'s `node` / `python3`, never say `__codegen` or `_cs_`, and the line an error
  * names is the program's own. The Python hostile corpus (test/sandbox/python/hostile-programs.ts,
  * the programs that reach past the interpreter's memory) goes through `runCode` too. Needs `npm run build`.
  */
@@ -14,7 +14,7 @@ import { createSandbox } from "../../src/sandbox/sandbox.js";
 import type { Language } from "../../src/sandbox/types.js";
 import { createCodeInterpreterTool, disposeCodeInterpreterTool } from "../../src/tools/code-interpreter-tool.js";
 import { createMcpServer, type SandboxMcpServer } from "../../src/mcp/index.js";
-import { CodegenSandbox } from "../../src/deepagents/index.js";
+import { CodeGenSandbox } from "../../src/deepagents/index.js";
 import { HOSTILE_PROGRAMS } from "../sandbox/python/hostile-programs.js";
 
 /** What must never reach a model: our globals, host functions and Python helpers. */
@@ -62,10 +62,10 @@ const texts = (value: unknown): string => (typeof value === "string" ? value : J
 
 const sandbox = createSandbox({ poolSize: 1 });
 const servers: SandboxMcpServer[] = [];
-let shell: CodegenSandbox;
+let shell: CodeGenSandbox;
 let mcp: Client;
 beforeAll(async () => {
-  shell = await CodegenSandbox.create();
+  shell = await CodeGenSandbox.create();
   const server = createMcpServer({ sandbox });
   servers.push(server);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

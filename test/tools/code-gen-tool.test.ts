@@ -34,14 +34,14 @@ describe("solve_with_code tool (real graph and sandbox, scripted model)", () => 
     expect(String(coder.calls[0]!.messages.at(-1)!.content)).toContain("Calculate the factorial of 10");
   });
 
-  it("passes language, context and tests to the graph, which repairs a failing first attempt", async () => {
+  it("passes language, details and tests to the graph, which repairs a failing first attempt", async () => {
     const coder = fakeModel()
       .respond(new AIMessage("```typescript\nfunction mean(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0) / xs.lenght;\n}\n```"))
       .respond(new AIMessage("```typescript\nfunction mean(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0) / xs.length;\n}\n```"));
     const solve = createCodeGenTool({ model: coder, sandbox, languages: ["javascript", "typescript"] });
     const tests = "if (mean([1, 2, 3]) !== 2) throw new Error('mean([1, 2, 3]) should be 2');";
     const message = (await solve.invoke(
-      solveCall({ task: "Write mean(xs)", language: "typescript", context: "xs is a non-empty array of numbers", tests }),
+      solveCall({ task: "Write mean(xs)", language: "typescript", details: "xs is a non-empty array of numbers", tests }),
     )) as ToolMessage;
     expect(String(message.content)).toMatch(/^status: success\nattempts: 2/);
     const firstPrompt = String(coder.calls[0]!.messages.at(-1)!.content);

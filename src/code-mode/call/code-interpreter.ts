@@ -116,7 +116,7 @@ export function createCodeInterpreter(options: Omit<CodeInterpreterToolOptions, 
   const runner = new CodeModeRunner({
     tools,
     hostFunctions: options.hostFunctions ?? {},
-    sandbox: options.sandbox as Pick<Sandbox, "run" | "createSession"> | undefined,
+    sandbox: options.sandbox,
     limits,
     caps,
     record: { maxHostResultBytes, maxCellRecordBytes: options.maxCellRecordBytes ?? DEFAULT_MAX_CELL_RECORD_BYTES },

@@ -21,7 +21,7 @@ export interface CodeInterpreterToolOptions {
    * Sandbox that runs the code. `persistence: "thread"` also needs `createSession`. Default: the
    * shared sandbox of `runCode`.
    */
-  sandbox?: Pick<Sandbox, "run"> & Partial<Pick<Sandbox, "createSession">>;
+  sandbox?: Sandbox;
   /** Wall-clock limit of one run. Default: the sandbox's (5000). */
   timeoutMs?: number;
   /** Memory limit of one run. Default: the sandbox's (64 MiB). */

@@ -276,7 +276,7 @@ export class CodeModeRunner {
 
   private async openSession(language: Language, memoryLimitBytes: number): Promise<SandboxSession> {
     // With snapshots, a Python session keeps what its images are taken against from its start.
-    return this.sandbox().createSession({ language, memoryLimitBytes, ...(this.snapshots ? { snapshots: true } : {}) });
+    return this.sandbox().createSession({ language, memoryLimitBytes, ...(this.snapshots ? { snapshottable: true } : {}) });
   }
 
   private async runInThread(key: string, request: CellRequest, notes: string[]): Promise<CellOutcome> {

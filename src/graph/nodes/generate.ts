@@ -11,10 +11,10 @@ import { InvalidOptionError } from "../../errors.js";
 import { temperatureOf } from "../repair-strategy.js";
 
 
-/** The optional parts of a task (its context, tests, expected output) as prompt text. */
-export function taskDetails(state: Pick<CodeGenStateType, "context" | "tests" | "expectedOutput">): string {
+/** The optional parts of a task (its details, tests, expected output) as prompt text. */
+export function taskDetails(state: Pick<CodeGenStateType, "details" | "tests" | "expectedOutput">): string {
   const parts: string[] = [];
-  if (state.context !== undefined && state.context.trim() !== "") parts.push(`Context:\n${state.context.trim()}`);
+  if (state.details !== undefined && state.details.trim() !== "") parts.push(`Context:\n${state.details.trim()}`);
   if (state.tests !== undefined && state.tests.trim() !== "") {
     parts.push(
       `These tests will run after your program, in the same scope, and must pass (do not copy them into your answer, and do not exit before they run):\n${state.tests.trim()}`,
@@ -25,7 +25,7 @@ export function taskDetails(state: Pick<CodeGenStateType, "context" | "tests" | 
 }
 
 /** The first prompt of a task (`generate`'s user message; a fresh repair round asks it again). */
-export async function taskPrompt(settings: GraphSettings, state: Pick<CodeGenStateType, "task" | "context" | "tests" | "expectedOutput">, language: Language): Promise<string> {
+export async function taskPrompt(settings: GraphSettings, state: Pick<CodeGenStateType, "task" | "details" | "tests" | "expectedOutput">, language: Language): Promise<string> {
   const task = renderTemplate(settings.prompts.task, { task: state.task.trim(), details: taskDetails(state), language: LANGUAGE_NAMES[language] });
   return settings.codeTools ? `${task}\n\n${await settings.codeTools.promptSection(language)}` : task;
 }

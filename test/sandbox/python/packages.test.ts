@@ -106,8 +106,8 @@ describe("python.packages in the interpreter", { timeout: 120_000 }, () => {
     expect(bomb.status).toBe("memory_limit");
     const after = await native.run("import cs_native\ncs_native.year('2001-02-03')", { language: "python" });
     expect(after.result).toBe(2001);
-    const live = await native.createSession({ language: "python", snapshots: true });
-    const restored = await native.createSession({ language: "python", snapshots: true });
+    const live = await native.createSession({ language: "python", snapshottable: true });
+    const restored = await native.createSession({ language: "python", snapshottable: true });
     try {
       expect((await live.run("import cs_native\nv = cs_native.year('2020-05-05')")).status).toBe("success");
       const taken = await live.snapshot!();

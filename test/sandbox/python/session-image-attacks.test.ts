@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 async function sessions(count: number): Promise<SandboxSession[]> {
-  const made = await Promise.all(Array.from({ length: count }, () => createPythonSession(resolvePythonPaths(), { language: "python", defaults: {}, memoryLimitBytes: 64 << 20, snapshots: true })));
+  const made = await Promise.all(Array.from({ length: count }, () => createPythonSession(resolvePythonPaths(), { language: "python", defaults: {}, memoryLimitBytes: 64 << 20, snapshottable: true })));
   opened.push(...made);
   return made;
 }
@@ -134,7 +134,7 @@ describe("session images under attack", { timeout: 90_000 }, () => {
   it("refuses an image too large for the host's line bound, and the live session lives on", async () => {
     // Broke before: the runner sent the image anyway, the host killed the process at its line
     // bound and the live session's next cell failed.
-    const big = await createPythonSession(resolvePythonPaths(), { language: "python", defaults: {}, memoryLimitBytes: 320 << 20, snapshots: true });
+    const big = await createPythonSession(resolvePythonPaths(), { language: "python", defaults: {}, memoryLimitBytes: 320 << 20, snapshottable: true });
     opened.push(big);
     await ok(big, "blob = b'\\x01' * (200 << 20)");
     expect(await imageOf(big)).toMatch(/too large/);

@@ -11,7 +11,7 @@ import { resolvePythonPaths } from "../../../src/sandbox/python/host/deno-paths.
 import type { EngineSnapshot, SandboxSession } from "../../../src/sandbox/types.js";
 
 const paths = resolvePythonPaths();
-const options = { language: "python" as const, defaults: {}, memoryLimitBytes: 64 << 20, snapshots: true };
+const options = { language: "python" as const, defaults: {}, memoryLimitBytes: 64 << 20, snapshottable: true };
 const sessions: SandboxSession[] = [];
 afterAll(async () => {
   await Promise.all(sessions.map((s) => s.dispose()));
@@ -93,14 +93,14 @@ describe("Python session images", () => {
   });
 
   it("a session opened without snapshots lets its fresh state go at its first run, and refuses images", { timeout: 60_000 }, async () => {
-    const plain = await createPythonSession(paths, { ...options, snapshots: false });
+    const plain = await createPythonSession(paths, { ...options, snapshottable: false });
     sessions.push(plain);
     await plain.run("v = 1");
     expect(await plain.snapshot!()).toMatch(/not opened for snapshots/);
     // It can still be restored into while it ran nothing.
     const live = await open();
     await live.run("w = 3");
-    const target = await createPythonSession(paths, { ...options, snapshots: false });
+    const target = await createPythonSession(paths, { ...options, snapshottable: false });
     sessions.push(target);
     expect(await target.restoreSnapshot!(await image(live))).toBeUndefined();
     expect((await target.run("w")).result).toBe(3);

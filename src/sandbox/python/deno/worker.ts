@@ -677,7 +677,7 @@ const FRESH_HASH_CHUNK = 512;
 /** Objects walked per background task (small, for the same reason). */
 const FRESH_WALK_CHUNK = 500;
 
-/** Set when the host said this session will be imaged (`sandbox.createSession({ snapshots: true })`). */
+/** Set when the host said this session will be imaged (`sandbox.createSession({ snapshottable: true })`). */
 let imagesWanted = false;
 let backgroundStarted = false;
 
@@ -921,7 +921,7 @@ async function handle(request: WorkerRequest): Promise<void> {
     }
     case "session-image": {
       if (!fresh || !pyodide || !capabilityNames) {
-        post({ type: "session-image", refused: "the session was not opened for snapshots (sandbox.createSession({ snapshots: true }))" });
+        post({ type: "session-image", refused: "the session was not opened for snapshots (sandbox.createSession({ snapshottable: true }))" });
         return;
       }
       if (fresh.digest === "") {

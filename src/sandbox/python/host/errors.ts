@@ -1,5 +1,5 @@
 /** Errors of the Python engine's host side (never failures of user code). */
-import { CodegenSandboxError } from "../../../errors.js";
+import { CodeGenSandboxError } from "../../../errors.js";
 
 /**
  * The Python engine cannot start: a package or binary is missing, or the interpreter process
@@ -8,7 +8,7 @@ import { CodegenSandboxError } from "../../../errors.js";
  * @example
  * throw new EngineSetupError("the `deno` package is not installed; run `npm install deno@2.9.6`");
  */
-export class EngineSetupError extends CodegenSandboxError {
+export class EngineSetupError extends CodeGenSandboxError {
   override name = "EngineSetupError";
   constructor(
     readonly problem: string,

@@ -30,7 +30,7 @@ export async function createPythonSession(paths: PythonPaths, options: EngineSes
   if (spare?.alive && !spare.busy) {
     try {
       await spare.whenReady();
-      if (options.snapshots) spare.prepareImages(true);
+      if (options.snapshottable) spare.prepareImages(true);
       return new PythonSession(spare, options, paths);
     } catch {
       spare.dispose();
@@ -43,7 +43,7 @@ export async function createPythonSession(paths: PythonPaths, options: EngineSes
     process.dispose();
     throw error;
   }
-  if (options.snapshots) process.prepareImages(true);
+  if (options.snapshottable) process.prepareImages(true);
   return new PythonSession(process, options, paths);
 }
 

@@ -1,5 +1,5 @@
 /**
- * `CodegenSandbox`: a deepagents sandbox backend (`SandboxBackendProtocolV2`) that runs on
+ * `CodeGenSandbox`: a deepagents sandbox backend (`SandboxBackendProtocolV2`) that runs on
  * this machine and reaches nothing of it. Its files live in its own in-memory store (file
  * operations work on it directly, with deepagents' own result shapes and error texts);
  * `execute` interprets a POSIX-style command line with just-bash in a worker thread over a
@@ -22,11 +22,11 @@ import type {
   DeleteResult,
 } from "deepagents";
 import { randomUUID } from "node:crypto";
-import { CodegenSandboxError, InvalidOptionError, SandboxDisposedError } from "../errors.js";
+import { CodeGenSandboxError, InvalidOptionError, SandboxDisposedError } from "../errors.js";
 import { FileStore, normalizePath, type StoreEntry } from "./file-store.js";
 import { GlobBudgetError, compileGlob } from "./glob-match.js";
 import { isTextMime, mimeTypeOf } from "../common/mime.js";
-import { resolveCodegenSandboxOptions, type CodegenSandboxOptions, type ResolvedCodegenSandboxOptions } from "./options.js";
+import { resolveCodeGenSandboxOptions, type CodeGenSandboxOptions, type ResolvedCodeGenSandboxOptions } from "./options.js";
 import { ShellHost } from "./shell-host.js";
 
 /** deepagents' text for an empty file (its `read_file` tool recognises it). */
@@ -50,29 +50,29 @@ const decoder = new TextDecoder();
  * @example
  * ```ts
  * import { createDeepAgent } from "deepagents";
- * import { CodegenSandbox } from "codegen-sandbox/deepagents";
+ * import { CodeGenSandbox } from "codegen-sandbox/deepagents";
  *
- * const backend = await CodegenSandbox.create({ initialFiles: { "/data.csv": "a,b\n1,2\n" } });
+ * const backend = await CodeGenSandbox.create({ initialFiles: { "/data.csv": "a,b\n1,2\n" } });
  * const agent = createDeepAgent({ model, backend });
  * // ... the agent's execute("python3 -c 'print(1)'") runs here, not on the host.
  * await backend.close();
  * ```
  */
-export class CodegenSandbox implements SandboxBackendProtocolV2 {
+export class CodeGenSandbox implements SandboxBackendProtocolV2 {
   /** This sandbox's identity (`codegen-` and a random UUID). */
   readonly id = `codegen-${randomUUID()}`;
-  private readonly options: ResolvedCodegenSandboxOptions;
+  private readonly options: ResolvedCodeGenSandboxOptions;
   private readonly store: FileStore;
   private readonly shell: ShellHost;
   private state: "new" | "running" | "closed" = "new";
 
   /**
-   * Makes a sandbox that is not started yet: call `initialize()`, or use `CodegenSandbox.create()`.
+   * Makes a sandbox that is not started yet: call `initialize()`, or use `CodeGenSandbox.create()`.
    *
    * @throws InvalidOptionError for a bad option (named in the message).
    */
-  constructor(options?: CodegenSandboxOptions) {
-    this.options = resolveCodegenSandboxOptions(options);
+  constructor(options?: CodeGenSandboxOptions) {
+    this.options = resolveCodeGenSandboxOptions(options);
     this.store = new FileStore(this.options.limits);
     this.shell = new ShellHost(this.store, this.options);
   }
@@ -82,18 +82,18 @@ export class CodegenSandbox implements SandboxBackendProtocolV2 {
    *
    * @throws InvalidOptionError for a bad option or an initial file the store refuses.
    * @example
-   * const sandbox = await CodegenSandbox.create({ timeoutMs: 10_000 });
+   * const sandbox = await CodeGenSandbox.create({ timeoutMs: 10_000 });
    */
-  static async create(options?: CodegenSandboxOptions): Promise<CodegenSandbox> {
-    const sandbox = new CodegenSandbox(options);
+  static async create(options?: CodeGenSandboxOptions): Promise<CodeGenSandbox> {
+    const sandbox = new CodeGenSandbox(options);
     await sandbox.initialize();
     return sandbox;
   }
 
   /** Writes the initial files and starts the shell's worker (once). */
   async initialize(): Promise<void> {
-    if (this.state === "closed") throw new SandboxDisposedError("This CodegenSandbox");
-    if (this.state === "running") throw new CodegenSandboxError("This CodegenSandbox is already initialized; initialize() runs once (CodegenSandbox.create() calls it).");
+    if (this.state === "closed") throw new SandboxDisposedError("This CodeGenSandbox");
+    if (this.state === "running") throw new CodeGenSandboxError("This CodeGenSandbox is already initialized; initialize() runs once (CodeGenSandbox.create() calls it).");
     for (const [path, content] of Object.entries(this.options.initialFiles)) {
       const n = normalizePath(path);
       if ("error" in n) throw new InvalidOptionError(`initialFiles["${path.slice(0, 80)}"]`, path, `an absolute path such as /data.csv (${n.error})`);
@@ -102,7 +102,7 @@ export class CodegenSandbox implements SandboxBackendProtocolV2 {
     }
     await this.shell.warm();
     // close() may have run while the shell started (warm() then throws), or just after.
-    if (this.isClosed()) throw new SandboxDisposedError("This CodegenSandbox");
+    if (this.isClosed()) throw new SandboxDisposedError("This CodeGenSandbox");
     this.state = "running";
   }
 
@@ -359,7 +359,7 @@ export class CodegenSandbox implements SandboxBackendProtocolV2 {
   }
 
   private assertOpen(): void {
-    if (this.state === "closed") throw new SandboxDisposedError("This CodegenSandbox");
+    if (this.state === "closed") throw new SandboxDisposedError("This CodeGenSandbox");
   }
 }
 
