@@ -347,6 +347,15 @@ export class GuestContext {
     this.console.adoptHeld(state.consolePointer);
   }
 
+  /**
+   * Loads what every run may use (the prelude's dispatcher, `console`) before any run: for the
+   * context a pool worker takes its pristine image of (fresh-image.ts).
+   */
+  preloadForRuns(): void {
+    this.helpers.preload();
+    this.console.preload();
+  }
+
   /** Releases the context and runtime. Throws if QuickJS reports leaked handles. */
   dispose(): void {
     this.console.dispose();
