@@ -75,23 +75,29 @@ export class FreshImage<Context extends object> {
     if (memory.byteLength % SPAN_BYTES !== 0) return `the engine's memory is ${memory.byteLength} bytes, not a whole number of spans`;
     const seeds = findUint64(memory, IMAGE_SEED);
     if (seeds.length !== 1) return `the context's random state was found ${seeds.length} times in its memory, not once`;
-    const copy = Buffer.from(memory);
-    const breakWord = findBreakWord(module, copy);
-    // The probe used the allocator: the memory goes back to the copy taken before it.
-    if (emscripten.HEAPU8.byteLength !== copy.byteLength) return "the engine's memory grew while its image was taken";
-    Buffer.from(emscripten.HEAPU8.buffer, emscripten.HEAPU8.byteOffset, emscripten.HEAPU8.byteLength).set(copy);
+    // Only the spans that are not all zeros are kept (most of a new instance's memory is zeros).
     const spans: (Buffer | undefined)[] = [];
-    for (let offset = 0; offset < copy.byteLength; offset += SPAN_BYTES) {
-      const span = copy.subarray(offset, offset + SPAN_BYTES);
-      spans.push(span.equals(ZERO_SPAN) ? undefined : span);
+    for (let offset = 0; offset < memory.byteLength; offset += SPAN_BYTES) {
+      const span = memory.subarray(offset, offset + SPAN_BYTES);
+      spans.push(span.equals(ZERO_SPAN) ? undefined : Buffer.from(span));
     }
+    const bytes = memory.byteLength;
+    const breakWord = findBreakWord(module, spans);
+    // The probe used the allocator: the memory goes back to the image taken before it.
+    if (emscripten.HEAPU8.byteLength !== bytes) return "the engine's memory grew while its image was taken";
+    const probed = Buffer.from(emscripten.HEAPU8.buffer, emscripten.HEAPU8.byteOffset, emscripten.HEAPU8.byteLength);
+    spans.forEach((span, i) => {
+      const offset = i * SPAN_BYTES;
+      if (span) probed.set(span, offset);
+      else if (!probed.subarray(offset, offset + SPAN_BYTES).equals(ZERO_SPAN)) probed.fill(0, offset, offset + SPAN_BYTES);
+    });
     let jsState: JsSideState;
     try {
       jsState = JsSideState.take([context], [emscripten, ...leaves]);
     } catch (error) {
       return (error as Error).message;
     }
-    const image = new FreshImage(context, module, emscripten.HEAPU8, spans, copy.byteLength, jsState, seeds[0]!, breakWord);
+    const image = new FreshImage(context, module, emscripten.HEAPU8, spans, bytes, jsState, seeds[0]!, breakWord);
     // The first run is served before any restore: it gets its own seed too.
     image.seed(nowMicros());
     return image;
@@ -170,17 +176,19 @@ function findUint64(memory: Buffer, value: bigint): number[] {
  * break only rises). Undefined when no single word
  * behaves so: the whole memory is then compared.
  */
-function findBreakWord(module: QuickJSWASMModule, before: Buffer): { offset: number; imageValue: number } | undefined {
+function findBreakWord(module: QuickJSWASMModule, spans: readonly (Buffer | undefined)[]): { offset: number; imageValue: number } | undefined {
   const emscripten = emscriptenOf(module);
-  let top = before.byteLength;
-  while (top > 0 && before.subarray(top - SPAN_BYTES, top).equals(ZERO_SPAN)) top -= SPAN_BYTES;
+  let last = spans.length;
+  while (last > 0 && spans[last - 1] === undefined) last--;
+  const top = last * SPAN_BYTES;
+  const word = (offset: number): number => spans[Math.floor(offset / SPAN_BYTES)]?.readUInt32LE(offset % SPAN_BYTES) ?? 0;
   const pointer = emscripten._malloc(PROBE_BYTES);
   if (pointer === 0) return undefined;
   const allocated = Buffer.from(emscripten.HEAPU8.buffer, emscripten.HEAPU8.byteOffset, emscripten.HEAPU8.byteLength);
   const moved: [number, number, number][] = [];
   const end = pointer + PROBE_BYTES;
   for (let offset = 0; offset + 4 <= top; offset += 4) {
-    const was = before.readUInt32LE(offset);
+    const was = word(offset);
     // The break was at or above the last byte in use, and is now past the new allocation.
     if (was <= top - 2 * SPAN_BYTES || was > top) continue;
     const now = allocated.readUInt32LE(offset);
