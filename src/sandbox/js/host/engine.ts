@@ -42,7 +42,7 @@ export interface JavaScriptEngine extends LanguageEngine {
 
 /**
  * Creates the JavaScript/TypeScript engine. Workers start on first use (or `warm()`); every
- * pool run gets a fresh QuickJS runtime and context.
+ * pool run gets a QuickJS context no earlier run has touched (see worker/fresh-image.ts).
  *
  * @example
  * const engine = createJavaScriptEngine({ poolSize: 2 });

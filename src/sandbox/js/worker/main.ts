@@ -1,7 +1,8 @@
 /**
  * Entry point of a QuickJS worker thread. Loads the WASM module once, then serves runs from
- * the host one at a time: a fresh runtime per run in a pool worker, or one kept runtime when
- * the worker hosts a session. Guest code runs synchronously here, so the host's event loop
+ * the host one at a time: in a pool worker, a context put back from its pristine image after
+ * every run (fresh-image.ts; or a fresh runtime per run), or one kept runtime when the worker
+ * hosts a session. Guest code runs synchronously here, so the host's event loop
  * stays free and the host can kill this thread when a run overruns.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -119,7 +120,7 @@ let active: GuestContext | undefined;
 let spare: GuestContext | undefined;
 /** The pristine image fresh runs start from (servesFromImage), undefined when it was refused. */
 let image: FreshImage<GuestContext> | undefined;
-/** Why the last image was refused (tests read it through the bench only). */
+/** Why the last image was refused (reported with "ready", see EngineWorker.freshRuns). */
 let imageRefusal: string | undefined;
 
 /** Makes the context every fresh run is served by, and takes its image (or falls back, see imageRefusal). */
@@ -323,7 +324,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   const output = guest.takeOutput();
   // A context served from the image is never disposed: it is put back in place below.
   const fromImage = image !== undefined && guest === image.context;
-  const poisoned = !fromImage && !tryDispose(guest);
+  const poisoned = fromImage ? guest.faulted : !tryDispose(guest);
   // WebAssembly memory never shrinks: a run that grew it this far gives it back by ending this
   // thread (its isolate, and the memory with it, is freed at once; a dropped module would wait
   // for a garbage collection). The host starts a new worker for the runs to come.
