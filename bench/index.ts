@@ -8,6 +8,8 @@ import { renderTable, type BenchRow, type BenchSection } from "./table.js";
 const sections: Record<string, () => Promise<BenchSection>> = {
   // name: async () => (await import("./section.js")).default,
   js: async () => (await import("./js.js")).default,
+  // The pristine image's rows of the js section alone.
+  "js-fresh": async () => (await import("./js.js")).freshImageSection,
   graph: async () => (await import("./graph.js")).default,
   python: async () => (await import("./python.js")).default,
   entry: async () => (await import("./entry.js")).default,

@@ -24,17 +24,25 @@ export interface JavaScriptEngineOptions {
   poolSize: number;
   /** `"module"`: the WASM memory restored after every pool run (see `SandboxOptions.isolation`). Default `"context"`. */
   isolation?: "context" | "module";
+  /**
+   * How a pool worker serves fresh runs: `"image"` (default) from one context put back in place
+   * after each run (see worker/fresh-image.ts), `"context"` with a new runtime + context each. An
+   * internal switch for the A/B bench and tests, not a sandbox option.
+   */
+  freshRuns?: "image" | "context";
 }
 
 /** The JavaScript engine, with the diagnostics that tests and benchmarks read. */
 export interface JavaScriptEngine extends LanguageEngine {
   /** Live QuickJS threads: pool workers plus one per open session. */
   liveWorkerCount(): number;
+  /** How each ready pool worker serves fresh runs (see `JavaScriptEngineOptions.freshRuns`). */
+  freshRunModes(): ("image" | "context")[];
 }
 
 /**
  * Creates the JavaScript/TypeScript engine. Workers start on first use (or `warm()`); every
- * pool run gets a fresh QuickJS runtime and context.
+ * pool run gets a QuickJS context no earlier run has touched (see worker/fresh-image.ts).
  *
  * @example
  * const engine = createJavaScriptEngine({ poolSize: 2 });
@@ -43,7 +51,7 @@ export interface JavaScriptEngine extends LanguageEngine {
  * await engine.dispose();
  */
 export function createJavaScriptEngine(options: JavaScriptEngineOptions): JavaScriptEngine {
-  const pool = new WorkerPool(options.poolSize, options.isolation ?? "context");
+  const pool = new WorkerPool(options.poolSize, options.isolation ?? "context", options.freshRuns);
   const sessions = new Set<JavaScriptSession>();
   /** A session worker started ahead (`prestartSession`), per language, until a session takes it. */
   const spares = new Map<"javascript" | "typescript", EngineWorker>();
@@ -116,6 +124,10 @@ export function createJavaScriptEngine(options: JavaScriptEngineOptions): JavaSc
       spares.clear();
       await Promise.all([pool.dispose(), ...[...sessions].map((s) => s.dispose()), ...held.map((w) => w.terminate())]);
       sessions.clear();
+    },
+
+    freshRunModes(): ("image" | "context")[] {
+      return pool.freshRunModes();
     },
 
     liveWorkerCount(): number {

@@ -116,11 +116,15 @@ export class EngineWorker {
   private deadReason: string | undefined;
   private onDeath: (worker: EngineWorker) => void;
 
+  /** How this worker serves fresh runs, once ready (see `JavaScriptEngineOptions.freshRuns`), and why not from an image. */
+  freshRuns: { mode: "image" | "context"; imageRefused?: string } | undefined;
+
   /**
    * @param warm The language a session worker runs (its warm-up skips what that language never
    *   needs); a pool worker warms up for both.
+   * @param freshRuns See `JavaScriptEngineOptions.freshRuns`.
    */
-  constructor(onDeath: (worker: EngineWorker) => void, isolation: "context" | "module" = "context", warm?: "javascript" | "typescript") {
+  constructor(onDeath: (worker: EngineWorker) => void, isolation: "context" | "module" = "context", warm?: "javascript" | "typescript", freshRuns?: "image" | "context") {
     this.onDeath = onDeath;
     const outputMirror = createOutputMirrorBuffer();
     this.mirror = new OutputMirror(outputMirror);
@@ -132,7 +136,7 @@ export class EngineWorker {
       execArgv: [],
       env: {},
       resourceLimits: WORKER_RESOURCE_LIMITS,
-      workerData: { outputMirror, isolation, ...(warm ? { warm } : {}) },
+      workerData: { outputMirror, isolation, ...(warm ? { warm } : {}), ...(freshRuns ? { freshRuns } : {}) },
     });
     // A starting worker keeps the process alive (someone awaits it); once ready and idle it
     // never does, and it is ref'd again only while it serves a request.
@@ -140,6 +144,7 @@ export class EngineWorker {
       const onReady = (message: WorkerToHost): void => {
         if (message.type === "ready") {
           this.worker.off("message", onReady);
+          this.freshRuns = { mode: message.freshRuns ?? "context", ...(message.imageRefused ? { imageRefused: message.imageRefused } : {}) };
           if (!this.active && !this.namesWaiter && !this.controlWaiter) this.worker.unref();
           resolve();
         }

@@ -30,7 +30,14 @@ export class WorkerPool {
   constructor(
     readonly size: number,
     private readonly isolation: "context" | "module" = "context",
+    /** See `JavaScriptEngineOptions.freshRuns`. */
+    private readonly freshRuns?: "image" | "context",
   ) {}
+
+  /** How each ready worker serves fresh runs (for tests and the bench). */
+  freshRunModes(): ("image" | "context")[] {
+    return [...this.workers].flatMap((w) => (w.freshRuns ? [w.freshRuns.mode] : []));
+  }
 
   /** Number of live worker threads (for tests and diagnostics). */
   get liveWorkers(): number {
@@ -91,7 +98,7 @@ export class WorkerPool {
   }
 
   private spawn(): void {
-    const worker = new EngineWorker((dead) => this.forget(dead), this.isolation);
+    const worker = new EngineWorker((dead) => this.forget(dead), this.isolation, undefined, this.freshRuns ?? "image");
     this.workers.add(worker);
     this.starting++;
     worker.ready.then(

@@ -81,7 +81,8 @@ export interface WorkerOutcome {
 
 /** Worker -> host. */
 export type WorkerToHost =
-  | { type: "ready" }
+  /** `imageRefused`: why a pool worker serves fresh runs with a new context each, not from its image. */
+  | { type: "ready"; freshRuns?: "image" | "context"; imageRefused?: string }
   | { type: "output"; runId: number; stdout: string; stderr: string }
   | { type: "call"; runId: number; callId: number; name: string; argsJson: string }
   /** Output after this message belongs to the run's tests, not to its program. */

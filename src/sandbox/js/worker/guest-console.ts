@@ -90,6 +90,11 @@ export class GuestConsole {
     this.handle = pointer === 0 ? undefined : adoptHandle(this.guest.context, pointer);
   }
 
+  /** Makes the guest's `console` now (a pool worker's pristine image has it, so no run pays for it). */
+  preload(): void {
+    this.handle ??= this.make();
+  }
+
   /** Releases the held `console` (before the context is disposed). */
   dispose(): void {
     this.handle?.dispose();

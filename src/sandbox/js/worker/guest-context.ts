@@ -1,6 +1,7 @@
 /**
  * One QuickJS runtime + context with the prelude installed, living inside a worker thread,
- * and the loop that runs code in it. A pool worker makes a fresh one per run and disposes it
+ * and the loop that runs code in it. A pool worker serves every run from one, put back from its
+ * pristine image after each run (fresh-image.ts), or makes a fresh one per run and disposes it
  * after; a session keeps one alive. Runs are async only to wait for host-function replies;
  * the guest itself runs synchronously.
  *
@@ -107,8 +108,22 @@ export interface InvokeOptions {
   startedMs: number;
 }
 
+/** WebAssembly's error of a trap (and of Emscripten's `abort`), as this file names it (Node's types without DOM do not declare it). */
+const WasmRuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: new () => Error } }).WebAssembly.RuntimeError;
+
+/** True for an exception that left the engine's WebAssembly mid-call rather than one QuickJS returned. */
+function leftEngineMidCall(error: unknown): boolean {
+  return error instanceof WasmRuntimeError || error instanceof RangeError || /^Aborted\(/.test(String((error as Error)?.message));
+}
+
 /** A live QuickJS context and the run in progress in it. */
 export class GuestContext {
+  /**
+   * True once a call into the engine ended by a host-side exception (an abort, a trap) instead of
+   * returning: the WebAssembly state beside the memory (the C stack pointer) may be mid-call, so a
+   * pool worker does not serve another run from this engine.
+   */
+  faulted = false;
   private readonly guest: GuestRuntime;
   private readonly helpers: GuestHelpers;
   private readonly console: GuestConsole;
@@ -345,6 +360,15 @@ export class GuestContext {
     this.bridge.definedNames = state.hostFunctionNames;
     this.files.isInstalled = state.filesInstalled;
     this.console.adoptHeld(state.consolePointer);
+  }
+
+  /**
+   * Loads what every run may use (the prelude's dispatcher, `console`) before any run: for the
+   * context a pool worker takes its pristine image of (fresh-image.ts).
+   */
+  preloadForRuns(): void {
+    this.helpers.preload();
+    this.console.preload();
   }
 
   /** Releases the context and runtime. Throws if QuickJS reports leaked handles. */
@@ -653,6 +677,9 @@ export class GuestContext {
       thrown = start(run);
     } catch (error) {
       // A host-side call into the guest failed (e.g. interrupted mid-way): report, don't crash.
+      // An abort, a trap or the host's own stack overflow left the engine mid-call (its own
+      // unwinding was skipped): this context is not reused (see `faulted`).
+      if (leftEngineMidCall(error)) this.faulted = true;
       return failureOutcome(run, { name: "InternalError", message: (error as Error).message ?? String(error) }, this.guest.memoryLimitBytes);
     }
     if (thrown) return this.failure(run, thrown);

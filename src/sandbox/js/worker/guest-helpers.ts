@@ -45,6 +45,11 @@ export class GuestHelpers {
     return this.helper?.alive ? (this.helper.value as unknown as number) : 0;
   }
 
+  /** Loads the dispatcher now (a pool worker's pristine image has it, so no run pays for it). */
+  preload(): void {
+    this.helper ??= this.guest.own(this.load());
+  }
+
   /**
    * Calls the dispatcher; the caller owns the result. Strings and numbers are copied in (and
    * freed here); handles are borrowed from the caller.

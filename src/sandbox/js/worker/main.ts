@@ -1,7 +1,8 @@
 /**
  * Entry point of a QuickJS worker thread. Loads the WASM module once, then serves runs from
- * the host one at a time: a fresh runtime per run in a pool worker, or one kept runtime when
- * the worker hosts a session. Guest code runs synchronously here, so the host's event loop
+ * the host one at a time: in a pool worker, a context put back from its pristine image after
+ * every run (fresh-image.ts; or a fresh runtime per run), or one kept runtime when the worker
+ * hosts a session. Guest code runs synchronously here, so the host's event loop
  * stays free and the host can kill this thread when a run overruns.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -18,6 +19,7 @@ import { OutputMirror } from "../shared/output-mirror.js";
 import { installRunClock } from "./run-clock.js";
 import { restoreSnapshot, takeSnapshot } from "./session-snapshot.js";
 import { PristineMemory } from "./pristine-memory.js";
+import { FreshImage } from "./fresh-image.js";
 import { EngineMemory } from "./engine-memory.js";
 import { memoryLimitReached } from "./error-description.js";
 
@@ -32,13 +34,25 @@ function post(message: WorkerToHost): void {
   port!.postMessage(message);
 }
 
-const data = workerData as { outputMirror?: SharedArrayBuffer; isolation?: "context" | "module"; warm?: "javascript" | "typescript" } | null;
+const data = workerData as {
+  outputMirror?: SharedArrayBuffer;
+  isolation?: "context" | "module";
+  warm?: "javascript" | "typescript";
+  freshRuns?: "image" | "context";
+} | null;
 const mirrorBuffer = data?.outputMirror;
 /**
  * "module": every pool run starts from the worker's memory as it was before any run: after each
  * run the whole WebAssembly memory is put back byte for byte (see pristine-memory.ts).
  */
 const restoresMemory = data?.isolation === "module";
+/**
+ * "image" (what the pool asks for by default, with isolation "context"): every run is served by
+ * one context made once and put back in place from its pristine image after each run
+ * (fresh-image.ts). Otherwise a new runtime + context per run, disposed after it (a session's
+ * worker, and the A/B bench's old path).
+ */
+const servesFromImage = !restoresMemory && data?.freshRuns === "image";
 
 const host: GuestHost = {
   mirror: mirrorBuffer ? new OutputMirror(mirrorBuffer) : undefined,
@@ -104,8 +118,33 @@ let active: GuestContext | undefined;
  * it serves exactly one run and is disposed after it, like one made on demand.
  */
 let spare: GuestContext | undefined;
+/** The pristine image fresh runs start from (servesFromImage), undefined when it was refused. */
+let image: FreshImage<GuestContext> | undefined;
+/** Why the last image was refused (reported with "ready", see EngineWorker.freshRuns). */
+let imageRefusal: string | undefined;
+
+/** Makes the context every fresh run is served by, and takes its image (or falls back, see imageRefusal). */
+function takeImage(): void {
+  image = undefined;
+  if (!servesFromImage) return;
+  const taken = FreshImage.take(
+    quickjs,
+    () => {
+      const guest = new GuestContext(quickjs, engine.classLimitBytes, host);
+      guest.preloadForRuns();
+      return guest;
+    },
+    [host, engine],
+  );
+  if (typeof taken === "string") imageRefusal = taken;
+  else image = taken;
+}
 
 function freshContext(memoryLimitBytes: number): GuestContext {
+  if (image && image.refusal(quickjs) === undefined) {
+    image.context.setMemoryLimitBytes(memoryLimitBytes);
+    return image.context;
+  }
   const guest = spare;
   spare = undefined;
   if (!guest) return new GuestContext(quickjs, memoryLimitBytes, host);
@@ -203,6 +242,7 @@ async function replaceInstance(classLimitBytes = engine.classLimitBytes): Promis
   quickjs = engine.module;
   engine.markBase();
   if (restoresMemory) pristine = PristineMemory.take(quickjs);
+  takeImage();
   // Nothing refers to the old module now: collected, its memory goes back to the host at once
   // (left to V8, a dropped module's grown memory stayed resident; one collection freed it).
   collectGarbage();
@@ -282,13 +322,19 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   // poisoned the shared WASM module, so this thread must end, and the host must know that
   // before it hands this worker the next run.
   const output = guest.takeOutput();
-  const poisoned = !tryDispose(guest);
+  // A context served from the image is never disposed: it is put back in place below.
+  const fromImage = image !== undefined && guest === image.context;
+  const poisoned = fromImage ? guest.faulted : !tryDispose(guest);
   // WebAssembly memory never shrinks: a run that grew it this far gives it back by ending this
   // thread (its isolate, and the memory with it, is freed at once; a dropped module would wait
   // for a garbage collection). The host starts a new worker for the runs to come.
   const retiring = poisoned ? true : engine.grownPastReturn() ? "memory" : undefined;
   post({ type: "done", runId: message.runId, outcome, ...output, ...(retiring ? { retiring } : {}), ...(files ? { files } : {}) });
   if (retiring) process.exit(poisoned ? 1 : 0);
+  if (fromImage) {
+    await putBackImage(image!);
+    return { status: outcome.status };
+  }
   // No runtime is alive now: nothing the run left (or wrote anywhere) reaches the next one.
   if (pristine?.grown()) {
     replacing = replaceInstance();
@@ -304,6 +350,24 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
     spare = undefined;
   }
   return { status: outcome.status };
+}
+
+/**
+ * Puts the image's context back for the next run, or, when the run grew the memory, starts a new
+ * instance (and image). A restore that fails leaves state no run may see: the thread ends.
+ */
+async function putBackImage(served: FreshImage<GuestContext>): Promise<void> {
+  if (served.grown()) {
+    replacing = replaceInstance();
+    await replacing;
+    replacing = undefined;
+    return;
+  }
+  try {
+    served.restore();
+  } catch {
+    process.exit(1);
+  }
 }
 
 /** Statuses after which a session's context is not trusted: the host ends the session (see host/session.ts). */
@@ -426,8 +490,9 @@ async function start(): Promise<void> {
   await warmUp(data?.warm);
   engine.markBase();
   if (restoresMemory) pristine = PristineMemory.take(quickjs);
+  takeImage();
   port!.on("message", onMessage);
-  post({ type: "ready" });
+  post({ type: "ready", freshRuns: image ? "image" : "context", ...(imageRefusal ? { imageRefused: imageRefusal } : {}) });
 }
 
 // A rejection is unhandled, which ends the thread with an error: the host's failed start.
