@@ -95,6 +95,7 @@ export interface ContextParts {
   module: { HEAPU8: Uint8Array; _malloc(bytes: number): number; _free(pointer: number): void; UTF8ToString(pointer: number): string };
   ffi: {
     QTS_GetOwnPropertyNames(ctx: number, outPointers: number, outLength: number, value: number, flags: number): number;
+    QTS_NewPromiseCapability(ctx: number, outResolvingFunctions: number): number;
     QTS_GetString(ctx: number, value: number): number;
     QTS_FreeCString(ctx: number, text: number): void;
     QTS_FreeValuePointer(ctx: number, value: number): void;
@@ -105,7 +106,7 @@ export interface ContextParts {
 /** The parts of `context` that engine-reads.ts reads its out-parameters with. */
 export function contextParts(context: QuickJSContext): ContextParts {
   const c = context as unknown as { ctx?: { value?: unknown }; module?: ContextParts["module"]; ffi?: ContextParts["ffi"] };
-  if (typeof c.ctx?.value !== "number" || !c.module?.HEAPU8 || typeof c.ffi?.QTS_GetOwnPropertyNames !== "function") {
+  if (typeof c.ctx?.value !== "number" || !c.module?.HEAPU8 || typeof c.ffi?.QTS_GetOwnPropertyNames !== "function" || typeof c.ffi.QTS_NewPromiseCapability !== "function") {
     throw new Error("this quickjs-emscripten build lays out its contexts differently");
   }
   return { pointer: c.ctx.value, module: c.module, ffi: c.ffi };

@@ -1,6 +1,9 @@
 /**
- * An object's own keys, read as quickjs-emscripten 0.32.0's `getOwnPropertyNames` would but right
- * after the engine's memory has grown: the library reads its out-parameters through typed arrays
+ * Engine calls with out-parameters, made as quickjs-emscripten 0.32.0 makes them but read right
+ * after the engine's memory has grown: an object's own keys (`getOwnPropertyNames`) and a new
+ * promise with its resolving functions (`newPromise`, which reads them through a view made before
+ * the call in the same way: after a growth it read none, and the host call's promise could never
+ * be settled). For the keys: the library reads its out-parameters through typed arrays
  * made over the memory's buffer before the call (the context's `uint32Out`, made with the
  * context), and growing a WebAssembly memory detaches that buffer. The library then reads a
  * length of undefined, takes the whole memory as its list of keys and makes a handle for every
@@ -11,8 +14,8 @@
  *
  * Runs in the worker thread.
  */
-import { GetOwnPropertyNamesFlags, type QuickJSContext, type QuickJSHandle } from "quickjs-emscripten-core";
-import { contextParts, type ContextParts } from "./engine-internals.js";
+import { GetOwnPropertyNamesFlags, QuickJSDeferredPromise, type QuickJSContext, type QuickJSHandle } from "quickjs-emscripten-core";
+import { adoptHandle, contextParts, type ContextParts } from "./engine-internals.js";
 
 /** The 32-bit word at `address`, read from the memory as it is now. */
 function wordAt(module: ContextParts["module"], address: number): number {
@@ -73,4 +76,31 @@ export function ownKeys(context: QuickJSContext, handle: QuickJSHandle, options:
     ffi.QTS_FreeVoidPointer(pointer, list);
     return { names, total };
   });
+}
+
+/**
+ * A new promise of `context` and its resolving functions, as `context.newPromise()` makes them,
+ * with the functions' pointers read after the call. Throws when the engine could not make them
+ * (out of memory): the caller's host-function machinery turns that into the guest's error.
+ *
+ * @example
+ * const deferred = newDeferredPromise(ctx); // deferred.handle is what the guest awaits
+ */
+export function newDeferredPromise(context: QuickJSContext): QuickJSDeferredPromise {
+  const { pointer, module, ffi } = contextParts(context);
+  const deferred = withScratch(module, (at) => {
+    module.HEAPU8.fill(0, at, at + 8);
+    const promise = ffi.QTS_NewPromiseCapability(pointer, at);
+    const resolve = wordAt(module, at);
+    const reject = wordAt(module, at + 4);
+    const promiseHandle = adoptHandle(context, promise);
+    if (resolve === 0 || reject === 0) {
+      // The engine failed and wrote no resolving functions: free what it returned.
+      promiseHandle.dispose();
+      return undefined;
+    }
+    return new QuickJSDeferredPromise({ context, promiseHandle, resolveHandle: adoptHandle(context, resolve), rejectHandle: adoptHandle(context, reject) });
+  });
+  if (deferred === undefined) throw new Error("the engine is out of memory: no promise could be made for this host call");
+  return deferred;
 }

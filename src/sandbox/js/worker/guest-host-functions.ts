@@ -8,6 +8,7 @@ import type { GuestHost } from "./guest-host.js";
 import { HelperOp, type GuestHelpers } from "./guest-helpers.js";
 import type { GuestRuntime } from "./guest-runtime.js";
 import { hostCallLimitError } from "../../limit-errors.js";
+import { newDeferredPromise } from "./engine-reads.js";
 import type { RunState } from "./run-state.js";
 
 /** The host's answer to one call. */
@@ -54,7 +55,7 @@ export class HostBridge {
   /** Starts a call from the guest; returns the promise handle the guest awaits. */
   call(run: RunState, name: string, argsJson: string): QuickJSHandle {
     const ctx = this.guest.context;
-    const deferred = ctx.newPromise();
+    const deferred = newDeferredPromise(ctx);
     const refusal = run.over
       ? { name: "Error", message: `host function ${name} was called after the run ended` }
       : !this.defined.has(name)
