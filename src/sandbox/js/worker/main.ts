@@ -10,6 +10,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 import { prepareJavaScript } from "../prepare/prepare.js";
+import { prepareOnce } from "./prepared-sources.js";
 import { exposeTopLevelNames, instrumentTests, markThrows, unshiftTestsColumns, wrapTests } from "../prepare/tests-scope.js";
 import { splitJsTests } from "../prepare/tests-split.js";
 import { judgeJsTests } from "./tests-judge.js";
@@ -280,7 +281,7 @@ async function handleRun(message: Extract<HostToWorker, { type: "run" }>): Promi
   if (!session && !engine.serves(message.memoryLimitBytes)) await fitEngine(message.memoryLimitBytes);
   const startedMs = performance.now();
   host.mirror?.markStarted(message.runId);
-  const prepared = prepareJavaScript(message.code, message.language, { grantedNames: message.grantedNames });
+  const prepared = prepareOnce(message.code, message.language, message.grantedNames);
   if (!prepared.ok) {
     finish(message.runId, { status: prepared.status, error: prepared.error, durationMs: performance.now() - startedMs }, undefined);
     return { status: prepared.status };
@@ -409,7 +410,7 @@ async function runTests(
   const programOutput = guest.takeOutput();
   if (programOutput.stdout || programOutput.stderr) post({ type: "output", runId: message.runId, ...programOutput });
   post({ type: "tests-begin", runId: message.runId });
-  const prepared = prepareJavaScript(wrapTests(tests), message.language, { grantedNames: message.grantedNames });
+  const prepared = prepareOnce(wrapTests(tests), message.language, message.grantedNames);
   if (!prepared.ok) {
     return { ...program, durationMs: performance.now() - startedMs, tests: { status: "failed", error: unshiftTestsColumns(prepared.error) } };
   }
