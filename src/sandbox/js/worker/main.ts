@@ -251,15 +251,22 @@ async function replaceInstance(classLimitBytes = engine.classLimitBytes): Promis
 
 /**
  * V8's collector, taken once. The flag that exposes it is set only while the context that holds
- * it is made (V8's flags are the process's: no other context gets a `gc` global).
+ * it is made (V8's flags are the process's: no other context gets a `gc` global). Another worker
+ * thread starting at the same moment may clear the flag between our setting it and our context
+ * being made (a worker then failed to start with "gc is not defined"): we try again a few times,
+ * and without a collector a replaced module's memory is left to V8 to return.
  */
 const collectGarbage: () => void = (() => {
-  setFlagsFromString("--expose-gc");
-  try {
-    return runInNewContext("gc") as () => void;
-  } finally {
-    setFlagsFromString("--no-expose-gc");
+  for (let attempt = 0; attempt < 5; attempt++) {
+    setFlagsFromString("--expose-gc");
+    try {
+      const gc: unknown = runInNewContext("typeof gc === 'function' ? gc : undefined");
+      if (typeof gc === "function") return gc as () => void;
+    } finally {
+      setFlagsFromString("--no-expose-gc");
+    }
   }
+  return () => {};
 })();
 
 /**
